@@ -1,0 +1,154 @@
+"""Per-problem answer extraction from one grouped completion (paper, Algorithm 1).
+
+Three stages of decreasing specificity, recorded per problem:
+  1. inside the "### Problem i" section, the box right after "Answer i:";
+  2. "Answer i:" followed by a box anywhere in the completion;
+  3. the i-th top-level box of the completion by position (or, for the conventional
+     single-problem prompt, the last box).
+Two guards close reward leaks the paper's sketch leaves open: a box labelled for another
+problem ("Answer 2:") is never assigned to problem 1 by position, and placeholder boxes
+copied from the instruction (`\\boxed{...}`, empty) are no answer at all.
+For thinking models only the text after the last `</think>` is read; a completion whose
+thinking never closes yields no answers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from recipe_bcr.boxed import BoxIndex
+
+Fallback = Literal["position", "last"]
+
+SECTION_HEADER = re.compile(r"#{2,6}[ \t]*\**[ \t]*Problem[ \t]*(\d+)", re.IGNORECASE)
+ANSWER_LABEL = re.compile(
+    r"(?<![A-Za-z])\**[ \t]*Answer[ \t]*(\d+)[ \t]*\**[ \t]*[:：][ \t]*\**[ \t]*(?:\$\$?|\\\(|\\\[)?[ \t]*",
+    re.IGNORECASE,
+)
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+_PLACEHOLDERS = {"", "...", "\\ldots", "\\dots", "\\cdots", "…", "?", "answer", "\\text{answer}"}
+
+
+def is_placeholder(content: str) -> bool:
+    """An empty or template-copy box, which answers nothing."""
+    return re.sub(r"\s+", "", content).lower() in _PLACEHOLDERS
+
+
+@dataclass(frozen=True)
+class ProblemAnswer:
+    """What was extracted for problem `index` (1-based)."""
+
+    index: int
+    answer: str | None
+    stage: int | None
+    section: tuple[int, int] | None  # character span of "### Problem i" in the completion
+
+
+@dataclass(frozen=True)
+class GroupExtraction:
+    problems: tuple[ProblemAnswer, ...]
+    answer_start: int  # where the read text starts (after the last </think>)
+    think_closed: bool | None  # None: no think block involved
+
+    @property
+    def answers(self) -> list[str | None]:
+        return [p.answer for p in self.problems]
+
+    @property
+    def stages(self) -> list[int | None]:
+        return [p.stage for p in self.problems]
+
+    @property
+    def format_ok(self) -> bool:
+        """Every problem answered as "Answer i: \\boxed{...}" inside its own section."""
+        return all(p.stage == 1 for p in self.problems)
+
+    @property
+    def answered(self) -> float:
+        return sum(p.answer is not None for p in self.problems) / len(self.problems)
+
+
+def _answer_text(completion: str, thinking: bool) -> tuple[int, bool | None] | None:
+    """Offset where answers may be read, and whether a think block closed; None if it never did."""
+    close = completion.rfind(THINK_CLOSE)
+    if close >= 0:
+        return close + len(THINK_CLOSE), True
+    if thinking or THINK_OPEN in completion:
+        return None
+    return 0, None
+
+
+def _sections(text: str, n: int) -> dict[int, tuple[int, int]]:
+    """First "### Problem i" section of each i in 1..n, ending where the next header starts."""
+    heads = [(m.start(), int(m.group(1))) for m in SECTION_HEADER.finditer(text)]
+    spans: dict[int, tuple[int, int]] = {}
+    for k, (start, num) in enumerate(heads):
+        if 1 <= num <= n and num not in spans:
+            end = heads[k + 1][0] if k + 1 < len(heads) else len(text)
+            spans[num] = (start, end)
+    return spans
+
+
+def extract_group(
+    completion: str, n: int, *, thinking: bool = False, fallback: Fallback = "position"
+) -> GroupExtraction:
+    """Extract the answers of an N-problem completion with stages and section spans."""
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n}")
+    read = _answer_text(completion, thinking)
+    if read is None:
+        empty = tuple(ProblemAnswer(i, None, None, None) for i in range(1, n + 1))
+        return GroupExtraction(empty, len(completion), False)
+    offset, closed = read
+    text = completion[offset:]
+    boxes = BoxIndex(text)
+    sections = _sections(text, n)
+
+    labelled: list[tuple[int, int, str]] = []  # (problem number, label start, box content)
+    label_of_box: dict[int, int] = {}
+    for m in ANSWER_LABEL.finditer(text):
+        box = boxes.box_after(m.end())
+        if box is None or is_placeholder(box.content):
+            continue
+        num = int(m.group(1))
+        labelled.append((num, m.start(), box.content))
+        label_of_box[box.start] = num
+
+    found: dict[int, tuple[str, int]] = {}
+    for i in range(1, n + 1):
+        span = sections.get(i)
+        if span and (hit := next((c for k, s, c in labelled if k == i and span[0] <= s < span[1]), None)) is not None:
+            found[i] = (hit, 1)
+        elif (hit := next((c for k, _, c in labelled if k == i), None)) is not None:
+            found[i] = (hit, 2)
+
+    unlabelled_ok = [
+        b for b in boxes.top_level if label_of_box.get(b.start) is None and not is_placeholder(b.content)
+    ]
+    if fallback == "last" and n == 1 and 1 not in found and unlabelled_ok:
+        found[1] = (unlabelled_ok[-1].content, 3)
+    elif fallback == "position":
+        ordered = boxes.top_level
+        for i in range(1, n + 1):
+            if i in found or i > len(ordered):
+                continue
+            box = ordered[i - 1]
+            owner = label_of_box.get(box.start)
+            if owner in (None, i) and not is_placeholder(box.content):
+                found[i] = (box.content, 3)
+
+    problems = []
+    for i in range(1, n + 1):
+        answer, stage = found.get(i, (None, None))
+        span = sections.get(i)
+        problems.append(
+            ProblemAnswer(i, answer, stage, (span[0] + offset, span[1] + offset) if span else None)
+        )
+    return GroupExtraction(tuple(problems), offset, closed)
+
+
+def extract_answers(completion: str, n: int) -> list[str | None]:
+    """The N answers of a grouped completion (None where nothing was found)."""
+    return extract_group(completion, n).answers

@@ -1,0 +1,143 @@
+"""LaTeX answer normalisation and exact numbers: the in-process fast paths of verification.
+
+Everything here is cheap string work. `canonical` is the form two answers are compared in
+as strings; `as_number` reads plain numbers (integers, decimals with thousands separators,
+integer fractions, a percent or currency sign) exactly, as Fractions, and says whether the
+text was a decimal approximation, so the caller can decide between exact and 1e-6 matching.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+_WRAPPERS = [
+    (re.compile(r"^\$\$(.*)\$\$$", re.DOTALL), 1),
+    (re.compile(r"^\$(.*)\$$", re.DOTALL), 1),
+    (re.compile(r"^\\\((.*)\\\)$", re.DOTALL), 1),
+    (re.compile(r"^\\\[(.*)\\\]$", re.DOTALL), 1),
+]
+_BOX_WRAP = re.compile(r"^\\(?:boxed|fbox)\s*\{(.*)\}$", re.DOTALL)
+_TEXT_CMDS = re.compile(r"\\(?:text|textbf|textit|textnormal|textrm|mathrm|mathbf|mathit|mbox|operatorname)\s*\{([^{}]*)\}")
+_SPACING = re.compile(r"\\[,;:! ]|\\q?quad\b|\\displaystyle\b|\\left\b|\\right\b|~")
+_FRAC_VARIANTS = re.compile(r"\\[dtc]frac\b")
+_DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|°")
+_MATHRM_LETTER = re.compile(r"\\(?:mathrm|rm|mathit)\s*\{\s*([A-Za-z])\s*\}")
+ELLIPSIS = re.compile(r"\\[lcv]?dots[bc]?\b|\.\.\.|…")
+
+
+def strip_wrappers(s: str) -> str:
+    """Remove math delimiters and an outer box, repeatedly; trailing sentence periods too."""
+    prev = None
+    s = s.strip()
+    while s != prev:
+        prev = s
+        for pat, g in _WRAPPERS:
+            m = pat.match(s)
+            if m:
+                s = m.group(g).strip()
+        m = _BOX_WRAP.match(s)
+        if m and _balanced(m.group(1)):
+            s = m.group(1).strip()
+        s = s.rstrip(".").rstrip()
+    return s
+
+
+def for_parser(s: str) -> str:
+    """What the symbolic parser reads: no wrappers, and upright single letters (\\mathrm{e}) as letters."""
+    return _MATHRM_LETTER.sub(r"\1", strip_wrappers(s))
+
+
+def _balanced(s: str) -> bool:
+    depth = 0
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth < 0:
+                return False
+        i += 1
+    return depth == 0
+
+
+def _light(s: str) -> str:
+    """Normalise commands but keep the spaces, which still separate list items from digits."""
+    s = strip_wrappers(s)
+    s = re.sub(r",\\!\s*", ",", s).replace("{,}", ",")  # 11,\! 111 and 14{,}916 are thousands
+    s = _FRAC_VARIANTS.sub(r"\\frac", s)
+    s = _SPACING.sub(" ", s)
+    for _ in range(3):
+        s = _TEXT_CMDS.sub(r"\1", s)
+    s = _DEGREES.sub("", s)
+    s = s.replace("\\%", "%").replace("\\$", "").replace("\\{", "{").replace("\\}", "}")
+    return s.strip().rstrip(".").strip()
+
+
+def canonical(s: str) -> str:
+    """String-comparison form: no delimiters, spacing, text wrappers, \\left/\\right, degrees."""
+    s = _light(s)
+    s = re.sub(r"(?<=\d) (?=\d{3}(?!\d))", "", s)  # "1 000": a thousands separator
+    s = re.sub(r"(?<=\d)\s+(?=\d)", " ", s)  # keep "5 6" distinct from "56"
+    s = re.sub(r",\s+", ", ", s)  # keep "32, 349" (a list) distinct from "32,349"
+    return re.sub(r"(?<![\d,])\s+|\s+(?!\d)", "", s)
+
+
+@dataclass(frozen=True)
+class Number:
+    value: Fraction
+    approximate: bool  # written with a decimal point or exponent
+
+
+_NUM = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+_SPACE_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?: \d{3})+(?:\.\d+)?$")
+_FRAC = re.compile(r"^([+-]?)\\frac\s*\{\s*([+-]?\d+)\s*\}\s*\{\s*([+-]?\d+)\s*\}$")
+_SLASH = re.compile(r"^([+-]?\d+)\s*/\s*([+-]?\d+)$")
+
+
+def as_number(s: str) -> Number | None:
+    """Read a plain number exactly, or None if the text is anything more than a number."""
+    t = _light(s).replace("$", "")
+    t = re.sub(r"\s*(?:%|percentage|percent|pct)$", "", t).strip()
+    if _SPACE_THOUSANDS.match(t):
+        t = t.replace(" ", "")
+    elif _THOUSANDS.match(t):
+        t = t.replace(",", "")
+    if _NUM.fullmatch(t):
+        approx = any(c in t for c in ".eE")
+        try:
+            return Number(Fraction(t), approx)
+        except (ValueError, ZeroDivisionError):
+            return None
+    m = _FRAC.match(t)
+    if m:
+        sign, num, den = m.groups()
+        value = _fraction(num, den)
+        return None if value is None else Number(-value if sign == "-" else value, False)
+    m = _SLASH.match(t)
+    if m:
+        value = _fraction(*m.groups())
+        return None if value is None else Number(value, False)
+    return None
+
+
+def _fraction(num: str, den: str) -> Fraction | None:
+    d = int(den)
+    return None if d == 0 else Fraction(int(num), d)
+
+
+def numbers_match(a: Number, b: Number, rel_tol: float) -> bool:
+    """Exact unless one side is a decimal approximation; then relative tolerance, never absolute."""
+    if not (a.approximate or b.approximate):
+        return a.value == b.value
+    if a.value == b.value:
+        return True
+    scale = max(abs(a.value), abs(b.value))
+    return scale != 0 and abs(a.value - b.value) <= Fraction(rel_tol) * scale

@@ -1,0 +1,94 @@
+"""The BCR reward (paper, Eq. 4-6): R = w_acc * mean per-problem accuracy + w_fmt * format.
+
+`format` is 1 only when every problem's answer sits in its own section as
+"Answer i: \\boxed{...}". The optional explicit length term of the paper's ablation,
+w_len * (-|y| / max_len), takes the true token length from the reward manager.
+Every breakdown has the same float keys, so verl can average them per step.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from recipe_bcr.extract import Fallback, extract_group
+from recipe_bcr.verify import Gold, Verifier
+
+BREAKDOWN_KEYS = ("score", "acc", "fmt", "answered", "n_correct", "stage1", "verify_timeouts", "len_penalty")
+
+
+@dataclass(frozen=True)
+class RewardWeights:
+    acc: float = 2.0
+    fmt: float = 1.0
+    length: float = 0.0
+
+
+@dataclass(frozen=True)
+class ScoredCompletion:
+    breakdown: dict[str, float]
+    answers: list[str | None]
+    stages: list[int | None]
+    correct: list[bool]
+    sections: list[tuple[int, int] | None]
+    methods: list[str]
+
+
+def require_length(weights: RewardWeights, response_length: int | None, max_response_length: int | None) -> None:
+    """The length penalty needs true token counts; fail loudly rather than guess from characters."""
+    if weights.length and (response_length is None or not max_response_length):
+        raise ValueError(
+            "the explicit length penalty (w_len != 0) needs the response token length and the budget; "
+            "use the BCR reward manager (reward.reward_manager.source=importlib, "
+            "name=BCRRewardManager, module.path=pkg://recipe_bcr.verl_reward_manager), which passes them"
+        )
+
+
+def score_completion(
+    completion: str,
+    golds: Sequence[Gold],
+    verifier: Verifier,
+    weights: RewardWeights = RewardWeights(),
+    *,
+    thinking: bool = False,
+    fallback: Fallback = "position",
+    response_length: int | None = None,
+    max_response_length: int | None = None,
+) -> ScoredCompletion:
+    """Score one completion of an N-problem group (N = len(golds))."""
+    n = len(golds)
+    if n < 1:
+        raise ValueError("a group needs at least one gold answer")
+    require_length(weights, response_length, max_response_length)
+    extraction = extract_group(completion, n, thinking=thinking, fallback=fallback)
+    deadline = time.monotonic() + verifier.timeout_s
+    verdicts = [verifier.check(a, g, deadline) for a, g in zip(extraction.answers, golds)]
+    correct = [v.correct for v in verdicts]
+    acc = sum(correct) / n
+    fmt = float(extraction.format_ok)
+    len_penalty = -(response_length / max_response_length) if weights.length else 0.0
+    score = weights.acc * acc + weights.fmt * fmt + weights.length * len_penalty
+    breakdown = {
+        "score": float(score),
+        "acc": float(acc),
+        "fmt": fmt,
+        "answered": float(extraction.answered),
+        "n_correct": float(sum(correct)),
+        "stage1": sum(s == 1 for s in extraction.stages) / n,
+        "verify_timeouts": float(sum(v.method == "timeout" for v in verdicts)),
+        "len_penalty": float(len_penalty),
+    }
+    return ScoredCompletion(
+        breakdown,
+        extraction.answers,
+        extraction.stages,
+        correct,
+        [p.section for p in extraction.problems],
+        [v.method for v in verdicts],
+    )
+
+
+def zero_breakdown() -> dict[str, float]:
+    """The breakdown of a completion that earns nothing (same keys as a scored one)."""
+    return {k: 0.0 for k in BREAKDOWN_KEYS}

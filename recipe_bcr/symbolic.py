@@ -1,0 +1,151 @@
+"""A pool of kill-able symbolic-check processes, safe to call from any thread.
+
+verl runs the reward in worker threads and Ray actors, where `signal.alarm` cannot be
+used, and a SymPy computation (10^{10^{10^{10}}}) cannot be interrupted from another
+thread. So each check goes to a separate process (recipe_bcr.symbolic_worker); when the
+hard deadline passes, the process is killed and a replacement starts in the background,
+and the check reports "timeout" (no credit, and counted, never silent).
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import json
+import os
+import queue
+import select
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+
+
+class _Worker:
+    def __init__(self, rel_tol: float) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "recipe_bcr.symbolic_worker", repr(rel_tol)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+        )
+        self._buf = b""
+
+    def send(self, payload: dict[str, Any]) -> bool:
+        try:
+            assert self.proc.stdin is not None
+            self.proc.stdin.write((json.dumps(payload) + "\n").encode())
+            self.proc.stdin.flush()
+            return True
+        except (BrokenPipeError, OSError):
+            return False
+
+    def recv(self, deadline: float) -> dict[str, Any] | None:
+        """One JSON line, or None if the deadline passes or the process died."""
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buf:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if not ready:
+                return None
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return None
+            self._buf += chunk
+        line, self._buf = self._buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def kill(self) -> None:
+        try:
+            self.proc.kill()
+            self.proc.wait(timeout=5)
+        except Exception:  # noqa: BLE001 - already gone
+            pass
+
+
+class SymbolicPool:
+    """Up to `size` worker processes, started lazily, replaced when killed."""
+
+    def __init__(self, size: int = 2, rel_tol: float = 1e-6, startup_timeout_s: float = 120.0) -> None:
+        if size < 1:
+            raise ValueError(f"symbolic pool size must be >= 1, got {size}")
+        self.size = size
+        self.rel_tol = rel_tol
+        self.startup_timeout_s = startup_timeout_s
+        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._lock = threading.Lock()
+        self._alive = 0
+        self._all: set[_Worker] = set()
+        self._ids = itertools.count()
+        self.kills = 0
+        atexit.register(self.close)
+
+    def _start_one(self) -> None:
+        """Start a worker and put it in the idle queue once it says ready."""
+        worker = _Worker(self.rel_tol)
+        with self._lock:
+            self._all.add(worker)
+        hello = worker.recv(time.monotonic() + self.startup_timeout_s)
+        if hello and hello.get("ready"):
+            self._idle.put(worker)
+        else:
+            self._retire(worker)
+
+    def _retire(self, worker: _Worker) -> None:
+        worker.kill()
+        with self._lock:
+            self._all.discard(worker)
+            self._alive -= 1
+
+    def _replace_in_background(self, worker: _Worker) -> None:
+        self.kills += 1
+        self._retire(worker)
+        with self._lock:
+            self._alive += 1
+        threading.Thread(target=self._start_one, daemon=True).start()
+
+    def _acquire(self, deadline: float) -> _Worker | None:
+        try:
+            return self._idle.get_nowait()
+        except queue.Empty:
+            pass
+        with self._lock:
+            grow = self._alive < self.size
+            if grow:
+                self._alive += 1
+        if grow:
+            # A cold start is not the check's fault: it may use the startup allowance.
+            threading.Thread(target=self._start_one, daemon=True).start()
+            deadline = max(deadline, time.monotonic() + self.startup_timeout_s)
+        try:
+            return self._idle.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            return None
+
+    def check(self, gold: str, pred: str, timeout_s: float) -> str:
+        """"true", "false", "gold_unparsed", "pred_unparsed", "error" or "timeout"."""
+        worker = self._acquire(time.monotonic() + timeout_s)
+        if worker is None:
+            return "timeout"
+        deadline = time.monotonic() + timeout_s
+        req_id = next(self._ids)
+        if not worker.send({"id": req_id, "gold": gold, "pred": pred, "timeout": timeout_s}):
+            self._replace_in_background(worker)
+            return "error"
+        reply = worker.recv(deadline)
+        if reply is None or reply.get("id") != req_id:
+            self._replace_in_background(worker)
+            return "timeout"
+        self._idle.put(worker)
+        return str(reply["status"])
+
+    def close(self) -> None:
+        with self._lock:
+            workers = list(self._all)
+        for w in workers:
+            w.kill()

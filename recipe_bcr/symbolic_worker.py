@@ -1,0 +1,105 @@
+"""Symbolic equivalence worker: one process, JSON lines in on stdin, out on a private pipe.
+
+Runs math-verify's parser (latex2sympy2_extended) and grader in its own main thread, so
+their signal-based soft timeouts work here; the parent kills the whole process when its
+hard deadline passes (see recipe_bcr.symbolic). Extra rules on top of math-verify, each
+closing a false-credit case seen in public grader suites:
+  * a parse that stopped early (unbalanced braces in what was read) counts as unparsed;
+  * a numeric equality whose left side holds no unknown ("4 = 5") is not an answer;
+  * two plain numbers must agree exactly (or to 1e-6 relative if one is a decimal),
+    never by rounding to six places, so 1/2004! is not 1/2006!.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from functools import lru_cache
+from typing import Any
+
+Status = str  # "true" | "false" | "gold_unparsed" | "pred_unparsed" | "error"
+
+
+def _balanced(s: str) -> bool:
+    depth = 0
+    for c in s.replace("\\{", "").replace("\\}", ""):
+        depth += (c == "{") - (c == "}")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+class Checker:
+    def __init__(self, rel_tol: float) -> None:
+        import sympy
+        from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
+
+        self.sympy = sympy
+        self._parse = parse
+        self._verify = verify
+        self._config = [LatexExtractionConfig(boxed_match_priority=0), ExprExtractionConfig()]
+        self.rel_tol = rel_tol
+        self.parse_gold = lru_cache(maxsize=4096)(self._parse_text)
+
+    def _parse_text(self, text: str, timeout: int = 5) -> list[Any] | None:
+        parsed = self._parse(f"${text}$", extraction_config=self._config, parsing_timeout=timeout)
+        if len(parsed) < 2 or not isinstance(parsed[1], str) or not _balanced(parsed[1]):
+            return None
+        if isinstance(parsed[0], str):
+            return None
+        return parsed
+
+    def _is_number(self, e: Any) -> bool:
+        return isinstance(e, self.sympy.Expr) and e.is_number and not e.free_symbols
+
+    def _numbers_agree(self, g: Any, p: Any) -> bool:
+        S = self.sympy
+        if isinstance(g, S.Rational) and isinstance(p, S.Rational):
+            return bool(g == p)
+        gv, pv = S.N(g, 60), S.N(p, 60)
+        if not (gv.is_real and pv.is_real):
+            return bool(abs(gv - pv) <= S.Float("1e-40", 60) * max(abs(gv), abs(pv), 1))
+        scale = max(abs(gv), abs(pv))
+        if scale == 0:
+            return True
+        approx = bool(g.atoms(S.Float) or p.atoms(S.Float))
+        tol = self.rel_tol if approx else 1e-30
+        return bool(abs(gv - pv) <= tol * scale)
+
+    def check(self, gold: str, pred: str, timeout: int) -> Status:
+        G = self.parse_gold(gold, timeout)
+        if G is None:
+            return "gold_unparsed"
+        P = self._parse_text(pred, timeout)
+        if P is None:
+            return "pred_unparsed"
+        g, p = G[0], P[0]
+        S = self.sympy
+        if isinstance(p, S.Eq) and not getattr(p.lhs, "free_symbols", True) and not isinstance(g, S.Rel):
+            return "false"
+        ok = self._verify(G, P, timeout_seconds=timeout)
+        if ok and self._is_number(g) and self._is_number(p):
+            ok = self._numbers_agree(g, p)
+        return "true" if ok else "false"
+
+
+def main() -> None:
+    out = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)  # anything the libraries print goes to stderr, never into the protocol
+    rel_tol = float(sys.argv[1]) if len(sys.argv) > 1 else 1e-6
+    checker = Checker(rel_tol)
+    checker.check("1", "1", 5)  # warm the parser before saying ready
+    out.write(json.dumps({"ready": True}) + "\n")
+    for line in sys.stdin:
+        req = json.loads(line)
+        try:
+            status = checker.check(req["gold"], req["pred"], max(1, int(req.get("timeout", 5))))
+        except Exception as e:  # noqa: BLE001 - any library failure is "no credit", reported
+            status = "error"
+            print(f"symbolic check failed: {type(e).__name__}: {e}", file=sys.stderr)
+        out.write(json.dumps({"id": req["id"], "status": status}) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""Answer verification: string, then exact numbers, then symbolic equivalence.
+
+The two fast paths run in-process and settle most answers (MATH-style integers and
+fractions); everything else goes to math-verify (latex2sympy2_extended + SymPy) in a
+kill-able worker process with a hard time limit (recipe_bcr.symbolic). Rules that hold at
+every stage: no credit for overlap ("1331 and 1728" vs "1728", "\\pm 2021" vs "2021"),
+decimals match to 1e-6 relative (0.333 is not 1/3), exact values match exactly (1/2004!
+is not 1/2006!), sequences with an ellipsis match only as normalised strings.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from recipe_bcr.normalize import ELLIPSIS, as_number, canonical, for_parser, numbers_match
+from recipe_bcr.symbolic import SymbolicPool
+
+logger = logging.getLogger(__name__)
+
+Gold = str | Sequence[str]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    correct: bool
+    method: str  # string | numeric | symbolic | no_answer | too_long | timeout | unparsed
+
+
+class Verifier:
+    """Equivalence checks with a hard per-check time limit; thread-safe."""
+
+    def __init__(
+        self,
+        timeout_s: float = 2.0,
+        workers: int = 2,
+        rel_tol: float = 1e-6,
+        max_answer_chars: int = 2000,
+    ) -> None:
+        self.timeout_s = timeout_s
+        self.rel_tol = rel_tol
+        self.max_answer_chars = max_answer_chars
+        self._pool = SymbolicPool(size=workers, rel_tol=rel_tol)
+        self._warned: set[str] = set()
+        self._warn_lock = threading.Lock()
+
+    def _warn_unparsed_gold(self, gold: str) -> None:
+        with self._warn_lock:
+            if gold in self._warned:
+                return
+            self._warned.add(gold)
+        logger.warning("ground truth %r cannot be parsed as math; it is compared as a normalised string", gold)
+
+    def check_one(self, pred: str | None, gold: str, deadline: float | None = None) -> Verdict:
+        """Compare one prediction with one gold answer."""
+        if not isinstance(pred, str) or not pred.strip():
+            return Verdict(False, "no_answer")
+        if len(pred) > self.max_answer_chars:
+            return Verdict(False, "too_long")
+        gold = str(gold)
+        if canonical(pred) == canonical(gold) and canonical(gold):
+            return Verdict(True, "string")
+        if ELLIPSIS.search(pred) or ELLIPSIS.search(gold):
+            return Verdict(False, "string")
+        num_p, num_g = as_number(pred), as_number(gold)
+        if num_p is not None and num_g is not None:
+            return Verdict(numbers_match(num_g, num_p, self.rel_tol), "numeric")
+        if deadline is None:
+            deadline = time.monotonic() + self.timeout_s
+        remaining = min(self.timeout_s, deadline - time.monotonic())
+        if remaining <= 0:
+            return Verdict(False, "timeout")
+        status = self._pool.check(for_parser(gold), for_parser(pred), remaining)
+        if status == "gold_unparsed":
+            self._warn_unparsed_gold(gold)
+            return Verdict(False, "unparsed")
+        if status in ("pred_unparsed", "error"):
+            return Verdict(False, "unparsed")
+        if status == "timeout":
+            return Verdict(False, "timeout")
+        return Verdict(status == "true", "symbolic")
+
+    def check(self, pred: str | None, gold: Gold, deadline: float | None = None) -> Verdict:
+        """Compare with a gold answer or with any of a list of acceptable gold answers."""
+        golds = [gold] if isinstance(gold, str) else [str(g) for g in gold]
+        if not golds:
+            raise ValueError("empty list of acceptable gold answers")
+        if deadline is None:
+            deadline = time.monotonic() + self.timeout_s
+        last = Verdict(False, "no_answer")
+        for g in golds:
+            last = self.check_one(pred, g, deadline)
+            if last.correct:
+                return last
+        return last
+
+    @property
+    def timeouts_killed(self) -> int:
+        return self._pool.kills
+
+
+_default: Verifier | None = None
+_default_lock = threading.Lock()
+
+
+def default_verifier() -> Verifier:
+    """The process-wide verifier (one worker pool per process)."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Verifier()
+        return _default
+
+
+def configure_default(timeout_s: float, workers: int) -> Verifier:
+    """Replace the process-wide verifier when the configured limits differ."""
+    global _default
+    with _default_lock:
+        if _default is None or _default.timeout_s != timeout_s or _default._pool.size != workers:
+            if _default is not None:
+                _default._pool.close()
+            _default = Verifier(timeout_s=timeout_s, workers=workers)
+        return _default
+
+
+def is_equivalent(pred: str, gold: Gold) -> bool:
+    """True when `pred` is mathematically the same answer as `gold` (or one of a gold list)."""
+    return default_verifier().check(pred, gold).correct

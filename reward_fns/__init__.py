@@ -1,0 +1,1 @@
+"""verl-facing reward entry points (loaded with `pkg://reward_fns.bcr`)."""

@@ -1,0 +1,104 @@
+"""verl entry point: `reward.custom_reward_function.path=pkg://reward_fns.bcr`, name `compute_score`.
+
+A thin adapter: it decodes verl's arguments (ground truth as a list, numpy array or JSON
+string; solution as str, bytes or None), reads the knobs from `reward_kwargs`, and calls
+recipe_bcr.reward. Policy output can never raise out of here; bad *data* (a ground truth
+whose length is not the group's N) raises with the sample named.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from recipe_bcr.reward import RewardWeights, require_length, score_completion, zero_breakdown
+from recipe_bcr.verify import Gold, configure_default
+
+logger = logging.getLogger(__name__)
+
+
+def _as_list(value: Any) -> list[Any] | None:
+    if hasattr(value, "tolist") and not isinstance(value, str):
+        value = value.tolist()
+    return list(value) if isinstance(value, list | tuple) else None
+
+
+def parse_ground_truth(ground_truth: Any, extra_info: Mapping[str, Any] | None) -> list[Gold]:
+    """The N gold answers; each is a string or a list of acceptable strings."""
+    where = _sample_name(extra_info)
+    items = _as_list(ground_truth)
+    if items is None:
+        if isinstance(ground_truth, bytes):
+            ground_truth = ground_truth.decode("utf-8", errors="replace")
+        if not isinstance(ground_truth, str | int | float):
+            raise TypeError(f"{where}: ground_truth has unsupported type {type(ground_truth).__name__}")
+        text = str(ground_truth).strip()
+        if text.startswith("["):
+            try:
+                decoded = json.loads(text)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{where}: ground_truth looks like JSON but does not parse: {e}") from e
+            items = decoded if isinstance(decoded, list) else [text]
+        else:
+            items = [text]
+    golds: list[Gold] = []
+    for k, item in enumerate(items, start=1):
+        sub = _as_list(item)
+        gold: Gold = [str(s) for s in sub] if sub is not None else str(item)
+        if (isinstance(gold, str) and not gold.strip()) or (isinstance(gold, list) and not gold):
+            raise ValueError(f"{where}: gold answer {k} is empty")
+        golds.append(gold)
+    n = (extra_info or {}).get("n")
+    if n is not None and int(n) != len(golds):
+        raise ValueError(f"{where}: ground_truth has {len(golds)} answers but the group has n={int(n)} problems")
+    if not golds:
+        raise ValueError(f"{where}: ground_truth is empty")
+    return golds
+
+
+def _sample_name(extra_info: Mapping[str, Any] | None) -> str:
+    info = extra_info or {}
+    return f"sample (split={info.get('split', '?')}, index={info.get('index', '?')})"
+
+
+def _as_text(solution_str: Any) -> str:
+    if isinstance(solution_str, bytes):
+        return solution_str.decode("utf-8", errors="replace")
+    return solution_str if isinstance(solution_str, str) else ""
+
+
+def compute_score(
+    data_source: str,
+    solution_str: Any,
+    ground_truth: Any,
+    extra_info: Mapping[str, Any] | None = None,
+    *,
+    w_acc: float = 2.0,
+    w_fmt: float = 1.0,
+    w_len: float = 0.0,
+    thinking: bool = False,
+    timeout_s: float = 2.0,
+    workers: int = 2,
+    **_: Any,
+) -> dict[str, float]:
+    """BCR reward for one completion: `score` plus the breakdown keys (all floats)."""
+    golds = parse_ground_truth(ground_truth, extra_info)
+    info = extra_info or {}
+    verifier = configure_default(float(timeout_s), int(workers))
+    weights = RewardWeights(float(w_acc), float(w_fmt), float(w_len))
+    require_length(weights, info.get("response_length"), info.get("max_response_length"))
+    try:
+        return score_completion(
+            _as_text(solution_str),
+            golds,
+            verifier,
+            weights,
+            thinking=bool(thinking),
+            response_length=info.get("response_length"),
+            max_response_length=info.get("max_response_length"),
+        ).breakdown
+    except Exception:  # noqa: BLE001 - a policy output must never crash a training step
+        logger.exception("%s: scoring failed; the completion earns 0 (data_source=%s)", _sample_name(info), data_source)
+        return zero_breakdown()

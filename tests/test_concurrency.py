@@ -1,0 +1,38 @@
+"""verl calls the reward from worker threads: pathological inputs must finish in bounded time."""
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from reward_fns.bcr import compute_score
+
+PATHOLOGICAL = [
+    "\\boxed{" + "{" * 200_000 + "}" * 199_999,
+    "Answer1: \\boxed{10^{10^{10^{10}}}} Answer2: \\boxed{10^{10^{10^{10}}}} Answer3: \\boxed{(10^{100})!}",
+    "\\boxed{1}" * 10_000,
+    "\\boxed{" * 10_000,
+    "Answer1: \\boxed{\\frac{1}{0}} Answer2: \\boxed{x^{10^{100}}-1}",
+    "\x00\udcff日本語🙂" * 2000,
+    "",
+    None,
+]
+
+
+def test_eight_threads_on_pathological_inputs():
+    timeout_s = 2.0
+    compute_score("bcr", "\\boxed{x+1}", ["1+x", "2", "3"], timeout_s=timeout_s)  # start the pool
+    jobs = PATHOLOGICAL * 2
+
+    def run(text):
+        t0 = time.monotonic()
+        out = compute_score("bcr", text, ["5", "7", "9"], {"n": 3}, timeout_s=timeout_s)
+        return time.monotonic() - t0, out
+
+    t0 = time.monotonic()
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(run, jobs))
+    wall = time.monotonic() - t0
+    assert all(out["acc"] == 0 for _, out in results)
+    # each completion has one deadline of timeout_s for its symbolic checks; waiting for a free
+    # worker is inside that deadline, so no call may take much longer than the limit
+    assert max(latency for latency, _ in results) < 2 * timeout_s + 1.0
+    assert wall < 4 * timeout_s * len(jobs) / 8 + 5

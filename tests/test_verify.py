@@ -1,0 +1,112 @@
+import json
+
+import pytest
+
+from recipe_bcr.normalize import as_number, canonical, numbers_match
+
+
+def _cases(shared):
+    path = shared / "data" / "grader_cases" / "public_equivalence_cases.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_public_grader_cases(shared, verifier):
+    """Every unambiguous public case is judged as its source says; no case ever gets false credit."""
+    wrong, false_credit = [], []
+    for case in _cases(shared):
+        got = verifier.check(case["pred"], case["gold"]).correct
+        if got and not case["equivalent"]:
+            false_credit.append(case["id"])
+        if not case["ambiguous"] and got != case["equivalent"]:
+            wrong.append((case["id"], case["gold"], case["pred"], got))
+    assert false_credit == []
+    assert wrong == []
+
+
+@pytest.mark.parametrize(
+    "gold,pred",
+    [
+        ("1331 and 1728", "1728"),
+        ("1331, 1728", "1728"),
+        ("\\pm 2021", "2021"),
+        ("\\frac{1}{2004!}", "\\frac{1}{2006!}"),
+        ("1/3", "0.333"),
+        ("\\frac{1}{3}", "0.33"),
+        ("5", "4=5"),
+        ("5", "5, 6"),
+        ("5", "5 \\text{ or } 6"),
+        ("A", "A, B, C, D"),
+        ("\\frac{1}{2^{99}}", "\\frac{1}{2^{98}}"),
+        ("0", "0.0000001"),
+        ("1", "\\frac{1}{0}"),
+        ("2", "x"),
+        ("5", "5x"),
+        ("1, 2, \\ldots, n", "1, 3, 5, \\ldots, 2n-1"),
+        ("1 - \\frac{1}{\\mathrm{e}}", "1 + \\frac{1}{\\mathrm{e}}"),
+        ("32349", "32, 349"),
+        ("56", "5 6"),
+        ("12", "\\text{12 or 13}"),
+        ("\\sqrt{2}", "1.414"),
+    ],
+)
+def test_no_credit_for_overlap_or_approximation(verifier, gold, pred):
+    assert not verifier.check(pred, gold).correct
+
+
+@pytest.mark.parametrize(
+    "gold,pred,method",
+    [
+        ("27", "27.0", "numeric"),
+        ("\\frac{1}{2}", "0.5", "numeric"),
+        ("1/12", "0.0833333333333333", "numeric"),
+        ("7425000", "7,425,000", "numeric"),
+        ("\\dfrac{3}{4}", "\\frac34", "symbolic"),
+        ("x^2+2x+1", "(x+1)^2", "symbolic"),
+        ("\\sqrt{17}", "4.123105625617661", "symbolic"),
+        ("\\text{odd}", "odd", "string"),
+    ],
+)
+def test_equivalent_forms(verifier, gold, pred, method):
+    verdict = verifier.check(pred, gold)
+    assert verdict.correct and verdict.method == method
+
+
+def test_gold_list_means_any_of(verifier):
+    assert verifier.check("6", ["5", "6"]).correct
+    assert not verifier.check("7", ["5", "6"]).correct
+    with pytest.raises(ValueError):
+        verifier.check("7", [])
+
+
+@pytest.mark.parametrize("pred", [None, "", "   ", "x" * 5000])
+def test_no_answer_no_credit(verifier, pred):
+    assert not verifier.check(pred, "5").correct
+
+
+def test_unparseable_gold_compares_as_string_and_warns_once(verifier, caplog):
+    gold = "\\weirdcommand{zz} \\unknownmacro"
+    with caplog.at_level("WARNING", logger="recipe_bcr.verify"):
+        assert verifier.check("\\weirdcommand{zz}\\unknownmacro", gold).correct  # canonical string match
+        assert not verifier.check("5", gold).correct
+        assert not verifier.check("6", gold).correct
+    assert sum(gold in r.getMessage() for r in caplog.records) <= 1
+
+
+def test_tower_times_out_without_credit(verifier):
+    verdict = verifier.check("10^{10^{10^{10}}}", "10^{10^{10^{9}}}")
+    assert not verdict.correct and verdict.method in ("timeout", "symbolic")
+
+
+def test_number_reader():
+    assert as_number("1 000").value == 1000
+    assert as_number("\\$1,000.99").approximate
+    assert as_number("32, 349") is None
+    assert as_number("-\\frac{10}{9}").value * 9 == -10
+    assert as_number("\\frac{1}{0}") is None
+    assert canonical("\\left( \\dfrac{1}{3} \\right)") == "(\\frac{1}{3})"
+
+
+def test_numbers_match_rules():
+    a, b = as_number("0.3333333"), as_number("1/3")
+    assert numbers_match(b, a, 1e-6) and not numbers_match(b, as_number("0.333"), 1e-6)
+    assert not numbers_match(as_number("0"), as_number("0.0000001"), 1e-6)
