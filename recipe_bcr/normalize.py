@@ -70,7 +70,8 @@ def _balanced(s: str) -> bool:
 def _light(s: str) -> str:
     """Normalise commands but keep the spaces, which still separate list items from digits."""
     s = strip_wrappers(s)
-    s = re.sub(r",\\!\s*", ",", s).replace("{,}", ",")  # 11,\! 111 and 14{,}916 are thousands
+    s = re.sub(r",\\!\s*", ",", s)  # 11,\! 111 is a thousands separator
+    s = re.sub(r"\s*\{\s*,\s*\}\s*", ",", s)  # so is 14{,}916 (and 14 {, }916)
     s = _FRAC_VARIANTS.sub(r"\\frac", s)
     s = _SPACING.sub(" ", s)
     for _ in range(3):
@@ -126,6 +127,25 @@ def as_number(s: str) -> Number | None:
         value = _fraction(*m.groups())
         return None if value is None else Number(value, False)
     return None
+
+
+def _top_level_separators(s: str) -> bool:
+    """A comma or semicolon outside every bracket: the answer is a list, tuple or interval."""
+    depth = 0
+    for c in s:
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c in ",;" and depth <= 1:
+            return True
+    return False
+
+
+def is_compound(s: str) -> bool:
+    """Several values (list, tuple, interval, set, matrix) rather than one scalar."""
+    t = _light(s)
+    return "\\begin{" in t or "\\cup" in t or _top_level_separators(t)
 
 
 def _fraction(num: str, den: str) -> Fraction | None:

@@ -63,7 +63,7 @@ def score_completion(
     require_length(weights, response_length, max_response_length)
     extraction = extract_group(completion, n, thinking=thinking, fallback=fallback)
     deadline = time.monotonic() + verifier.timeout_s
-    verdicts = [verifier.check(a, g, deadline) for a, g in zip(extraction.answers, golds)]
+    verdicts = verifier.check_many(list(zip(extraction.answers, golds)), deadline)
     correct = [v.correct for v in verdicts]
     acc = sum(correct) / n
     fmt = float(extraction.format_ok)

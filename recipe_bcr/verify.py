@@ -13,10 +13,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from recipe_bcr.normalize import ELLIPSIS, as_number, canonical, for_parser, numbers_match
+from recipe_bcr.normalize import ELLIPSIS, as_number, canonical, for_parser, is_compound, numbers_match
 from recipe_bcr.symbolic import SymbolicPool
 
 logger = logging.getLogger(__name__)
@@ -27,7 +29,7 @@ Gold = str | Sequence[str]
 @dataclass(frozen=True)
 class Verdict:
     correct: bool
-    method: str  # string | numeric | symbolic | no_answer | too_long | timeout | unparsed
+    method: str  # string | numeric | structure | symbolic | no_answer | too_long | timeout | unparsed
 
 
 class Verifier:
@@ -39,13 +41,19 @@ class Verifier:
         workers: int = 2,
         rel_tol: float = 1e-6,
         max_answer_chars: int = 2000,
+        cache_size: int = 100_000,
     ) -> None:
         self.timeout_s = timeout_s
         self.rel_tol = rel_tol
         self.max_answer_chars = max_answer_chars
         self._pool = SymbolicPool(size=workers, rel_tol=rel_tol)
+        self._fanout = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bcr-verify")
         self._warned: set[str] = set()
         self._warn_lock = threading.Lock()
+        # GRPO samples several rollouts per prompt and they often agree: symbolic verdicts repeat.
+        self._cache: OrderedDict[tuple[str, str], str] = OrderedDict()
+        self._cache_size = cache_size
+        self._cache_lock = threading.Lock()
 
     def _warn_unparsed_gold(self, gold: str) -> None:
         with self._warn_lock:
@@ -68,12 +76,9 @@ class Verifier:
         num_p, num_g = as_number(pred), as_number(gold)
         if num_p is not None and num_g is not None:
             return Verdict(numbers_match(num_g, num_p, self.rel_tol), "numeric")
-        if deadline is None:
-            deadline = time.monotonic() + self.timeout_s
-        remaining = min(self.timeout_s, deadline - time.monotonic())
-        if remaining <= 0:
-            return Verdict(False, "timeout")
-        status = self._pool.check(for_parser(gold), for_parser(pred), remaining)
+        if (num_g is not None and is_compound(pred)) or (num_p is not None and is_compound(gold)):
+            return Verdict(False, "structure")  # one number never equals a list, tuple or interval
+        status = self._symbolic(for_parser(gold), for_parser(pred), deadline)
         if status == "gold_unparsed":
             self._warn_unparsed_gold(gold)
             return Verdict(False, "unparsed")
@@ -82,6 +87,34 @@ class Verifier:
         if status == "timeout":
             return Verdict(False, "timeout")
         return Verdict(status == "true", "symbolic")
+
+    def _symbolic(self, gold: str, pred: str, deadline: float | None) -> str:
+        key = (gold, pred)
+        with self._cache_lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        if deadline is None:
+            deadline = time.monotonic() + self.timeout_s
+        remaining = min(self.timeout_s, deadline - time.monotonic())
+        if remaining <= 0:
+            return "timeout"
+        status = self._pool.check(gold, pred, remaining)
+        if status in ("true", "false", "gold_unparsed", "pred_unparsed"):
+            with self._cache_lock:
+                self._cache[key] = status
+                if len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        return status
+
+    def check_many(self, pairs: Sequence[tuple[str | None, Gold]], deadline: float | None = None) -> list[Verdict]:
+        """Check several (pred, gold) pairs under one deadline, the slow ones in parallel."""
+        if deadline is None:
+            deadline = time.monotonic() + self.timeout_s
+        if len(pairs) <= 1:
+            return [self.check(p, g, deadline) for p, g in pairs]
+        futures = [self._fanout.submit(self.check, p, g, deadline) for p, g in pairs]
+        return [f.result() for f in futures]
 
     def check(self, pred: str | None, gold: Gold, deadline: float | None = None) -> Verdict:
         """Compare with a gold answer or with any of a list of acceptable gold answers."""
@@ -101,6 +134,18 @@ class Verifier:
     def timeouts_killed(self) -> int:
         return self._pool.kills
 
+    @property
+    def pool_size(self) -> int:
+        return self._pool.size
+
+    def clear_cache(self) -> None:
+        with self._cache_lock:
+            self._cache.clear()
+
+    def close(self) -> None:
+        self._fanout.shutdown(wait=False)
+        self._pool.close()
+
 
 _default: Verifier | None = None
 _default_lock = threading.Lock()
@@ -119,9 +164,9 @@ def configure_default(timeout_s: float, workers: int) -> Verifier:
     """Replace the process-wide verifier when the configured limits differ."""
     global _default
     with _default_lock:
-        if _default is None or _default.timeout_s != timeout_s or _default._pool.size != workers:
+        if _default is None or _default.timeout_s != timeout_s or _default.pool_size != workers:
             if _default is not None:
-                _default._pool.close()
+                _default.close()
             _default = Verifier(timeout_s=timeout_s, workers=workers)
         return _default
 

@@ -25,8 +25,22 @@ def _as_list(value: Any) -> list[Any] | None:
     return list(value) if isinstance(value, list | tuple) else None
 
 
+def _decode_json_list(text: str) -> list[Any] | None:
+    """A JSON list of answer strings, or None: "[-2, 7]" is an interval, not two answers."""
+    try:
+        decoded = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    if isinstance(decoded, list) and decoded and all(isinstance(x, str | list) for x in decoded):
+        return decoded
+    return None
+
+
 def parse_ground_truth(ground_truth: Any, extra_info: Mapping[str, Any] | None) -> list[Gold]:
-    """The N gold answers; each is a string or a list of acceptable strings."""
+    """The N gold answers; each is a string or a list of acceptable strings.
+
+    Alternatives may also come from `extra_info["gold_alternatives"]` (our parquet schema).
+    """
     where = _sample_name(extra_info)
     items = _as_list(ground_truth)
     if items is None:
@@ -35,26 +49,23 @@ def parse_ground_truth(ground_truth: Any, extra_info: Mapping[str, Any] | None) 
         if not isinstance(ground_truth, str | int | float):
             raise TypeError(f"{where}: ground_truth has unsupported type {type(ground_truth).__name__}")
         text = str(ground_truth).strip()
-        if text.startswith("["):
-            try:
-                decoded = json.loads(text)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{where}: ground_truth looks like JSON but does not parse: {e}") from e
-            items = decoded if isinstance(decoded, list) else [text]
-        else:
-            items = [text]
+        items = (_decode_json_list(text) if text.startswith("[") else None) or [text]
+    alternatives = _as_list((extra_info or {}).get("gold_alternatives")) or []
     golds: list[Gold] = []
-    for k, item in enumerate(items, start=1):
+    for k, item in enumerate(items):
         sub = _as_list(item)
-        gold: Gold = [str(s) for s in sub] if sub is not None else str(item)
-        if (isinstance(gold, str) and not gold.strip()) or (isinstance(gold, list) and not gold):
-            raise ValueError(f"{where}: gold answer {k} is empty")
-        golds.append(gold)
+        options = [str(s) for s in sub] if sub is not None else [str(item)]
+        if k < len(alternatives):
+            options += [str(a) for a in (_as_list(alternatives[k]) or [])]
+        options = [o for o in options if o.strip()]
+        if not options:
+            raise ValueError(f"{where}: gold answer {k + 1} is empty")
+        golds.append(options[0] if len(options) == 1 else options)
+    if not golds:
+        raise ValueError(f"{where}: ground_truth is empty")
     n = (extra_info or {}).get("n")
     if n is not None and int(n) != len(golds):
         raise ValueError(f"{where}: ground_truth has {len(golds)} answers but the group has n={int(n)} problems")
-    if not golds:
-        raise ValueError(f"{where}: ground_truth is empty")
     return golds
 
 

@@ -20,7 +20,7 @@ def test_ground_truth_forms(gt):
 
 def test_per_problem_gold_list_is_any_of():
     golds = parse_ground_truth([["1", "2"], np.array(["5"])], {"n": 2})
-    assert golds == [["1", "2"], ["5"]]
+    assert golds == [["1", "2"], "5"]
     assert compute_score("bcr", TEXT, [["1", "2"], ["5"]])["acc"] == 1.0
 
 
@@ -33,10 +33,20 @@ def test_length_mismatch_names_the_sample():
         compute_score("bcr", TEXT, ["2", "5"], {"n": 3, "index": 17, "split": "train"})
 
 
-@pytest.mark.parametrize("gt", [[], ["2", ""], "[broken json"])
+@pytest.mark.parametrize("gt", [[], ["2", ""], [[]]])
 def test_bad_ground_truth_is_an_error(gt):
     with pytest.raises(ValueError):
         compute_score("bcr", TEXT, gt, {"index": 3})
+
+
+@pytest.mark.parametrize("gt", ["[-2, 7]", "[0,1)", "[broken"])
+def test_bracketed_single_gold_is_not_mistaken_for_a_json_list(gt):
+    assert parse_ground_truth(gt, None) == [gt]
+
+
+def test_alternatives_from_extra_info():
+    info = {"n": 2, "gold_alternatives": [[], np.array(["5.0", "five"])]}
+    assert parse_ground_truth(["2", "5"], info) == ["2", ["5", "5.0", "five"]]
 
 
 @pytest.mark.parametrize("solution", [None, b"\xff\xfe", 12345, "", "\\boxed{"])

@@ -1,0 +1,1 @@
+"""Data preparation: load, clean, rate difficulty, group, and write verl parquet."""
