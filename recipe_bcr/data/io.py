@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -34,30 +34,77 @@ def _table_files(path: Path) -> list[Path]:
     return [path]
 
 
-def _read_one(path: Path) -> pd.DataFrame:
+Derive = Callable[[pa.Table], dict[str, pa.Array]]
+
+
+def _parquet(path: Path, columns: list[str] | None, derive: Derive | None, derive_from: list[str]) -> pd.DataFrame:
+    """Stream row groups so that long text columns (R1 solutions) never sit in memory whole."""
+    pf = pq.ParquetFile(path)
+    names = pf.schema_arrow.names
+    wanted = [c for c in (columns or names) if c in names]
+    source_cols = list(dict.fromkeys(wanted + [c for c in derive_from if c in names]))
+    parts = []
+    for batch in pf.iter_batches(columns=source_cols, batch_size=8192):
+        table = pa.Table.from_batches([batch])
+        extra = derive(table) if derive else {}
+        table = table.select(wanted)
+        for name, arr in extra.items():
+            table = table.append_column(name, arr)
+        parts.append(table)
+    if not parts:
+        return pd.DataFrame(columns=wanted)
+    return pa.concat_tables(parts).to_pandas()
+
+
+def _json_lines(path: Path, columns: list[str] | None, derive: Derive | None) -> pd.DataFrame:
+    chunks = []
+    with pd.read_json(path, lines=True, dtype=False, chunksize=20_000) as reader:
+        for chunk in reader:
+            table = pa.Table.from_pandas(chunk, preserve_index=False)
+            extra = derive(table) if derive else {}
+            keep = [c for c in (columns or chunk.columns) if c in chunk.columns]
+            chunk = chunk[keep].copy()
+            for name, arr in extra.items():
+                chunk[name] = arr.to_numpy(zero_copy_only=False)
+            chunks.append(chunk)
+    return pd.concat(chunks, ignore_index=True) if chunks else pd.DataFrame()
+
+
+def _read_one(path: Path, columns: list[str] | None, derive: Derive | None, derive_from: list[str]) -> pd.DataFrame:
     try:
         if path.suffix == ".parquet":
-            return pq.read_table(path).to_pandas()
+            return _parquet(path, columns, derive, derive_from)
         if path.suffix == ".jsonl":
-            return pd.read_json(path, lines=True, dtype=False)
+            return _json_lines(path, columns, derive)
         with path.open() as f:
             data = json.load(f)
-        return pd.DataFrame(data if isinstance(data, list) else [data])
+        df = pd.DataFrame(data if isinstance(data, list) else [data])
+        extra = derive(pa.Table.from_pandas(df, preserve_index=False)) if derive else {}
+        df = df[[c for c in (columns or df.columns) if c in df.columns]].copy()
+        for name, arr in extra.items():
+            df[name] = arr.to_numpy(zero_copy_only=False)
+        return df
     except (pa.ArrowException, ValueError, OSError, json.JSONDecodeError) as e:
         raise DataError(f"{path}: cannot be read as {path.suffix[1:]}: {e}") from e
 
 
-def read_table(path: str | os.PathLike[str]) -> pd.DataFrame:
+def read_table(
+    path: str | os.PathLike[str],
+    columns: list[str] | None = None,
+    derive: Derive | None = None,
+    derive_from: list[str] | None = None,
+) -> pd.DataFrame:
     """Read a parquet / JSONL / JSON file, or every such file of a directory, in order.
 
-    Adds `_file` and `_row` (0-based row within that file) so errors and manifests can point
-    at the exact input row.
+    `columns` limits what is kept; `derive` computes extra columns from each chunk (reading
+    `derive_from` too) before the chunk's text is let go. Adds `_file` and `_row` (0-based
+    row within that file) so errors and manifests can point at the exact input row.
     """
     frames = []
     for file in _table_files(Path(path)):
-        df = _read_one(file)
+        df = _read_one(file, columns, derive, derive_from or [])
         df["_file"] = str(file)
-        df["_row"] = range(len(df))
+        df["_row"] = np.arange(len(df))
         frames.append(df)
     out = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     if out.empty:
@@ -72,29 +119,36 @@ def require_columns(df: pd.DataFrame, columns: list[str], where: str) -> None:
         raise DataError(f"{where}: missing column(s) {missing}; present: {present}")
 
 
-@contextmanager
-def atomic_path(target: Path) -> Iterator[Path]:
-    """Yield a temp path beside `target`; rename onto it only if the block succeeds."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+class Staging:
+    """Write several outputs to temp files; rename them all into place only on success."""
 
+    def __init__(self) -> None:
+        self._pending: list[tuple[Path, Path]] = []
 
-def write_parquet(rows: list[dict[str, Any]], schema: pa.Schema, target: Path) -> None:
-    table = pa.Table.from_pylist(rows, schema=schema)
-    with atomic_path(target) as tmp:
-        pq.write_table(table, tmp)
+    def _temp(self, target: Path) -> Path:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        os.close(fd)
+        os.chmod(tmp, 0o644)
+        self._pending.append((Path(tmp), target))
+        return Path(tmp)
 
+    def parquet(self, rows: list[dict[str, Any]], schema: pa.Schema, target: Path) -> None:
+        pq.write_table(pa.Table.from_pylist(rows, schema=schema), self._temp(target))
 
-def write_json(obj: Any, target: Path) -> None:
-    with atomic_path(target) as tmp:
-        tmp.write_text(json.dumps(obj, indent=2, ensure_ascii=False, default=_json_default) + "\n")
+    def json(self, obj: Any, target: Path) -> None:
+        self._temp(target).write_text(json.dumps(obj, indent=2, ensure_ascii=False, default=_json_default) + "\n")
+
+    def __enter__(self) -> Staging:
+        return self
+
+    def __exit__(self, exc_type: Any, *_: Any) -> None:
+        if exc_type is None:
+            for tmp, target in self._pending:
+                os.replace(tmp, target)
+        for tmp, _ in self._pending:
+            if tmp.exists():
+                tmp.unlink()
 
 
 def _json_default(o: Any) -> Any:

@@ -1,0 +1,166 @@
+"""build_groups: load -> clean -> rate difficulty -> group per N -> verl parquet + manifest.
+
+Every input row ends up in exactly one place per N, which the manifest records: a training
+group, a validation group, dropped by cleaning (with its reason), without a difficulty, or
+not selected (the data holds more problems than N x (groups + val_groups)). All outputs are
+staged and renamed together, so a failed run leaves no output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from recipe_bcr.benchmarks import BenchmarkSpec, load_benchmark
+from recipe_bcr.data.clean import Dropped, clean, contamination_index, normalize_question
+from recipe_bcr.data.difficulty import R1_COLUMNS, difficulty, r1_length_deriver
+from recipe_bcr.data.io import DataError, Staging
+from recipe_bcr.data.schema import SCHEMA, GroupRow, Problem, to_record
+from recipe_bcr.data.sources import load_problems
+from recipe_bcr.grouping import quality, stratified_groups
+
+logger = logging.getLogger(__name__)
+BASE_COLUMNS = ["question", "final_answer", "difficulty", "topic"]
+DATA_SOURCE = "deepmath_bcr"
+
+
+def problem_id(question: str) -> str:
+    """Stable id from the normalised question (the key of rollout-length files)."""
+    return "dm-" + hashlib.sha1(normalize_question(question).encode()).hexdigest()[:16]
+
+
+def content_hash(df: pd.DataFrame, columns: Iterable[str]) -> str:
+    cols = [c for c in columns if c in df.columns]
+    hashed = pd.util.hash_pandas_object(df[cols].astype(str), index=False).to_numpy()
+    return hashlib.sha256(hashed.tobytes()).hexdigest()
+
+
+def _rows_by_reason(items: Iterable[tuple[str, str, int]]) -> dict[str, dict[str, list[int]]]:
+    """{reason: {file: [rows]}}: compact enough for 100k rows."""
+    out: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for reason, file, row in items:
+        out[reason][file].append(int(row))
+    return {r: dict(f) for r, f in out.items()}
+
+
+def _group_rows(df: pd.DataFrame, d: np.ndarray, groups: np.ndarray, split: str) -> list[dict[str, Any]]:
+    rows = []
+    for index, members in enumerate(groups):
+        probs = [
+            Problem(
+                df["problem_id"].iat[i],
+                str(df["question"].iat[i]).strip(),
+                (str(df["final_answer"].iat[i]).strip(),),
+                float(d[i]),
+                str(df["topic"].iat[i]) if "topic" in df.columns and isinstance(df["topic"].iat[i], str) else "",
+            )
+            for i in members
+        ]
+        rows.append(to_record(GroupRow(probs, split=split, index=index, data_source=DATA_SOURCE)))
+    return rows
+
+
+def build_groups(
+    *,
+    source: str,
+    output_dir: str | Path,
+    n: list[int],
+    groups: int,
+    val_groups: int,
+    seed: int,
+    difficulty_method: str = "column",
+    tokenizer: str | None = None,
+    rollouts_file: str | None = None,
+    decontaminate_against: Mapping[str, Mapping[str, Any]] | None = None,
+    split: str = "train",
+    progress: bool = True,
+    config: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Build train/val parquet for every N and return the manifest (also written to disk)."""
+    if groups < 1 or val_groups < 0:
+        raise DataError(f"groups must be >= 1 and val_groups >= 0 (got {groups}, {val_groups})")
+    if not n or any(int(k) < 1 for k in n):
+        raise DataError(f"n must be a non-empty list of group sizes >= 1, got {n}")
+    out = Path(output_dir)
+    derive = r1_length_deriver(tokenizer) if difficulty_method == "r1_length" else None
+    with tqdm(total=1, desc="load", disable=not progress) as bar:
+        df = load_problems(source, split, BASE_COLUMNS, derive, R1_COLUMNS)
+        bar.update()
+    n_input = len(df)
+    input_hash = content_hash(df, BASE_COLUMNS + ["r1_mean_length"])
+    df["problem_id"] = [problem_id(str(q)) if isinstance(q, str) else "" for q in df["question"]]
+
+    bench = {}
+    for name, spec in (decontaminate_against or {}).items():
+        bench[name] = [p.question for p in load_benchmark(BenchmarkSpec.from_config(name, spec))]
+    kept, dropped = clean(df, contamination_index(bench.items()))
+    d = difficulty(kept, difficulty_method, rollouts_file=rollouts_file)  # type: ignore[arg-type]
+    rated = ~np.isnan(d)
+    dropped += [Dropped(f, int(r), "no_difficulty") for f, r in zip(kept["_file"][~rated], kept["_row"][~rated])]
+    kept, d = kept[rated].reset_index(drop=True), d[rated]
+    if len(kept) == 0:
+        raise DataError(f"{source}: no usable rows left after cleaning ({n_input} read); see the reasons above")
+
+    drop_counts = pd.Series([x.reason.split(":")[0] for x in dropped]).value_counts().to_dict() if dropped else {}
+    manifest: dict[str, Any] = {
+        "source": source,
+        "input_rows": n_input,
+        "input_hash": input_hash,
+        "seed": seed,
+        "config": dict(config or {}),
+        "cleaning": {
+            "kept": len(kept),
+            "dropped": len(dropped),
+            "dropped_by_reason": drop_counts,
+            "dropped_rows": _rows_by_reason((x.reason, x.file, x.row) for x in dropped),
+        },
+        "per_n": {},
+    }
+    with Staging() as stage:
+        for size in tqdm([int(k) for k in n], desc="group sizes", disable=not progress):
+            # validation is reserved first, so a small dataset still validates
+            val = stratified_groups(d, size, val_groups, seed + 1000 + size) if val_groups else np.empty((0, size), int)
+            rest = np.setdiff1d(np.arange(len(kept)), val.ravel())
+            train_local = stratified_groups(d[rest], size, groups, seed + size)
+            train = rest[train_local] if train_local.size else train_local
+            used = np.zeros(len(kept), dtype=bool)
+            used[train.ravel()] = True
+            used[val.ravel()] = True
+            unused = np.flatnonzero(~used)
+            stage.parquet(_group_rows(kept, d, train, "train"), SCHEMA, out / f"train_n{size}.parquet")
+            stage.parquet(_group_rows(kept, d, val, "val"), SCHEMA, out / f"val_n{size}.parquet")
+            q = quality(d, train, seed) if len(train) else None
+            if len(train) < groups:
+                logger.warning("n=%d: only %d training groups (asked for %d): %d usable problems", size, len(train), groups, len(kept))
+            manifest["per_n"][str(size)] = {
+                "train_groups": int(len(train)),
+                "val_groups": int(len(val)),
+                "requested_groups": groups,
+                "requested_val_groups": val_groups,
+                "problems_in_train": int(train.size),
+                "problems_in_val": int(val.size),
+                "not_selected": int(len(unused)),
+                "not_selected_rows": _rows_by_reason(
+                    ("not_selected", kept["_file"].iat[i], kept["_row"].iat[i]) for i in unused
+                ).get("not_selected", {}),
+                "accounting": {
+                    "input": n_input,
+                    "train": int(train.size),
+                    "val": int(val.size),
+                    "dropped": len(dropped),
+                    "not_selected": int(len(unused)),
+                },
+                "quality": asdict(q) if q else None,
+                "files": {"train": f"train_n{size}.parquet", "val": f"val_n{size}.parquet"},
+            }
+        stage.json(manifest, out / "manifest.json")
+    return manifest
