@@ -4,12 +4,14 @@ A benchmark is described in config (hydra_configs/benchmarks/*.yaml): a file (a 
 `bundled://...` for the files shipped in recipe_bcr/resources), the question column, and
 where the answer is. Answers are normalised at load: integral floats lose their ".0"
 (AMC's 27.0 is 27), `answer_from: last_boxed` takes the last box of a solution (Minerva),
-and list answers (OlympiadBench) become the gold plus accepted alternatives.
+list answers (OlympiadBench) become the gold plus accepted alternatives, and unescaped `$`
+math delimiters inside an answer ("69$,$84") are removed.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -67,7 +69,7 @@ def normalize_answer(value: Any, where: str) -> tuple[str, ...]:
     text = str(value).strip()
     if isinstance(value, str) and _looks_like_float_integer(text):
         text = text[: text.index(".")]
-    text = strip_wrappers(text)
+    text = re.sub(r"(?<!\\)\$", "", strip_wrappers(text)).strip()  # "69$,$84": math delimiters, not dollars
     if not text:
         raise DataError(f"{where}: answer is empty")
     return (text,)

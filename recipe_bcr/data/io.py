@@ -39,12 +39,12 @@ Derive = Callable[[pa.Table], dict[str, pa.Array]]
 
 def _parquet(path: Path, columns: list[str] | None, derive: Derive | None, derive_from: list[str]) -> pd.DataFrame:
     """Stream row groups so that long text columns (R1 solutions) never sit in memory whole."""
-    pf = pq.ParquetFile(path)
+    pf = pq.ParquetFile(path, pre_buffer=False)
     names = pf.schema_arrow.names
     wanted = [c for c in (columns or names) if c in names]
     source_cols = list(dict.fromkeys(wanted + [c for c in derive_from if c in names]))
     parts = []
-    for batch in pf.iter_batches(columns=source_cols, batch_size=8192):
+    for batch in pf.iter_batches(columns=source_cols, batch_size=1024):
         table = pa.Table.from_batches([batch])
         extra = derive(table) if derive else {}
         table = table.select(wanted)

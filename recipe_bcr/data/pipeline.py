@@ -52,16 +52,16 @@ def _rows_by_reason(items: Iterable[tuple[str, str, int]]) -> dict[str, dict[str
     return {r: dict(f) for r, f in out.items()}
 
 
-def _group_rows(df: pd.DataFrame, d: np.ndarray, groups: np.ndarray, split: str) -> list[dict[str, Any]]:
+def _group_rows(cols: dict[str, list[Any]], d: np.ndarray, groups: np.ndarray, split: str) -> list[dict[str, Any]]:
     rows = []
     for index, members in enumerate(groups):
         probs = [
             Problem(
-                df["problem_id"].iat[i],
-                str(df["question"].iat[i]).strip(),
-                (str(df["final_answer"].iat[i]).strip(),),
+                cols["problem_id"][i],
+                str(cols["question"][i]).strip(),
+                (str(cols["final_answer"][i]).strip(),),
                 float(d[i]),
-                str(df["topic"].iat[i]) if "topic" in df.columns and isinstance(df["topic"].iat[i], str) else "",
+                cols["topic"][i] if isinstance(cols["topic"][i], str) else "",
             )
             for i in members
         ]
@@ -93,7 +93,7 @@ def build_groups(
     out = Path(output_dir)
     derive = r1_length_deriver(tokenizer) if difficulty_method == "r1_length" else None
     with tqdm(total=1, desc="load", disable=not progress) as bar:
-        df = load_problems(source, split, BASE_COLUMNS, derive, R1_COLUMNS)
+        df = load_problems(source, split, BASE_COLUMNS, derive, R1_COLUMNS if derive else None)
         bar.update()
     n_input = len(df)
     input_hash = content_hash(df, BASE_COLUMNS + ["r1_mean_length"])
@@ -105,7 +105,7 @@ def build_groups(
     kept, dropped = clean(df, contamination_index(bench.items()))
     d = difficulty(kept, difficulty_method, rollouts_file=rollouts_file)  # type: ignore[arg-type]
     rated = ~np.isnan(d)
-    dropped += [Dropped(f, int(r), "no_difficulty") for f, r in zip(kept["_file"][~rated], kept["_row"][~rated])]
+    dropped += [Dropped(str(f), int(r), "no_difficulty") for f, r in zip(kept["_file"][~rated], kept["_row"][~rated])]
     kept, d = kept[rated].reset_index(drop=True), d[rated]
     if len(kept) == 0:
         raise DataError(f"{source}: no usable rows left after cleaning ({n_input} read); see the reasons above")
@@ -125,6 +125,8 @@ def build_groups(
         },
         "per_n": {},
     }
+    cols = {c: kept[c].tolist() if c in kept.columns else [""] * len(kept) for c in ("problem_id", "question", "final_answer", "topic")}
+    files, file_rows = kept["_file"].to_numpy(), kept["_row"].to_numpy()
     with Staging() as stage:
         for size in tqdm([int(k) for k in n], desc="group sizes", disable=not progress):
             # validation is reserved first, so a small dataset still validates
@@ -136,8 +138,8 @@ def build_groups(
             used[train.ravel()] = True
             used[val.ravel()] = True
             unused = np.flatnonzero(~used)
-            stage.parquet(_group_rows(kept, d, train, "train"), SCHEMA, out / f"train_n{size}.parquet")
-            stage.parquet(_group_rows(kept, d, val, "val"), SCHEMA, out / f"val_n{size}.parquet")
+            stage.parquet(_group_rows(cols, d, train, "train"), SCHEMA, out / f"train_n{size}.parquet")
+            stage.parquet(_group_rows(cols, d, val, "val"), SCHEMA, out / f"val_n{size}.parquet")
             q = quality(d, train, seed) if len(train) else None
             if len(train) < groups:
                 logger.warning("n=%d: only %d training groups (asked for %d): %d usable problems", size, len(train), groups, len(kept))
@@ -150,7 +152,7 @@ def build_groups(
                 "problems_in_val": int(val.size),
                 "not_selected": int(len(unused)),
                 "not_selected_rows": _rows_by_reason(
-                    ("not_selected", kept["_file"].iat[i], kept["_row"].iat[i]) for i in unused
+                    ("not_selected", files[i], file_rows[i]) for i in unused
                 ).get("not_selected", {}),
                 "accounting": {
                     "input": n_input,

@@ -1,0 +1,205 @@
+"""build_groups on the real stand-in data: schema, accounting, determinism, bad input."""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from recipe_bcr.data.io import DataError
+from recipe_bcr.data.pipeline import build_groups, problem_id
+from recipe_bcr.prompt import group_system_prompt
+
+REPO = __import__("pathlib").Path(__file__).resolve().parents[1]
+
+
+def _build(out, **kw):
+    args = dict(source="sample", output_dir=out, n=[3, 4], groups=600, val_groups=20, seed=5, progress=False)
+    args.update(kw)
+    return build_groups(**args)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("groups")
+    return out, _build(out)
+
+
+def test_outputs_and_schema(built):
+    out, manifest = built
+    assert sorted(p.name for p in out.iterdir()) == [
+        "manifest.json", "train_n3.parquet", "train_n4.parquet", "val_n3.parquet", "val_n4.parquet"
+    ]
+    df = pd.read_parquet(out / "train_n3.parquet")
+    assert len(df) == 600 and manifest["per_n"]["3"]["train_groups"] == 600
+    row = df.iloc[0]
+    assert row["data_source"] == "deepmath_bcr" and row["ability"] == "math"
+    assert [m["role"] for m in row["prompt"]] == ["system", "user"]
+    assert row["prompt"][0]["content"] == group_system_prompt(3)
+    assert row["prompt"][1]["content"].count("### Problem") == 3
+    info = row["extra_info"]
+    assert info["n"] == 3 and len(info["problem_ids"]) == 3 and len(info["difficulties"]) == 3
+    assert len(row["reward_model"]["ground_truth"]) == 3 and info["split"] == "train"
+    val = pd.read_parquet(out / "val_n3.parquet")
+    train_ids = {p for ids in df["extra_info"].map(lambda e: e["problem_ids"]) for p in ids}
+    val_ids = {p for ids in val["extra_info"].map(lambda e: e["problem_ids"]) for p in ids}
+    assert len(val) == 20 and not train_ids & val_ids
+
+
+def test_every_input_row_is_accounted_for(built, shared):
+    _, manifest = built
+    n_input = len(pd.read_parquet(shared / "data/train/deepmath_schema_substitute.parquet"))
+    assert manifest["input_rows"] == n_input
+    listed_dropped = sum(len(rows) for by_file in manifest["cleaning"]["dropped_rows"].values() for rows in by_file.values())
+    assert listed_dropped == manifest["cleaning"]["dropped"]
+    for info in manifest["per_n"].values():
+        acc = info["accounting"]
+        assert acc["train"] + acc["val"] + acc["dropped"] + acc["not_selected"] == n_input
+        listed = sum(len(r) for r in info["not_selected_rows"].values())
+        assert listed == acc["not_selected"]
+
+
+def test_duplicates_and_contamination_are_reported(built):
+    _, manifest = built
+    reasons = manifest["cleaning"]["dropped_by_reason"]
+    assert reasons.get("duplicate_of", 0) > 0
+
+
+def test_group_quality_better_than_random(built):
+    _, manifest = built
+    for info in manifest["per_n"].values():
+        assert info["quality"]["spread_ratio"] < 0.6
+        assert abs(info["quality"]["position_difficulty_corr"]) < 0.1
+
+
+def test_deterministic(built, tmp_path):
+    out, _ = built
+    _build(tmp_path)
+    for name in ("train_n3.parquet", "val_n4.parquet"):
+        a = hashlib.sha256((out / name).read_bytes()).hexdigest()
+        b = hashlib.sha256((tmp_path / name).read_bytes()).hexdigest()
+        assert a == b
+
+
+def test_verl_dataset_loads_with_real_tokenizer(built, shared):
+    from omegaconf import OmegaConf
+    from transformers import AutoTokenizer
+    from verl.utils.dataset.rl_dataset import RLHFDataset
+
+    out, _ = built
+    tok = AutoTokenizer.from_pretrained(str(shared / "tokenizers/qwen3"))
+    cfg = OmegaConf.create({"max_prompt_length": 2048, "filter_overlong_prompts": True, "cache_dir": str(out / "cache")})
+    ds = RLHFDataset(str(out / "val_n3.parquet"), tok, cfg)
+    assert len(ds) == 20  # nothing filtered as overlong
+    item = ds[0]
+    assert item["extra_info"]["n"] == 3 and item["data_source"] == "deepmath_bcr"
+    assert len(item["reward_model"]["ground_truth"]) == 3
+
+
+def _parquet(path, df):
+    df.to_parquet(path)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "frame,match",
+    [
+        (pd.DataFrame({"question": ["a"], "answer": ["1"]}), r"missing column\(s\) \['final_answer'\]"),
+        (pd.DataFrame({"question": ["q1", "q2"], "final_answer": [np.nan, None], "difficulty": [1.0, 2.0]}), "no usable rows"),
+        (pd.DataFrame({"question": [], "final_answer": []}), "no rows"),
+    ],
+)
+def test_bad_inputs_write_nothing(tmp_path, frame, match):
+    src = _parquet(tmp_path / "in.parquet", frame)
+    out = tmp_path / "out"
+    with pytest.raises(DataError, match=match):
+        _build(out, source=src)
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_corrupt_parquet_names_the_file(tmp_path):
+    bad = tmp_path / "broken.parquet"
+    bad.write_bytes(b"PAR1 this is not parquet")
+    with pytest.raises(DataError, match="broken.parquet"):
+        _build(tmp_path / "out", source=str(bad))
+    assert not (tmp_path / "out").exists()
+
+
+def test_nan_answers_are_dropped_with_reason(tmp_path, shared):
+    df = pd.read_parquet(shared / "data/train/deepmath_schema_substitute.parquet").head(300)
+    df.loc[[3, 7], "final_answer"] = np.nan
+    df.loc[11, "final_answer"] = "We prove this by induction. QED"
+    src = _parquet(tmp_path / "in.parquet", df)
+    manifest = _build(tmp_path / "out", source=src, groups=50, val_groups=5)
+    rows = manifest["cleaning"]["dropped_rows"]
+    assert sorted(rows["empty_answer"][src]) == [3, 7]
+    assert rows["unverifiable_answer"][src] == [11]
+
+
+def test_hub_offline_fails_fast_with_a_fix(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    t0 = time.monotonic()
+    with pytest.raises(DataError, match="source=/path/to"):
+        _build(tmp_path / "out", source="zwhe99/DeepMath-103K")
+    assert time.monotonic() - t0 < 10
+
+
+def test_difficulty_from_r1_length_in_tokens_and_chars(tmp_path, shared):
+    df = pd.read_parquet(shared / "data/train/deepmath_schema_substitute.parquet").head(120).copy()
+    rng = np.random.default_rng(0)
+    for k in (1, 2, 3):
+        df[f"r1_solution_{k}"] = ["step " * int(x) for x in rng.integers(10, 400, len(df))]
+    df.loc[5, ["r1_solution_1", "r1_solution_2", "r1_solution_3"]] = ""
+    src = _parquet(tmp_path / "in.parquet", df)
+    chars = _build(tmp_path / "c", source=src, n=[3], groups=30, val_groups=2, difficulty_method="r1_length")
+    toks = _build(
+        tmp_path / "t", source=src, n=[3], groups=30, val_groups=2, difficulty_method="r1_length",
+        tokenizer=str(shared / "tokenizers/qwen3"),
+    )
+    assert chars["cleaning"]["dropped_rows"]["no_difficulty"][src] == [5]
+    d_chars = np.concatenate(pd.read_parquet(tmp_path / "c/train_n3.parquet")["extra_info"].map(lambda e: e["difficulties"]).to_list())
+    d_toks = np.concatenate(pd.read_parquet(tmp_path / "t/train_n3.parquet")["extra_info"].map(lambda e: e["difficulties"]).to_list())
+    assert d_chars.mean() > 3 * d_toks.mean() > 0  # "step " is 5 characters and about 1 token
+
+
+def test_difficulty_from_rollouts_file(tmp_path, shared):
+    df = pd.read_parquet(shared / "data/train/deepmath_schema_substitute.parquet").head(60)
+    src = _parquet(tmp_path / "in.parquet", df)
+    ids = [problem_id(q) for q in df["question"]]
+    lengths = pd.DataFrame({"problem_id": ids[:50], "mean_length": np.arange(50, dtype=float) * 10})
+    roll = _parquet(tmp_path / "roll.parquet", lengths)
+    m = _build(tmp_path / "out", source=src, n=[3], groups=10, val_groups=1, difficulty_method="rollouts", rollouts_file=roll)
+    assert m["cleaning"]["dropped_by_reason"]["no_difficulty"] >= 1
+    assert m["per_n"]["3"]["train_groups"] == 10
+
+
+def test_cli_composes_with_hydra_and_prints_help(tmp_path):
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    help_out = subprocess.run(
+        [sys.executable, "data_prep/build_groups.py", "--help"], cwd=REPO, capture_output=True, text=True, env=env
+    ).stdout
+    from omegaconf import OmegaConf
+
+    cfg = OmegaConf.load(REPO / "hydra_configs/build_groups.yaml")
+    for key in [k for k in cfg if k not in ("defaults", "hydra", "difficulty")] + ["decontaminate_against"]:
+        assert f"{key}=" in help_out, f"option {key} has no help text"
+    for key in cfg.difficulty:
+        assert f"difficulty.{key}=" in help_out
+    out = tmp_path / "cli"
+    proc = subprocess.run(
+        [sys.executable, "data_prep/build_groups.py", "source=sample", f"output_dir={out}", "n=[2]",
+         "groups=40", "val_groups=4", "progress=false"],
+        cwd=REPO, capture_output=True, text=True, env=env,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads((out / "manifest.json").read_text())["per_n"]["2"]["train_groups"] == 40
+    bad = subprocess.run(
+        [sys.executable, "data_prep/build_groups.py", "source=/nonexistent/file.parquet", f"output_dir={tmp_path / 'x'}"],
+        cwd=REPO, capture_output=True, text=True, env=env,
+    )
+    assert bad.returncode == 2 and "nonexistent" in bad.stderr + bad.stdout
