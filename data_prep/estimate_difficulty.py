@@ -1,0 +1,67 @@
+"""Per-problem difficulty from k base-model rollouts (the paper's proxy). See --help."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+import hydra
+import pyarrow as pa
+from omegaconf import DictConfig, OmegaConf
+
+from recipe_bcr.data.clean import clean
+from recipe_bcr.data.io import DataError, Staging
+from recipe_bcr.data.pipeline import problem_id
+from recipe_bcr.data.sources import load_problems
+from recipe_bcr.engines import Sampling, make_engine
+from recipe_bcr.probe import probe_lengths
+
+log = logging.getLogger("estimate_difficulty")
+SCHEMA = pa.schema(
+    [
+        ("problem_id", pa.string()),
+        ("question", pa.string()),
+        ("lengths", pa.list_(pa.int64())),
+        ("mean_length", pa.float64()),
+        ("truncated", pa.int64()),
+    ]
+)
+
+
+@hydra.main(config_path="../hydra_configs", config_name="estimate_difficulty", version_base="1.3")
+def main(cfg: DictConfig) -> None:
+    try:
+        df = load_problems(cfg.source, cfg.split, ["question", "final_answer"])
+    except DataError as e:
+        log.error("%s", e)
+        sys.exit(2)
+    kept, dropped = clean(df)
+    if dropped:
+        log.info("skipping %d rows that build_groups would drop (%s)", len(dropped), sorted({d.reason.split(":")[0] for d in dropped}))
+    questions = [str(q).strip() for q in kept["question"]]
+    if cfg.limit:
+        questions = questions[: int(cfg.limit)]
+    options = {"model": cfg.model.path, "tokenizer": cfg.model.tokenizer, "random_init": cfg.model.get("random_init", False)}
+    options.update(OmegaConf.to_container(cfg.engine_options, resolve=True))
+    engine = make_engine(cfg.engine, options)
+    sampling = Sampling(**OmegaConf.to_container(cfg.sampling, resolve=True))
+    results = probe_lengths(engine, questions, sampling, chunk=cfg.chunk_size, progress=cfg.progress)
+    rows = [
+        {
+            "problem_id": problem_id(q),
+            "question": q,
+            "lengths": r.lengths,
+            "mean_length": sum(r.lengths) / len(r.lengths),
+            "truncated": r.truncated,
+        }
+        for q, r in zip(questions, results)
+    ]
+    with Staging() as stage:
+        stage.parquet(rows, SCHEMA, Path(cfg.output))
+    truncated = sum(r.truncated for r in results)
+    log.info("wrote %s: %d problems x %d rollouts (%d hit max_tokens)", cfg.output, len(rows), sampling.k, truncated)
+
+
+if __name__ == "__main__":
+    main()

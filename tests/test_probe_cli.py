@@ -1,0 +1,54 @@
+"""estimate_difficulty and calibrate_budget on CPU: transformers engine, tiny random Qwen3, real tokenizer."""
+
+import os
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from recipe_bcr.budget import budget_for, calibrate
+from recipe_bcr.data.pipeline import build_groups
+
+REPO = __import__("pathlib").Path(__file__).resolve().parents[1]
+
+
+def _run(args, shared, cwd):
+    env = {**os.environ, "BCR_SHARED": str(shared)}
+    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, env=env)
+
+
+def test_estimate_difficulty_feeds_build_groups(tmp_path, shared):
+    out = tmp_path / "roll.parquet"
+    proc = _run(
+        [str(REPO / "data_prep/estimate_difficulty.py"), "bcr_model@model=tiny_qwen3", "source=sample", "limit=9",
+         "engine=transformers", "sampling.k=2", "sampling.max_tokens=6", f"output={out}", "progress=false"],
+        shared, tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    df = pd.read_parquet(out)
+    assert len(df) == 9 and all(len(x) == 2 for x in df["lengths"])
+    assert ((df["mean_length"] > 0) & (df["mean_length"] <= 6)).all()
+    m = build_groups(
+        source="sample", output_dir=tmp_path / "groups", n=[3], groups=2, val_groups=1, seed=0,
+        difficulty_method="rollouts", rollouts_file=str(out), progress=False,
+    )
+    assert m["per_n"]["3"]["train_groups"] == 2 and m["cleaning"]["dropped_by_reason"]["no_difficulty"] > 8000
+
+
+def test_calibrate_from_lengths_file(tmp_path, shared):
+    lengths = tmp_path / "l.parquet"
+    pd.DataFrame({"mean_length": [3000.0, 4000.0, 3500.0]}).to_parquet(lengths)
+    proc = _run([str(REPO / "data_prep/calibrate_budget.py"), f"lengths_file={lengths}", "n=3"], shared, tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "bcr.n=3 bcr.budget=5120" in proc.stdout  # 3 x 3500 x 0.5 = 5250 -> nearest 1024-multiple
+
+
+def test_budget_arithmetic():
+    assert budget_for(3, 1706.6667) == 5120 and budget_for(3, 2666.6667) == 8000
+    assert budget_for(5, 1706.6667) == 8533 and budget_for(4, 1706.6667, pinned=6144) == 6144
+    assert calibrate([1000, 3000], n=2, compression=0.5, round_to=256) == (2000, 2000, 2048)
+    with pytest.raises(ValueError):
+        calibrate([], 3)
+    with pytest.raises(ValueError):
+        budget_for(0, 100.0)
