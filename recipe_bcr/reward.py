@@ -15,7 +15,20 @@ from dataclasses import dataclass
 from recipe_bcr.extract import Fallback, extract_group
 from recipe_bcr.verify import Gold, Verifier
 
-BREAKDOWN_KEYS = ("score", "acc", "fmt", "answered", "n_correct", "stage1", "verify_timeouts", "len_penalty")
+BREAKDOWN_KEYS = (
+    "score",
+    "acc",
+    "fmt",
+    "answered",
+    "n_correct",
+    "stage1",
+    "verify_timeouts",
+    "len_penalty",
+    "n",  # group size
+    "correct_bits",  # bit i set when problem i+1 is right: per-position accuracy, floats only
+    "response_tokens",  # true token length when the reward manager passes it, else 0
+    "truncated",  # 1 when the response used the whole budget
+)
 
 
 @dataclass(frozen=True)
@@ -78,6 +91,10 @@ def score_completion(
         "stage1": sum(s == 1 for s in extraction.stages) / n,
         "verify_timeouts": float(sum(v.method == "timeout" for v in verdicts)),
         "len_penalty": float(len_penalty),
+        "n": float(n),
+        "correct_bits": float(sum(1 << i for i, c in enumerate(correct) if c)),
+        "response_tokens": float(response_length or 0),
+        "truncated": float(bool(response_length and max_response_length and response_length >= max_response_length)),
     }
     return ScoredCompletion(
         breakdown,

@@ -1,0 +1,106 @@
+"""`python -m recipe_bcr doctor`: is this install able to run `main_ppo +recipe=bcr`?
+
+Without our Hydra search-path plugin, `+recipe=bcr` silently becomes a plain string and
+verl trains on its stock defaults; each check here says what is wrong and how to fix it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+VERL_VERSION = "0.9.1"
+EDITABLE_FIX = (
+    "a setuptools editable install (`pip install -e .`) hides hydra_plugins from Hydra's scan "
+    "(hydra issue 2359); reinstall with `pip install --config-settings editable_mode=compat -e .` "
+    "or a normal `pip install .`"
+)
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+def _verl_version() -> Check:
+    import verl
+
+    version = getattr(verl, "__version__", "unknown")
+    ok = version == VERL_VERSION
+    fix = "" if ok else f" -> fix: pip install 'verl[verl-core,math]=={VERL_VERSION}'"
+    return Check("verl version", ok, f"verl {version} (recipe pinned to {VERL_VERSION}){fix}")
+
+
+def _editable_finder() -> Check:
+    finders = [type(f).__module__ for f in sys.meta_path if "__editable__" in type(f).__module__ and "bcr" in type(f).__module__]
+    if finders:
+        return Check("install mode", False, f"{finders[0]}: {EDITABLE_FIX}")
+    return Check("install mode", True, "no setuptools editable finder for bcr-recipe")
+
+
+def _plugin() -> Check:
+    from hydra.core.plugins import Plugins
+    from hydra.plugins.search_path_plugin import SearchPathPlugin
+
+    names = [p.__name__ for p in Plugins.instance().discover(SearchPathPlugin)]
+    ok = "BCRRecipeSearchPathPlugin" in names
+    detail = "Hydra discovers BCRRecipeSearchPathPlugin" if ok else (
+        f"Hydra does not discover hydra_plugins.bcr_recipe (found: {names or 'none'}), so +recipe=bcr would "
+        f"compose to a plain string -> fix: install bcr-recipe into this environment; {EDITABLE_FIX}"
+    )
+    return Check("hydra plugin", ok, detail)
+
+
+def _recipe_composes() -> Check:
+    from hydra import compose, initialize_config_module
+    from omegaconf import OmegaConf
+
+    with initialize_config_module("verl.trainer.config", version_base=None):
+        cfg = compose("ppo_trainer", overrides=["+recipe=bcr"])
+    recipe = cfg.get("recipe")
+    if isinstance(recipe, str) or "bcr" not in cfg:
+        return Check("recipe group", False, "+recipe=bcr composed to a string: the recipe config group was not found")
+    path = OmegaConf.select(cfg, "reward.custom_reward_function.path")
+    ok = path == "pkg://reward_fns.bcr" and int(cfg.data.max_response_length) == int(cfg.bcr.max_response_length)
+    return Check(
+        "recipe group",
+        ok,
+        f"+recipe=bcr -> reward {path}, budget {cfg.data.max_response_length} at n={cfg.bcr.n}, "
+        f"experiment {cfg.trainer.experiment_name}",
+    )
+
+
+def _reward() -> Check:
+    from verl.utils.import_utils import load_extern_object
+
+    fn = load_extern_object("pkg://reward_fns.bcr", "compute_score")
+    text = "### Problem 1\nAnswer1: \\boxed{(x+1)^2}\n### Problem 2\nAnswer2: \\boxed{0.5}"
+    out = fn("doctor", text, ["x^2+2x+1", "\\frac{1}{2}"], {"n": 2})
+    ok = out["score"] == 3.0
+    return Check("reward function", ok, f"pkg://reward_fns.bcr compute_score -> score {out['score']} (expected 3.0)")
+
+
+def _reward_manager() -> Check:
+    from verl.utils.import_utils import load_extern_object
+
+    cls = load_extern_object("pkg://recipe_bcr.verl_reward_manager", "BCRRewardManager")
+    return Check("reward manager", True, f"{cls.__module__}.{cls.__name__} loads")
+
+
+CHECKS: list[Callable[[], Check]] = [_verl_version, _editable_finder, _plugin, _recipe_composes, _reward, _reward_manager]
+
+
+def run() -> int:
+    failed = 0
+    for check in CHECKS:
+        try:
+            result = check()
+        except Exception as e:  # noqa: BLE001 - a failing check is a finding, not a crash
+            result = Check(check.__name__.strip("_").replace("_", " "), False, f"{type(e).__name__}: {e}")
+        failed += not result.ok
+        print(f"[{'ok' if result.ok else 'FAIL'}] {result.name}: {result.detail}", flush=True)
+    print("doctor: all checks passed" if not failed else f"doctor: {failed} check(s) failed")
+    return 1 if failed else 0

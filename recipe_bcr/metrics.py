@@ -1,0 +1,31 @@
+"""Training-time BCR metrics from the reward breakdowns of one step (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+
+def training_metrics(breakdowns: Iterable[Mapping[str, float]], prefix: str = "bcr/") -> dict[str, float]:
+    """Accuracy, format, answered, per-position accuracy, truncation and tokens per problem.
+
+    Each breakdown is one completion's `compute_score` output; samples without our keys
+    (another reward function) are skipped.
+    """
+    rows = [b for b in breakdowns if b and "correct_bits" in b and "n" in b]
+    if not rows:
+        return {}
+    out: dict[str, float] = {}
+    for key in ("acc", "fmt", "answered", "stage1", "truncated", "verify_timeouts"):
+        out[f"{prefix}{key}"] = float(np.mean([float(r[key]) for r in rows]))
+    ns = np.array([int(r["n"]) for r in rows])
+    bits = np.array([int(r["correct_bits"]) for r in rows], dtype=np.int64)
+    for pos in range(int(ns.max())):
+        has = ns > pos
+        out[f"{prefix}acc_pos{pos + 1}"] = float(((bits[has] >> pos) & 1).mean())
+    tokens = np.array([float(r["response_tokens"]) for r in rows])
+    if tokens.any():
+        out[f"{prefix}tokens_per_problem"] = float((tokens / ns).mean())
+        out[f"{prefix}response_tokens"] = float(tokens.mean())
+    return out
