@@ -36,10 +36,11 @@ class BenchmarkSpec:
     question: str = "problem"
     answer: str = "answer"
     answer_from: AnswerFrom = "column"
+    difficulty: str | None = None  # optional numeric column (MATH-500: level)
 
     @classmethod
     def from_config(cls, name: str, cfg: Mapping[str, Any]) -> BenchmarkSpec:
-        unknown = set(cfg) - {"path", "question", "answer", "answer_from"}
+        unknown = set(cfg) - {"path", "question", "answer", "answer_from", "difficulty"}
         if unknown:
             raise DataError(f"benchmark {name!r}: unknown keys {sorted(unknown)}")
         if not cfg.get("path"):
@@ -85,8 +86,11 @@ def load_benchmark(spec: BenchmarkSpec) -> list[Problem]:
     df = read_table(path)
     needed = [spec.question, spec.answer]
     require_columns(df, needed, f"benchmark {spec.name} ({path})")
+    if spec.difficulty:
+        require_columns(df, [spec.difficulty], f"benchmark {spec.name} ({path})")
+    levels = df[spec.difficulty] if spec.difficulty else [float("nan")] * len(df)
     problems = []
-    for q, a, file, row in zip(df[spec.question], df[spec.answer], df["_file"], df["_row"]):
+    for q, a, file, row, level in zip(df[spec.question], df[spec.answer], df["_file"], df["_row"], levels):
         where = f"benchmark {spec.name}: {file} row {row}"
         if not isinstance(q, str) or not q.strip():
             raise DataError(f"{where}: question is empty")
@@ -95,5 +99,9 @@ def load_benchmark(spec: BenchmarkSpec) -> list[Problem]:
             if boxed is None:
                 raise DataError(f"{where}: no \\boxed{{}} answer in column {spec.answer!r}")
             a = boxed
-        problems.append(Problem(f"{spec.name}-{row}", q.strip(), normalize_answer(a, where)))
+        try:
+            difficulty = float(level)
+        except (TypeError, ValueError):
+            difficulty = float("nan")
+        problems.append(Problem(f"{spec.name}-{row}", q.strip(), normalize_answer(a, where), difficulty))
     return problems

@@ -46,6 +46,7 @@ class ScoredCompletion:
     correct: list[bool]
     sections: list[tuple[int, int] | None]
     methods: list[str]
+    answer_start: int  # where the answer text starts (after the last </think>)
 
 
 def require_length(weights: RewardWeights, response_length: int | None, max_response_length: int | None) -> None:
@@ -103,6 +104,7 @@ def score_completion(
         correct,
         [p.section for p in extraction.problems],
         [v.method for v in verdicts],
+        extraction.answer_start,
     )
 
 

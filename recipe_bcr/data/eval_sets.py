@@ -1,40 +1,32 @@
-"""N-grouped evaluation sets: every benchmark at every N, every problem scored once per N."""
+"""N-grouped evaluation sets as verl parquet: the evaluation tasks, written in verl's schema.
+
+The groups are exactly those `python -m recipe_bcr.eval` asks (recipe_bcr.eval.tasks), so
+verl's validation during training and the evaluation harness see the same prompts.
+"""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from tqdm.auto import tqdm
 
-from recipe_bcr.benchmarks import BenchmarkSpec, load_benchmark
 from recipe_bcr.data.io import DataError, Staging
-from recipe_bcr.data.schema import SCHEMA, GroupRow, Problem, to_record
-from recipe_bcr.grouping import cover_groups
+from recipe_bcr.data.schema import SCHEMA, GroupRow, to_record
+from recipe_bcr.eval.tasks import Task, build_tasks
 from recipe_bcr.prompt import PromptStyle
 
 
-def grouped_records(
-    name: str, problems: list[Problem], n: int, seed: int, n1_style: PromptStyle = "group"
-) -> list[dict[str, Any]]:
-    """verl rows for one benchmark at one N (data_source = the benchmark name)."""
-    idx, scored = cover_groups(len(problems), n, seed)
-    style: PromptStyle = n1_style if n == 1 else "group"
-    return [
-        to_record(
-            GroupRow(
-                [problems[i] for i in members],
-                split="test",
-                index=g,
-                data_source=name,
-                benchmark=name,
-                scored=[bool(s) for s in flags],
-                prompt_style=style,
-            )
+def task_record(task: Task) -> dict[str, Any]:
+    """One verl row for one evaluation group (data_source = the benchmark name)."""
+    return to_record(
+        GroupRow(
+            task.problems, split="test", index=task.group, data_source=task.benchmark,
+            benchmark=task.benchmark, scored=task.scored, prompt_style=task.style,
         )
-        for g, (members, flags) in enumerate(zip(idx, scored))
-    ]
+    )
 
 
 def build_eval_sets(
@@ -53,23 +45,23 @@ def build_eval_sets(
     if not n or any(int(k) < 1 for k in n):
         raise DataError(f"n must be a non-empty list of group sizes >= 1, got {n}")
     out = Path(output_dir)
+    by_set: dict[tuple[str, int], list[Task]] = defaultdict(list)
+    for task in build_tasks(benchmarks, [int(k) for k in n], seed, n1_style):
+        by_set[(task.benchmark, task.n)].append(task)
     manifest: dict[str, Any] = {"seed": seed, "n1_style": n1_style, "config": dict(config or {}), "sets": {}}
-    loaded = {name: load_benchmark(BenchmarkSpec.from_config(name, spec)) for name, spec in benchmarks.items()}
-    jobs = [(name, int(k)) for name in loaded for k in n]
     with Staging() as stage:
-        for name, size in tqdm(jobs, desc="eval sets", disable=not progress):
-            records = grouped_records(name, loaded[name], size, seed, n1_style)
+        for (name, size), tasks in tqdm(by_set.items(), desc="eval sets", disable=not progress):
             file = f"{name}_n{size}.parquet"
-            stage.parquet(records, SCHEMA, out / file)
-            scored = sum(sum(r["extra_info"]["scored"]) for r in records)
+            stage.parquet([task_record(t) for t in tasks], SCHEMA, out / file)
+            scored = sum(sum(t.scored) for t in tasks)
             manifest["sets"][f"{name}/n{size}"] = {
                 "file": file,
                 "benchmark": name,
                 "n": size,
-                "problems": len(loaded[name]),
-                "groups": len(records),
+                "problems": scored,
+                "groups": len(tasks),
                 "scored_problems": scored,
-                "filler_slots": len(records) * size - scored,
+                "filler_slots": len(tasks) * size - scored,
             }
         stage.json(manifest, out / "manifest.json")
     return manifest

@@ -24,12 +24,13 @@ class Sampling:
 @dataclass(frozen=True)
 class Generation:
     text: str
-    token_ids: tuple[int, ...]
+    token_ids: tuple[int, ...] | None  # None only when replaying a run saved without ids
     finish_reason: str  # "stop" (end of sequence) or "length" (hit max_tokens)
+    num_tokens: int
 
-    @property
-    def num_tokens(self) -> int:
-        return len(self.token_ids)
+    @classmethod
+    def from_ids(cls, text: str, token_ids: Sequence[int], finish_reason: str) -> Generation:
+        return cls(text, tuple(token_ids), finish_reason, len(token_ids))
 
 
 class Engine(Protocol):
@@ -48,4 +49,8 @@ def make_engine(name: str, options: Mapping[str, Any]) -> Engine:
         from recipe_bcr.engines.hf_engine import TransformersEngine
 
         return TransformersEngine(**options)
-    raise ValueError(f"unknown engine {name!r}; choose vllm or transformers (replay re-scores a saved run)")
+    if name == "replay":
+        from recipe_bcr.engines.replay import ReplayEngine
+
+        return ReplayEngine(**options)
+    raise ValueError(f"unknown engine {name!r}; choose vllm, transformers or replay")

@@ -71,7 +71,7 @@ class TransformersEngine:
                 if t in self.eos_ids:
                     finish = "stop"
                     break
-            gens.append(Generation(self.tokenizer.decode(ids, skip_special_tokens=True), tuple(ids), finish))
+            gens.append(Generation.from_ids(self.tokenizer.decode(ids, skip_special_tokens=True), ids, finish))
         return gens
 
     def generate(self, prompts: Sequence[Messages], sampling: Sampling) -> list[list[Generation]]:

@@ -63,5 +63,5 @@ class VLLMEngine:
         for (i, _), out in zip(requests, outputs):
             o = out.outputs[0]
             finish = "length" if o.finish_reason == "length" else "stop"
-            results[i].append(Generation(o.text, tuple(o.token_ids), finish))
+            results[i].append(Generation.from_ids(o.text, o.token_ids, finish))
         return results

@@ -1,0 +1,50 @@
+"""Text analyses behind the paper's qualitative claims, made quantitative.
+
+- Metacognitive markers ("wait", "let me double-check", "alternatively", ...): counted as
+  case-insensitive whole-phrase matches, reported per 1k generated tokens.
+- Degeneration: a completion is degenerate when its tail is dominated by repetition, i.e.
+  among the last `window` words fewer than `min_distinct` of the 4-word shingles are
+  distinct (a loop "let me check again. let me check again. ..." scores near 0).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+DEFAULT_MARKERS = (
+    "wait",
+    "let me double-check",
+    "let me double check",
+    "let me verify",
+    "let me check",
+    "alternatively",
+    "hmm",
+    "on second thought",
+    "let me reconsider",
+    "actually",
+)
+
+
+@lru_cache(maxsize=16)
+def _marker_regex(markers: tuple[str, ...]) -> re.Pattern[str]:
+    alts = sorted((re.escape(m) for m in markers), key=len, reverse=True)
+    return re.compile(r"(?<![A-Za-z])(?:" + "|".join(alts) + r")(?![A-Za-z])", re.IGNORECASE)
+
+
+def marker_count(text: str, markers: Sequence[str] = DEFAULT_MARKERS) -> int:
+    return len(_marker_regex(tuple(markers)).findall(text))
+
+
+def distinct_shingle_ratio(text: str, window: int = 400, k: int = 4) -> float:
+    words = re.findall(r"\S+", text)[-window:]
+    if len(words) < k + 1:
+        return 1.0
+    shingles = [tuple(words[i : i + k]) for i in range(len(words) - k + 1)]
+    return len(set(shingles)) / len(shingles)
+
+
+def is_degenerate(text: str, window: int = 400, min_distinct: float = 0.3) -> bool:
+    words = re.findall(r"\S+", text)
+    return len(words) >= 40 and distinct_shingle_ratio(text, window) < min_distinct

@@ -1,0 +1,80 @@
+"""One generation of one task -> one per-sample record (JSON-ready), scored by the reward core."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from recipe_bcr.engines.base import Generation
+from recipe_bcr.eval.analysis import is_degenerate, marker_count
+from recipe_bcr.eval.attribution import attribute
+from recipe_bcr.eval.tasks import Task
+from recipe_bcr.reward import score_completion
+from recipe_bcr.verify import Gold, Verifier
+
+
+def task_golds(task: Task) -> list[Gold]:
+    return [p.answers[0] if len(p.answers) == 1 else list(p.answers) for p in task.problems]
+
+
+def score_sample(
+    task: Task,
+    sample: int,
+    gen: Generation,
+    verifier: Verifier,
+    tokenizer: Any,
+    *,
+    thinking: bool,
+    markers: Sequence[str],
+    seed: int,
+    keep_token_ids: bool = True,
+) -> dict[str, Any]:
+    scored = score_completion(
+        gen.text,
+        task_golds(task),
+        verifier,
+        thinking=thinking,
+        fallback="last" if task.style == "single" else "position",
+    )
+    spans = list(scored.sections)
+    if task.n == 1 and spans[0] is None:  # one problem without a header: all the answer text is its
+        spans = [(scored.answer_start, len(gen.text))]
+    think_end = gen.text.rfind("</think>")
+    think_span = [(0, think_end + len("</think>"))] if think_end >= 0 else [None]
+    counts, method = attribute(tokenizer, gen.text, spans + think_span, gen.token_ids)
+    problems = [
+        {
+            "id": p.problem_id,
+            "gold": list(p.answers),
+            "answer": scored.answers[i],
+            "stage": scored.stages[i],
+            "correct": scored.correct[i],
+            "verdict": scored.methods[i],
+            "scored": task.scored[i],
+            "tokens": counts[i],
+            "difficulty": None if p.difficulty != p.difficulty else p.difficulty,
+        }
+        for i, p in enumerate(task.problems)
+    ]
+    record: dict[str, Any] = {
+        "key": task.key(sample),
+        "benchmark": task.benchmark,
+        "n": task.n,
+        "group": task.group,
+        "sample": sample,
+        "seed": seed + sample,
+        "style": task.style,
+        "prompt": task.messages,
+        "completion": gen.text,
+        "generated_tokens": gen.num_tokens,
+        "finish_reason": gen.finish_reason,
+        "think_tokens": counts[-1],
+        "attribution": method,
+        "format_ok": bool(scored.breakdown["fmt"]),
+        "markers": marker_count(gen.text, markers),
+        "degenerate": is_degenerate(gen.text),
+        "problems": problems,
+    }
+    if keep_token_ids and gen.token_ids is not None:
+        record["token_ids"] = list(gen.token_ids)
+    return record
