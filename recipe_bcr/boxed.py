@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 BOX_OPEN = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*\{")
-_BRACE_TOKENS = re.compile(r"\\.|[{}]", re.DOTALL)
+# Only escapes that can change brace counting need a token: \{ \} and \\ (a backslash escaping a
+# letter, as in \frac, never touches a brace), which keeps the scan short on LaTeX-heavy text.
+_BRACE_TOKENS = re.compile(r"\\[{}\\]|[{}]")
 
 
 def match_braces(text: str) -> dict[int, int]:

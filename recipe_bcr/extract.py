@@ -23,8 +23,8 @@ from recipe_bcr.boxed import BoxIndex
 Fallback = Literal["position", "last"]
 
 SECTION_HEADER = re.compile(r"#{2,6}[ \t]*\**[ \t]*Problem[ \t]*(\d+)", re.IGNORECASE)
-ANSWER_LABEL = re.compile(
-    r"(?<![A-Za-z])\**[ \t]*Answer[ \t]*(\d+)[ \t]*\**[ \t]*[:：][ \t]*\**[ \t]*(?:\$\$?|\\\(|\\\[)?[ \t]*",
+ANSWER_LABEL = re.compile(  # starts at the word itself so the scan is literal-led; "**" around is allowed
+    r"(?<![A-Za-z])Answer[ \t]*(\d+)[ \t]*\**[ \t]*[:：][ \t]*\**[ \t]*(?:\$\$?|\\\(|\\\[)?[ \t]*",
     re.IGNORECASE,
 )
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 _WRAPPERS = [
     (re.compile(r"^\$\$(.*)\$\$$", re.DOTALL), 1),
@@ -81,6 +82,7 @@ def _light(s: str) -> str:
     return s.strip().rstrip(".").strip()
 
 
+@lru_cache(maxsize=65536)
 def canonical(s: str) -> str:
     """String-comparison form: no delimiters, spacing, text wrappers, \\left/\\right, degrees."""
     s = _light(s)
@@ -103,6 +105,7 @@ _FRAC = re.compile(r"^([+-]?)\\frac\s*\{\s*([+-]?\d+)\s*\}\s*\{\s*([+-]?\d+)\s*\
 _SLASH = re.compile(r"^([+-]?\d+)\s*/\s*([+-]?\d+)$")
 
 
+@lru_cache(maxsize=65536)
 def as_number(s: str) -> Number | None:
     """Read a plain number exactly, or None if the text is anything more than a number."""
     t = _light(s).replace("$", "")

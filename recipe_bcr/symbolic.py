@@ -66,6 +66,9 @@ class _Worker:
             self.proc.wait(timeout=5)
         except Exception:  # noqa: BLE001 - already gone
             pass
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                pipe.close()
 
 
 class SymbolicPool:

@@ -62,14 +62,14 @@ class Verifier:
             self._warned.add(gold)
         logger.warning("ground truth %r cannot be parsed as math; it is compared as a normalised string", gold)
 
-    def check_one(self, pred: str | None, gold: str, deadline: float | None = None) -> Verdict:
-        """Compare one prediction with one gold answer."""
+    def fast(self, pred: str | None, gold: str) -> Verdict | None:
+        """The in-process verdict, or None when only the symbolic check can decide."""
         if not isinstance(pred, str) or not pred.strip():
             return Verdict(False, "no_answer")
         if len(pred) > self.max_answer_chars:
             return Verdict(False, "too_long")
-        gold = str(gold)
-        if canonical(pred) == canonical(gold) and canonical(gold):
+        c_gold = canonical(gold)
+        if c_gold and canonical(pred) == c_gold:
             return Verdict(True, "string")
         if ELLIPSIS.search(pred) or ELLIPSIS.search(gold):
             return Verdict(False, "string")
@@ -78,6 +78,15 @@ class Verifier:
             return Verdict(numbers_match(num_g, num_p, self.rel_tol), "numeric")
         if (num_g is not None and is_compound(pred)) or (num_p is not None and is_compound(gold)):
             return Verdict(False, "structure")  # one number never equals a list, tuple or interval
+        return None
+
+    def check_one(self, pred: str | None, gold: str, deadline: float | None = None) -> Verdict:
+        """Compare one prediction with one gold answer."""
+        gold = str(gold)
+        verdict = self.fast(pred, gold)
+        if verdict is not None:
+            return verdict
+        assert isinstance(pred, str)
         status = self._symbolic(for_parser(gold), for_parser(pred), deadline)
         if status == "gold_unparsed":
             self._warn_unparsed_gold(gold)
@@ -111,10 +120,25 @@ class Verifier:
         """Check several (pred, gold) pairs under one deadline, the slow ones in parallel."""
         if deadline is None:
             deadline = time.monotonic() + self.timeout_s
-        if len(pairs) <= 1:
-            return [self.check(p, g, deadline) for p, g in pairs]
-        futures = [self._fanout.submit(self.check, p, g, deadline) for p, g in pairs]
-        return [f.result() for f in futures]
+        verdicts: list[Verdict | None] = [self._settled(p, g) for p, g in pairs]
+        slow = [i for i, v in enumerate(verdicts) if v is None]
+        if len(slow) == 1:
+            verdicts[slow[0]] = self.check(*pairs[slow[0]], deadline)
+        elif slow:
+            futures = {i: self._fanout.submit(self.check, *pairs[i], deadline) for i in slow}
+            for i, f in futures.items():
+                verdicts[i] = f.result()
+        return [v for v in verdicts if v is not None]
+
+    def _settled(self, pred: str | None, gold: Gold) -> Verdict | None:
+        """A verdict reached without the symbolic check: a fast match with any gold, or a fast
+        rejection by every gold; None otherwise."""
+        golds = [gold] if isinstance(gold, str) else [str(g) for g in gold]
+        verdicts = [self.fast(pred, g) for g in golds]
+        hit = next((v for v in verdicts if v is not None and v.correct), None)
+        if hit is not None:
+            return hit
+        return verdicts[-1] if verdicts and all(v is not None for v in verdicts) else None
 
     def check(self, pred: str | None, gold: Gold, deadline: float | None = None) -> Verdict:
         """Compare with a gold answer or with any of a list of acceptable gold answers."""

@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from recipe_bcr.engines.base import Generation, Messages, Sampling
+
+
+def _digest(messages: Messages) -> bytes:
+    return hashlib.sha1(json.dumps(messages, sort_keys=True).encode()).digest()
 
 
 class ReplayEngine:
@@ -19,13 +24,13 @@ class ReplayEngine:
         if not path.exists():
             raise FileNotFoundError(f"replay: no saved samples at {path}")
         self.source = path
-        self._index: dict[tuple[str, int], int] = {}
+        self._index: dict[tuple[bytes, int], int] = {}  # (prompt digest, sample) -> line number
         with path.open() as f:
             for line_no, line in enumerate(f, start=1):
                 if line.strip():
                     rec = json.loads(line)
                     try:
-                        key = (json.dumps(rec["prompt"], sort_keys=True), int(rec["sample"]))
+                        key = (_digest(rec["prompt"]), int(rec["sample"]))
                     except KeyError as e:
                         raise ValueError(f"{path} line {line_no}: record lacks {e}") from e
                     self._index[key] = line_no
@@ -34,7 +39,7 @@ class ReplayEngine:
         wanted = {}
         for i, p in enumerate(prompts):
             for j in range(sampling.k):
-                key = (json.dumps(p, sort_keys=True), j)
+                key = (_digest(p), j)
                 if key not in self._index:
                     raise KeyError(f"replay: {self.source} has no sample {j} for prompt #{i} of this run")
                 wanted[self._index[key]] = (i, j)

@@ -28,9 +28,10 @@ def _check_resume(run_dir: Path, cfg: DictConfig) -> None:
     saved_path = run_dir / CONFIG_NAME
     if not saved_path.exists():
         return
-    saved = OmegaConf.load(saved_path)
+    saved = OmegaConf.to_container(OmegaConf.load(saved_path), resolve=True)
+    current = OmegaConf.to_container(cfg, resolve=True)
     for key in RUN_IDENTITY:
-        if OmegaConf.to_container(saved.get(key), resolve=True) != OmegaConf.to_container(cfg.get(key), resolve=True):
+        if saved.get(key) != current.get(key):
             raise DataError(
                 f"{run_dir} holds a run with a different {key!r}; use another run_dir (or delete it) "
                 "instead of mixing samples of two settings"

@@ -37,8 +37,7 @@ def marker_count(text: str, markers: Sequence[str] = DEFAULT_MARKERS) -> int:
     return len(_marker_regex(tuple(markers)).findall(text))
 
 
-def distinct_shingle_ratio(text: str, window: int = 400, k: int = 4) -> float:
-    words = re.findall(r"\S+", text)[-window:]
+def distinct_shingle_ratio(words: Sequence[str], k: int = 4) -> float:
     if len(words) < k + 1:
         return 1.0
     shingles = [tuple(words[i : i + k]) for i in range(len(words) - k + 1)]
@@ -46,5 +45,5 @@ def distinct_shingle_ratio(text: str, window: int = 400, k: int = 4) -> float:
 
 
 def is_degenerate(text: str, window: int = 400, min_distinct: float = 0.3) -> bool:
-    words = re.findall(r"\S+", text)
-    return len(words) >= 40 and distinct_shingle_ratio(text, window) < min_distinct
+    words = text[-40 * window :].split()[-window:]
+    return len(words) >= 40 and distinct_shingle_ratio(words) < min_distinct

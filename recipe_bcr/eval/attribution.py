@@ -14,14 +14,23 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
+
 
 @lru_cache(maxsize=8)
-def _added_lengths(tokenizer: Any) -> dict[int, int]:
-    """Byte length of each added token as decode(skip_special_tokens=True) renders it."""
-    out = {}
+def _byte_lengths(tokenizer: Any) -> np.ndarray:
+    """Bytes each vocabulary id adds to decode(skip_special_tokens=True), computed once per tokenizer.
+
+    A byte-level BPE token is a string of byte-mapped characters, one character per byte;
+    added tokens are rendered as their content (special ones are skipped).
+    """
+    vocab = tokenizer.backend_tokenizer.get_vocab(with_added_tokens=True)
+    table = np.zeros(max(len(tokenizer), max(vocab.values()) + 1), dtype=np.int64)
+    for piece, tid in vocab.items():
+        table[tid] = len(piece)
     for tid, tok in tokenizer.added_tokens_decoder.items():
-        out[tid] = 0 if tok.special else len(tok.content.encode("utf-8"))
-    return out
+        table[tid] = 0 if tok.special else len(tok.content.encode("utf-8"))
+    return table
 
 
 def _is_byte_level(tokenizer: Any) -> bool:
@@ -29,17 +38,19 @@ def _is_byte_level(tokenizer: Any) -> bool:
     return backend is not None and type(backend.decoder).__name__ == "ByteLevel"
 
 
-def token_byte_starts(tokenizer: Any, token_ids: Sequence[int], text: str) -> list[int] | None:
+def token_byte_starts(tokenizer: Any, token_ids: Sequence[int], text: str) -> np.ndarray | None:
     """Byte offset in `text` where each token starts, or None if ids and text do not line up."""
     if not _is_byte_level(tokenizer):
         return None
-    added = _added_lengths(tokenizer)
-    pieces = tokenizer.convert_ids_to_tokens(list(token_ids))
-    starts, pos = [], 0
-    for tid, piece in zip(token_ids, pieces):
-        starts.append(pos)
-        pos += added[tid] if tid in added else len(piece or "")
-    return starts if pos == len(text.encode("utf-8")) else None
+    table = _byte_lengths(tokenizer)
+    ids = np.asarray(token_ids, dtype=np.int64)
+    if ids.size and (ids.min() < 0 or ids.max() >= len(table)):
+        return None
+    ends = np.cumsum(table[ids])
+    total = int(ends[-1]) if ids.size else 0
+    if total != len(text.encode("utf-8")):
+        return None
+    return ends - table[ids]
 
 
 def attribute(
@@ -65,5 +76,5 @@ def attribute(
             counts.append(0)
             continue
         b0, b1 = len(text[: span[0]].encode("utf-8")), len(text[: span[1]].encode("utf-8"))
-        counts.append(bisect_left(starts, b1) - bisect_left(starts, b0))
+        counts.append(int(np.searchsorted(starts, b1) - np.searchsorted(starts, b0)))
     return counts, method

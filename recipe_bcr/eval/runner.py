@@ -9,6 +9,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import logging
+
 from tqdm.auto import tqdm
 
 from recipe_bcr.engines.base import Engine, Sampling
@@ -17,6 +19,7 @@ from recipe_bcr.eval.tasks import Task
 from recipe_bcr.verify import Verifier
 
 SAMPLES = "samples.jsonl"
+log = logging.getLogger(__name__)
 
 
 def iter_records(path: Path) -> Iterator[dict[str, Any]]:
@@ -67,30 +70,40 @@ def run_tasks(
     todo = sum(1 for t in pending for j in range(sampling.k) if t.key(j) not in done)
     new = 0
     tokens = 0
+    scoring_s = 0.0
     t0 = time.perf_counter()
     with tqdm(total=todo, desc="eval", unit="sample", disable=not progress) as bar:
         for start in range(0, len(pending), chunk_size):
             chunk = pending[start : start + chunk_size]
             generations = engine.generate([t.messages for t in chunk], sampling)
-            lines = []
+            t_score = time.perf_counter()
+            jobs = []
             for task, gens in zip(chunk, generations):
                 if len(gens) != sampling.k:
                     raise RuntimeError(f"engine returned {len(gens)} samples for {task.key(0)}, expected {sampling.k}")
-                for j, gen in enumerate(gens):
-                    if task.key(j) in done:
-                        continue
-                    rec = score_sample(
+                jobs += [(task, j, gen) for j, gen in enumerate(gens) if task.key(j) not in done]
+
+            lines = [
+                json.dumps(
+                    score_sample(
                         task, j, gen, verifier, tokenizer,
                         thinking=thinking, markers=markers, seed=sampling.seed, keep_token_ids=keep_token_ids,
-                    )
-                    lines.append(json.dumps(rec, ensure_ascii=False) + "\n")
-                    tokens += gen.num_tokens
+                    ),
+                    ensure_ascii=False,
+                )
+                + "\n"
+                for task, j, gen in jobs
+            ]
+            tokens += sum(gen.num_tokens for _, _, gen in jobs)
             with path.open("a") as f:
                 f.writelines(lines)
                 f.flush()
                 os.fsync(f.fileno())
+            scoring_s += time.perf_counter() - t_score
             new += len(lines)
             bar.update(len(lines))
             elapsed = max(time.perf_counter() - t0, 1e-9)
             bar.set_postfix(tok_per_s=f"{tokens / elapsed:.0f}", samples_per_s=f"{new / elapsed:.2f}")
+    if new:
+        log.info("scoring: %d samples in %.2f s (%.0f samples/s, generation excluded)", new, scoring_s, new / max(scoring_s, 1e-9))
     return new

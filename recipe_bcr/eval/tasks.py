@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,10 +24,6 @@ class Task:
     @property
     def messages(self) -> list[dict[str, str]]:
         return build_messages([p.question for p in self.problems], style=self.style)
-
-    @property
-    def prompt_key(self) -> str:
-        return json.dumps(self.messages, sort_keys=True)
 
     def key(self, sample: int) -> str:
         return f"{self.benchmark}|n{self.n}|g{self.group}|s{sample}"
