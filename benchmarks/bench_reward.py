@@ -1,10 +1,12 @@
 """Reward throughput and agreement against math-verify, plus worst-case latency.
 
-Builds realistic N=3 completions from the real MATH-500 solutions (each problem answered
-correctly with probability 1/2, otherwise with one of two wrong answers taken from other
-problems, written into both the solution's box and the "Answer i:" line), in two shapes:
-  * distinct: one completion per group, so every (gold, answer) pair is new (worst case);
-  * GRPO: 4 rollouts per group, as in training, so rollouts share golds and often answers;
+Builds realistic N=3 completions from the real MATH-500 solutions, in three shapes:
+  * as written: every problem answered with its own solution's answer;
+  * distinct: each answer replaced, with probability 1/2, by one of two wrong answers taken
+    from other problems (written into both the solution's box and the "Answer i:" line),
+    one completion per group, so every (gold, answer) pair is new (the worst case);
+  * GRPO: the same mix with 4 rollouts per group, as in training, so rollouts share golds
+    and often answers;
 then scores every completion
   (a) with our reward (reward_fns.bcr.compute_score), and
   (b) with math-verify applied to each "### Problem i" segment (what verl's own
@@ -56,7 +58,7 @@ def replace_last_box(solution: str, answer: str) -> str:
     return solution[:start] + answer + "}" + solution[i:]
 
 
-def build(groups: int, rollouts: int, seed: int) -> list[tuple[str, list[str], list[bool]]]:
+def build(groups: int, rollouts: int, seed: int, wrong_rate: float = 0.5) -> list[tuple[str, list[str], list[bool]]]:
     rows = [json.loads(x) for x in (SHARED / "data/benchmarks/math500.jsonl").read_text().splitlines() if x.strip()]
     rng = random.Random(seed)
     rng.shuffle(rows)
@@ -72,7 +74,7 @@ def build(groups: int, rollouts: int, seed: int) -> list[tuple[str, list[str], l
         for _ in range(rollouts):
             parts, golds, labels = [], [], []
             for i, (row, wrongs) in enumerate(zip(members, wrong), start=1):
-                correct = rng.random() < 0.5 or not wrongs
+                correct = rng.random() >= wrong_rate or not wrongs
                 answer = row["answer"] if correct else rng.choice(wrongs)
                 body = replace_last_box(row["solution"], answer)
                 parts.append(f"### Problem {i}\n{body}\nAnswer{i}: \\boxed{{{answer}}}\n")
@@ -130,8 +132,9 @@ def main() -> None:
 
     configure_default(args.timeout, 2).check("x+1", "1+x")  # start the worker pool outside the timing
     verify(parse("$1$"), parse("$1$"))
-    run_scenario("distinct", build(args.groups, 1, args.seed), args.timeout)
-    run_scenario(f"GRPO x{args.rollouts}", build(args.groups, args.rollouts, args.seed), args.timeout)
+    run_scenario("as written", build(args.groups, 1, args.seed, wrong_rate=0.0), args.timeout)
+    run_scenario("distinct, 50% wrong", build(args.groups, 1, args.seed), args.timeout)
+    run_scenario(f"GRPO x{args.rollouts}, 50% wrong", build(args.groups, args.rollouts, args.seed), args.timeout)
 
     worst = 0.0
     for name, text in PATHOLOGICAL.items():
