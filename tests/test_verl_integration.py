@@ -37,7 +37,7 @@ def test_cli_cfg_job_shows_the_paper_settings(tmp_path):
     # 2 completions per device x 4 accumulation steps x 4 GPUs = 32 = 8 prompts x 4 rollouts per update
     assert a["actor"]["ppo_micro_batch_size_per_gpu"] == 2
     assert a["actor"]["ppo_mini_batch_size"] * a["rollout"]["n"] == 2 * 4 * 4 == cfg["data"]["train_batch_size"] * 4
-    assert a["actor"]["fsdp_config"]["mixed_precision"]["param_dtype"] == "bf16" if "mixed_precision" in a["actor"]["fsdp_config"] else True
+    assert a["actor"]["fsdp_config"]["dtype"] == a["rollout"]["dtype"] == "bfloat16"
     assert cfg["data"]["max_response_length"] == a["rollout"]["response_length"] == 5120
     assert cfg["reward"]["custom_reward_function"]["path"] == "pkg://reward_fns.bcr"
     assert cfg["reward"]["reward_manager"]["name"] == "BCRRewardManager"
