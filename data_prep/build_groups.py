@@ -31,6 +31,8 @@ def main(cfg: DictConfig) -> None:
             split=cfg.split,
             progress=cfg.progress,
             config=OmegaConf.to_container(cfg, resolve=True),
+            prompt_tokenizer=cfg.prompt_check.tokenizer,
+            max_prompt_tokens=cfg.prompt_check.max_tokens,
         )
     except DataError as e:
         log.error("%s", e)

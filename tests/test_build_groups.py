@@ -186,10 +186,12 @@ def test_cli_composes_with_hydra_and_prints_help(tmp_path):
     from omegaconf import OmegaConf
 
     cfg = OmegaConf.load(REPO / "hydra_configs/build_groups.yaml")
-    for key in [k for k in cfg if k not in ("defaults", "hydra", "difficulty")] + ["decontaminate_against"]:
+    for key in [k for k in cfg if k not in ("defaults", "hydra", "difficulty", "prompt_check")] + ["decontaminate_against"]:
         assert f"{key}=" in help_out, f"option {key} has no help text"
     for key in cfg.difficulty:
         assert f"difficulty.{key}=" in help_out
+    for key in cfg.prompt_check:
+        assert f"prompt_check.{key}=" in help_out
     out = tmp_path / "cli"
     proc = subprocess.run(
         [sys.executable, "data_prep/build_groups.py", "source=sample", f"output_dir={out}", "n=[2]",
@@ -203,3 +205,12 @@ def test_cli_composes_with_hydra_and_prints_help(tmp_path):
         cwd=REPO, capture_output=True, text=True, env=env,
     )
     assert bad.returncode == 2 and "nonexistent" in bad.stderr + bad.stdout
+
+
+def test_prompt_lengths_are_reported_against_the_limit(tmp_path, shared):
+    m = _build(tmp_path / "p", n=[3], groups=300, val_groups=5,
+               prompt_tokenizer=str(shared / "tokenizers/qwen3"), max_prompt_tokens=600)
+    rep = m["per_n"]["3"]["prompt_tokens"]["train"]
+    assert rep["max"] > 600 and rep["over_limit"] and rep["limit"] == 600
+    df = pd.read_parquet(tmp_path / "p" / "train_n3.parquet")
+    assert len(df) == 300  # reported, never dropped

@@ -69,6 +69,15 @@ def _group_rows(cols: dict[str, list[Any]], d: np.ndarray, groups: np.ndarray, s
     return rows
 
 
+def prompt_token_report(rows: list[dict[str, Any]], tokenizer: Any, limit: int | None) -> dict[str, Any]:
+    """Chat-template token length of every group prompt. verl drops prompts longer than
+    data.max_prompt_length, so the groups over `limit` are listed by index (and logged)."""
+    texts = [tokenizer.apply_chat_template(list(r["prompt"]), tokenize=False, add_generation_prompt=True) for r in rows]
+    lengths = [len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]] if texts else []
+    over = [i for i, n in enumerate(lengths) if limit and n > limit]
+    return {"max": max(lengths, default=0), "mean": float(np.mean(lengths)) if lengths else 0.0, "limit": limit, "over_limit": over}
+
+
 def build_groups(
     *,
     source: str,
@@ -84,6 +93,8 @@ def build_groups(
     split: str = "train",
     progress: bool = True,
     config: Mapping[str, Any] | None = None,
+    prompt_tokenizer: str | None = None,
+    max_prompt_tokens: int | None = None,
 ) -> dict[str, Any]:
     """Build train/val parquet for every N and return the manifest (also written to disk)."""
     if groups < 1 or val_groups < 0:
@@ -125,6 +136,11 @@ def build_groups(
         },
         "per_n": {},
     }
+    tokenizer = None
+    if prompt_tokenizer:
+        from transformers import AutoTokenizer
+
+        tokenizer = AutoTokenizer.from_pretrained(prompt_tokenizer)
     cols = {c: kept[c].tolist() if c in kept.columns else [""] * len(kept) for c in ("problem_id", "question", "final_answer", "topic")}
     files, file_rows = kept["_file"].to_numpy(), kept["_row"].to_numpy()
     with Staging() as stage:
@@ -138,8 +154,22 @@ def build_groups(
             used[train.ravel()] = True
             used[val.ravel()] = True
             unused = np.flatnonzero(~used)
-            stage.parquet(_group_rows(cols, d, train, "train"), SCHEMA, out / f"train_n{size}.parquet")
-            stage.parquet(_group_rows(cols, d, val, "val"), SCHEMA, out / f"val_n{size}.parquet")
+            train_rows, val_rows = _group_rows(cols, d, train, "train"), _group_rows(cols, d, val, "val")
+            stage.parquet(train_rows, SCHEMA, out / f"train_n{size}.parquet")
+            stage.parquet(val_rows, SCHEMA, out / f"val_n{size}.parquet")
+            prompt_tokens = None
+            if tokenizer is not None:
+                prompt_tokens = {
+                    "train": prompt_token_report(train_rows, tokenizer, max_prompt_tokens),
+                    "val": prompt_token_report(val_rows, tokenizer, max_prompt_tokens),
+                }
+                for split_name, rep in prompt_tokens.items():
+                    if rep["over_limit"]:
+                        logger.warning(
+                            "n=%d %s: %d group prompts exceed %d tokens (max %d); verl would drop them: raise "
+                            "bcr.prompt_length or rebuild with fewer long problems", size, split_name,
+                            len(rep["over_limit"]), max_prompt_tokens, rep["max"],
+                        )
             q = quality(d, train, seed) if len(train) else None
             if len(train) < groups:
                 logger.warning("n=%d: only %d training groups (asked for %d): %d usable problems", size, len(train), groups, len(kept))
@@ -162,6 +192,7 @@ def build_groups(
                     "not_selected": int(len(unused)),
                 },
                 "quality": asdict(q) if q else None,
+                "prompt_tokens": prompt_tokens,
                 "files": {"train": f"train_n{size}.parquet", "val": f"val_n{size}.parquet"},
             }
         stage.json(manifest, out / "manifest.json")
