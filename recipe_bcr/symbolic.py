@@ -85,7 +85,6 @@ class SymbolicPool:
         self._alive = 0
         self._all: set[_Worker] = set()
         self._ids = itertools.count()
-        self.kills = 0
         atexit.register(self.close)
 
     def _start_one(self) -> None:
@@ -106,7 +105,6 @@ class SymbolicPool:
             self._alive -= 1
 
     def _replace_in_background(self, worker: _Worker) -> None:
-        self.kills += 1
         self._retire(worker)
         with self._lock:
             self._alive += 1

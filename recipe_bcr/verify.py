@@ -155,10 +155,6 @@ class Verifier:
         return last
 
     @property
-    def timeouts_killed(self) -> int:
-        return self._pool.kills
-
-    @property
     def pool_size(self) -> int:
         return self._pool.size
 

@@ -38,7 +38,8 @@ def test_ids_that_do_not_spell_the_text_fall_back(qwen):
 
 
 def test_markers_and_degeneration():
-    assert marker_count("Wait, let me double-check. Alternatively... await waiting") == 3
+    markers = ["wait", "let me double-check", "alternatively"]
+    assert marker_count("Wait, let me double-check. Alternatively... await waiting", markers) == 3
     loop = "Let me check again. " * 60
     assert is_degenerate(loop) and not is_degenerate(" ".join(f"step {i} adds {i * 7} units" for i in range(80)))
 

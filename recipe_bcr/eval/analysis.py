@@ -13,18 +13,6 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-DEFAULT_MARKERS = (
-    "wait",
-    "let me double-check",
-    "let me double check",
-    "let me verify",
-    "let me check",
-    "alternatively",
-    "hmm",
-    "on second thought",
-    "let me reconsider",
-    "actually",
-)
 
 
 @lru_cache(maxsize=16)
@@ -33,7 +21,8 @@ def _marker_regex(markers: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"(?<![A-Za-z])(?:" + "|".join(alts) + r")(?![A-Za-z])", re.IGNORECASE)
 
 
-def marker_count(text: str, markers: Sequence[str] = DEFAULT_MARKERS) -> int:
+def marker_count(text: str, markers: Sequence[str]) -> int:
+    """Occurrences of any marker phrase (the list lives in hydra_configs/eval.yaml)."""
     return len(_marker_regex(tuple(markers)).findall(text))
 
 
