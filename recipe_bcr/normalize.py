@@ -96,6 +96,7 @@ def canonical(s: str) -> str:
 class Number:
     value: Fraction
     approximate: bool  # written with a decimal point or exponent
+    percent: bool = False  # written with %, "percent" or "pct"
 
 
 _NUM = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
@@ -109,7 +110,9 @@ _SLASH = re.compile(r"^([+-]?\d+)\s*/\s*([+-]?\d+)$")
 def as_number(s: str) -> Number | None:
     """Read a plain number exactly, or None if the text is anything more than a number."""
     t = _light(s).replace("$", "")
-    t = re.sub(r"\s*(?:%|percentage|percent|pct)$", "", t).strip()
+    stripped = re.sub(r"\s*(?:%|percentage|percent|pct)$", "", t).strip()
+    percent = stripped != t
+    t = stripped
     if _SPACE_THOUSANDS.match(t):
         t = t.replace(" ", "")
     elif _THOUSANDS.match(t):
@@ -117,18 +120,18 @@ def as_number(s: str) -> Number | None:
     if _NUM.fullmatch(t):
         approx = any(c in t for c in ".eE")
         try:
-            return Number(Fraction(t), approx)
+            return Number(Fraction(t), approx, percent)
         except (ValueError, ZeroDivisionError):
             return None
     m = _FRAC.match(t)
     if m:
         sign, num, den = m.groups()
         value = _fraction(num, den)
-        return None if value is None else Number(-value if sign == "-" else value, False)
+        return None if value is None else Number(-value if sign == "-" else value, False, percent)
     m = _SLASH.match(t)
     if m:
         value = _fraction(*m.groups())
-        return None if value is None else Number(value, False)
+        return None if value is None else Number(value, False, percent)
     return None
 
 
@@ -157,10 +160,22 @@ def _fraction(num: str, den: str) -> Fraction | None:
 
 
 def numbers_match(a: Number, b: Number, rel_tol: float) -> bool:
-    """Exact unless one side is a decimal approximation; then relative tolerance, never absolute."""
-    if not (a.approximate or b.approximate):
-        return a.value == b.value
-    if a.value == b.value:
+    """Exact unless one side is a decimal approximation; then relative tolerance, never absolute.
+
+    A percent sign may be read either way (MATH drops it: "28%" is 28; "25%" is also 0.25), so
+    when exactly one side carries one, its value divided by 100 is accepted too.
+    """
+    if _values_match(a.value, b.value, a.approximate or b.approximate, rel_tol):
         return True
-    scale = max(abs(a.value), abs(b.value))
-    return scale != 0 and abs(a.value - b.value) <= Fraction(rel_tol) * scale
+    if a.percent != b.percent:
+        pa = a.value / 100 if a.percent else a.value
+        pb = b.value / 100 if b.percent else b.value
+        return _values_match(pa, pb, a.approximate or b.approximate, rel_tol)
+    return False
+
+
+def _values_match(x: Fraction, y: Fraction, approximate: bool, rel_tol: float) -> bool:
+    if not approximate or x == y:
+        return x == y
+    scale = max(abs(x), abs(y))
+    return scale != 0 and abs(x - y) <= Fraction(rel_tol) * scale

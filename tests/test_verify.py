@@ -47,6 +47,8 @@ def test_public_grader_cases(shared, verifier):
         ("56", "5 6"),
         ("12", "\\text{12 or 13}"),
         ("\\sqrt{2}", "1.414"),
+        ("25\\%", "0.26"),
+        ("0.25", "2.5\\%"),
     ],
 )
 def test_no_credit_for_overlap_or_approximation(verifier, gold, pred):
@@ -64,6 +66,9 @@ def test_no_credit_for_overlap_or_approximation(verifier, gold, pred):
         ("x^2+2x+1", "(x+1)^2", "symbolic"),
         ("\\sqrt{17}", "4.123105625617661", "symbolic"),
         ("\\text{odd}", "odd", "string"),
+        ("25\\%", "0.25", "numeric"),
+        ("\\frac{1}{4}", "25\\%", "numeric"),
+        ("28\\%", "28", "numeric"),
     ],
 )
 def test_equivalent_forms(verifier, gold, pred, method):
