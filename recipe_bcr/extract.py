@@ -24,7 +24,7 @@ Fallback = Literal["position", "last"]
 
 SECTION_HEADER = re.compile(r"#{2,6}[ \t]*\**[ \t]*Problem[ \t]*(\d+)", re.IGNORECASE)
 ANSWER_LABEL = re.compile(  # starts at the word itself so the scan is literal-led; "**" around is allowed
-    r"(?<![A-Za-z])Answer[ \t]*(\d+)[ \t]*\**[ \t]*[:：][ \t]*\**[ \t]*(?:\$\$?|\\\(|\\\[)?[ \t]*",
+    r"(?<![A-Za-z])Answer[ \t]*(\d+)[ \t]*\**[ \t]*[:：]\s*\**\s*(?:\$\$?|\\\(|\\\[)?\s*",
     re.IGNORECASE,
 )
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"

@@ -23,7 +23,15 @@ def test_section_spans_cover_each_problem():
 
 
 @pytest.mark.parametrize(
-    "label", ["Answer1: \\boxed{7}", "Answer 1: \\boxed{7}", "**Answer1:** \\boxed{7}", "**Answer 1**: $\\boxed{7}$"]
+    "label",
+    [
+        "Answer1: \\boxed{7}",
+        "Answer 1: \\boxed{7}",
+        "**Answer1:** \\boxed{7}",
+        "**Answer 1**: $\\boxed{7}$",
+        "Answer1:\n\\[\n\\boxed{7}\n\\]",
+        "answer 1 : \\(\\boxed{7}\\)",
+    ],
 )
 def test_label_variants(label):
     ex = extract_group(f"### Problem 1\nwork\n{label}", 1)
