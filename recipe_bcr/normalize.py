@@ -25,6 +25,8 @@ _SPACING = re.compile(r"\\[,;:! ]|\\q?quad\b|\\displaystyle\b|\\left\b|\\right\b
 _FRAC_VARIANTS = re.compile(r"\\[dtc]frac\b")
 _DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|°")
 _MATHRM_LETTER = re.compile(r"\\(?:mathrm|rm|mathit)\s*\{\s*([A-Za-z])\s*\}")
+_EMPTY_SET = re.compile(r"\\varnothing\b|\\\{\s*\\\}")
+_REPEATING = re.compile(r"^([+-]?)(\d*)\.(\d*)\\overline\s*\{(\d+)\}$")
 ELLIPSIS = re.compile(r"\\[lcv]?dots[bc]?\b|\.\.\.|…")
 
 
@@ -70,7 +72,8 @@ def _balanced(s: str) -> bool:
 
 def _light(s: str) -> str:
     """Normalise commands but keep the spaces, which still separate list items from digits."""
-    s = strip_wrappers(s)
+    s = strip_wrappers(s).replace("\u2212", "-")  # unicode minus
+    s = _EMPTY_SET.sub(r"\\emptyset", s)
     s = re.sub(r",\\!\s*", ",", s)  # 11,\! 111 is a thousands separator
     s = re.sub(r"\s*\{\s*,\s*\}\s*", ",", s)  # so is 14{,}916 (and 14 {, }916)
     s = _FRAC_VARIANTS.sub(r"\\frac", s)
@@ -123,6 +126,12 @@ def as_number(s: str) -> Number | None:
             return Number(Fraction(t), approx, percent)
         except (ValueError, ZeroDivisionError):
             return None
+    m = _REPEATING.match(t)
+    if m:  # 0.1\overline{6} = 1/6: exact, not an approximation
+        sign, whole, fixed, period = m.groups()
+        value = Fraction(int(whole or 0)) + Fraction(int(fixed or 0), 10 ** len(fixed))
+        value += Fraction(int(period), (10 ** len(period) - 1) * 10 ** len(fixed))
+        return Number(-value if sign == "-" else value, False, percent)
     m = _FRAC.match(t)
     if m:
         sign, num, den = m.groups()

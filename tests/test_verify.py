@@ -49,6 +49,8 @@ def test_public_grader_cases(shared, verifier):
         ("\\sqrt{2}", "1.414"),
         ("25\\%", "0.26"),
         ("0.25", "2.5\\%"),
+        ("\\frac{1}{3}", "0.\\overline{33}4"),
+        ("\\frac{1}{6}", "0.\\overline{16}"),
     ],
 )
 def test_no_credit_for_overlap_or_approximation(verifier, gold, pred):
@@ -69,6 +71,10 @@ def test_no_credit_for_overlap_or_approximation(verifier, gold, pred):
         ("25\\%", "0.25", "numeric"),
         ("\\frac{1}{4}", "25\\%", "numeric"),
         ("28\\%", "28", "numeric"),
+        ("\\frac{1}{3}", "0.\\overline{3}", "numeric"),
+        ("\\frac{1}{6}", "0.1\\overline{6}", "numeric"),
+        ("\\emptyset", "\\varnothing", "string"),
+        ("-5", "\u22125", "string"),
     ],
 )
 def test_equivalent_forms(verifier, gold, pred, method):
