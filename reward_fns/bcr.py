@@ -25,15 +25,18 @@ def _as_list(value: Any) -> list[Any] | None:
     return list(value) if isinstance(value, list | tuple) else None
 
 
-def _decode_json_list(text: str) -> list[Any] | None:
-    """A JSON list of answer strings, or None: "[-2, 7]" is an interval, not two answers."""
+def _decode_json_list(text: str, n: int | None) -> list[Any] | None:
+    """A JSON list of answers, or None. "[-2, 7]" is an interval unless the group has n=2
+    problems: without n only a list of strings counts as a list of answers."""
     try:
         decoded = json.loads(text)
     except json.JSONDecodeError:
         return None
-    if isinstance(decoded, list) and decoded and all(isinstance(x, str | list) for x in decoded):
-        return decoded
-    return None
+    if not isinstance(decoded, list) or not decoded:
+        return None
+    if n is not None:
+        return decoded if len(decoded) == n else None
+    return decoded if all(isinstance(x, str | list) for x in decoded) else None
 
 
 def parse_ground_truth(ground_truth: Any, extra_info: Mapping[str, Any] | None) -> list[Gold]:
@@ -49,7 +52,8 @@ def parse_ground_truth(ground_truth: Any, extra_info: Mapping[str, Any] | None) 
         if not isinstance(ground_truth, str | int | float):
             raise TypeError(f"{where}: ground_truth has unsupported type {type(ground_truth).__name__}")
         text = str(ground_truth).strip()
-        items = (_decode_json_list(text) if text.startswith("[") else None) or [text]
+        n_hint = (extra_info or {}).get("n")
+        items = (_decode_json_list(text, None if n_hint is None else int(n_hint)) if text.startswith("[") else None) or [text]
     alternatives = _as_list((extra_info or {}).get("gold_alternatives")) or []
     golds: list[Gold] = []
     for k, item in enumerate(items):

@@ -44,6 +44,11 @@ def test_bracketed_single_gold_is_not_mistaken_for_a_json_list(gt):
     assert parse_ground_truth(gt, None) == [gt]
 
 
+def test_json_numbers_are_answers_when_n_says_so():
+    assert parse_ground_truth("[12, 3]", {"n": 2}) == ["12", "3"]
+    assert parse_ground_truth("[12, 3]", {"n": 1}) == ["[12, 3]"]
+
+
 def test_alternatives_from_extra_info():
     info = {"n": 2, "gold_alternatives": [[], np.array(["5.0", "five"])]}
     assert parse_ground_truth(["2", "5"], info) == ["2", ["5", "5.0", "five"]]
