@@ -128,14 +128,17 @@ class SymbolicPool:
         except queue.Empty:
             return None
 
-    def check(self, gold: str, pred: str, timeout_s: float) -> str:
-        """"true", "false", "gold_unparsed", "pred_unparsed", "error" or "timeout"."""
+    def check(self, gold: str, pred: str, timeout_s: float, hints: dict[str, Any] | None = None) -> str:
+        """"true", "false", "gold_unparsed", "pred_unparsed", "error" or "timeout".
+
+        `hints` may carry `gold_number` / `pred_number` ([numerator, denominator, approximate])
+        for a side already read as a plain number, which the worker then does not parse."""
         worker = self._acquire(time.monotonic() + timeout_s)
         if worker is None:
             return "timeout"
         deadline = time.monotonic() + timeout_s
         req_id = next(self._ids)
-        if not worker.send({"id": req_id, "gold": gold, "pred": pred, "timeout": timeout_s}):
+        if not worker.send({"id": req_id, "gold": gold, "pred": pred, "timeout": timeout_s, **(hints or {})}):
             self._replace_in_background(worker)
             return "error"
         reply = worker.recv(deadline)

@@ -67,11 +67,21 @@ class Checker:
         tol = self.rel_tol if approx else 1e-30
         return bool(abs(gv - pv) <= tol * scale)
 
-    def check(self, gold: str, pred: str, timeout: int) -> Status:
-        G = self.parse_gold(gold, timeout)
+    def _number(self, value: list[Any]) -> list[Any]:
+        """A plain number read by the parent, as the parser would have returned it."""
+        num, den, approximate = value
+        S = self.sympy
+        q = S.Rational(int(num), int(den))
+        return [S.Float(q, 30) if approximate else q, str(q)]
+
+    def check(
+        self, gold: str, pred: str, timeout: int, gold_number: list[Any] | None = None, pred_number: list[Any] | None = None
+    ) -> Status:
+        # a side the parent already read as a plain number skips the (slow) LaTeX parse
+        G = self._number(gold_number) if gold_number else self.parse_gold(gold, timeout)
         if G is None:
             return "gold_unparsed"
-        P = self._parse_text(pred, timeout)
+        P = self._number(pred_number) if pred_number else self._parse_text(pred, timeout)
         if P is None:
             return "pred_unparsed"
         g, p = G[0], P[0]
@@ -110,7 +120,9 @@ def main() -> None:
     for line in sys.stdin:
         req = json.loads(line)
         try:
-            status = checker.check(req["gold"], req["pred"], max(1, int(req.get("timeout", 5))))
+            status = checker.check(
+                req["gold"], req["pred"], max(1, int(req.get("timeout", 5))), req.get("gold_number"), req.get("pred_number")
+            )
         except Exception as e:  # noqa: BLE001 - any library failure is "no credit", reported
             status = "error"
             print(f"symbolic check failed: {type(e).__name__}: {e}", file=sys.stderr)

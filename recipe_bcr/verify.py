@@ -17,6 +17,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from recipe_bcr.normalize import ELLIPSIS, as_number, canonical, for_parser, is_compound, numbers_match
 from recipe_bcr.symbolic import SymbolicPool
@@ -87,7 +88,12 @@ class Verifier:
         if verdict is not None:
             return verdict
         assert isinstance(pred, str)
-        status = self._symbolic(for_parser(gold), for_parser(pred), deadline)
+        hints = {}
+        for key, text in (("gold_number", gold), ("pred_number", pred)):
+            num = as_number(text)
+            if num is not None and not num.percent:
+                hints[key] = [num.value.numerator, num.value.denominator, num.approximate]
+        status = self._symbolic(for_parser(gold), for_parser(pred), deadline, hints)
         if status == "gold_unparsed":
             self._warn_unparsed_gold(gold)
             return Verdict(False, "unparsed")
@@ -97,7 +103,7 @@ class Verifier:
             return Verdict(False, "timeout")
         return Verdict(status == "true", "symbolic")
 
-    def _symbolic(self, gold: str, pred: str, deadline: float | None) -> str:
+    def _symbolic(self, gold: str, pred: str, deadline: float | None, hints: dict[str, Any]) -> str:
         key = (gold, pred)
         with self._cache_lock:
             if key in self._cache:
@@ -108,7 +114,7 @@ class Verifier:
         remaining = min(self.timeout_s, deadline - time.monotonic())
         if remaining <= 0:
             return "timeout"
-        status = self._pool.check(gold, pred, remaining)
+        status = self._pool.check(gold, pred, remaining, hints)
         if status in ("true", "false", "gold_unparsed", "pred_unparsed"):
             with self._cache_lock:
                 self._cache[key] = status
