@@ -85,6 +85,7 @@ class SymbolicPool:
         self._alive = 0
         self._all: set[_Worker] = set()
         self._ids = itertools.count()
+        self._ready_once = threading.Event()  # set when the first worker is ready
         atexit.register(self.close)
 
     def _start_one(self) -> None:
@@ -94,20 +95,19 @@ class SymbolicPool:
             self._all.add(worker)
         hello = worker.recv(time.monotonic() + self.startup_timeout_s)
         if hello and hello.get("ready"):
+            self._ready_once.set()
             self._idle.put(worker)
         else:
-            self._retire(worker)
+            worker.kill()
+            with self._lock:
+                self._all.discard(worker)
+                self._alive -= 1
 
-    def _retire(self, worker: _Worker) -> None:
+    def _replace_in_background(self, worker: _Worker) -> None:
+        """Kill a stuck worker and start its replacement; the pool's size never changes."""
         worker.kill()
         with self._lock:
             self._all.discard(worker)
-            self._alive -= 1
-
-    def _replace_in_background(self, worker: _Worker) -> None:
-        self._retire(worker)
-        with self._lock:
-            self._alive += 1
         threading.Thread(target=self._start_one, daemon=True).start()
 
     def _acquire(self, deadline: float) -> _Worker | None:
@@ -120,8 +120,9 @@ class SymbolicPool:
             if grow:
                 self._alive += 1
         if grow:
-            # A cold start is not the check's fault: it may use the startup allowance.
             threading.Thread(target=self._start_one, daemon=True).start()
+        if not self._ready_once.is_set():
+            # the pool's very first start is not the check's fault: it may use the startup allowance
             deadline = max(deadline, time.monotonic() + self.startup_timeout_s)
         try:
             return self._idle.get(timeout=max(0.0, deadline - time.monotonic()))
@@ -133,10 +134,13 @@ class SymbolicPool:
 
         `hints` may carry `gold_number` / `pred_number` ([numerator, denominator, approximate])
         for a side already read as a plain number, which the worker then does not parse."""
-        worker = self._acquire(time.monotonic() + timeout_s)
+        cold = not self._ready_once.is_set()
+        deadline = time.monotonic() + timeout_s
+        worker = self._acquire(deadline)
         if worker is None:
             return "timeout"
-        deadline = time.monotonic() + timeout_s
+        if cold:  # waiting for the first worker does not eat into the check's own time
+            deadline = time.monotonic() + timeout_s
         req_id = next(self._ids)
         if not worker.send({"id": req_id, "gold": gold, "pred": pred, "timeout": timeout_s, **(hints or {})}):
             self._replace_in_background(worker)

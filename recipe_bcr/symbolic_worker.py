@@ -7,7 +7,9 @@ closing a false-credit case seen in public grader suites:
   * a parse that stopped early (unbalanced braces in what was read) counts as unparsed;
   * a numeric equality whose left side holds no unknown ("4 = 5") is not an answer;
   * two plain numbers must agree exactly (or to 1e-6 relative if one is a decimal),
-    never by rounding to six places, so 1/2004! is not 1/2006!.
+    never by rounding to six places, so 1/2004! is not 1/2006!; two numbers that differ are
+    rejected before math-verify's (slower) symbolic search;
+  * a number never equals an expression in unknowns (12 vs 8n^2+4n+1).
 """
 
 from __future__ import annotations
@@ -53,6 +55,16 @@ class Checker:
     def _is_number(self, e: Any) -> bool:
         return isinstance(e, self.sympy.Expr) and e.is_number and not e.free_symbols
 
+    def _number_vs_unknown(self, a: Any, b: Any) -> bool:
+        """A number against a plain expression in unknowns (12 vs 8n^2+4n+1): never equal as answers."""
+        S = self.sympy
+        return (
+            self._is_number(a)
+            and isinstance(b, S.Expr)
+            and not isinstance(b, S.Rel)
+            and bool(b.free_symbols)
+        )
+
     def _numbers_agree(self, g: Any, p: Any) -> bool:
         S = self.sympy
         if isinstance(g, S.Rational) and isinstance(p, S.Rational):
@@ -87,6 +99,10 @@ class Checker:
         g, p = G[0], P[0]
         S = self.sympy
         if isinstance(p, S.Eq) and not getattr(p.lhs, "free_symbols", True) and not isinstance(g, S.Rel):
+            return "false"
+        if self._is_number(g) and self._is_number(p) and not self._numbers_agree(g, p):
+            return "false"  # two different numbers: no need for math-verify's symbolic search
+        if self._number_vs_unknown(g, p) or self._number_vs_unknown(p, g):
             return "false"
         ok = self._verify(G, P, timeout_seconds=timeout)
         if ok and self._is_number(g) and self._is_number(p):
