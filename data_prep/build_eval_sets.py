@@ -26,7 +26,7 @@ def main(cfg: DictConfig) -> None:
             progress=cfg.progress,
             config=OmegaConf.to_container(cfg, resolve=True),
         )
-    except DataError as e:
+    except (DataError, OSError, ValueError) as e:  # bad data, a missing model/tokenizer, a bad option
         log.error("%s", e)
         sys.exit(2)
     for key, info in manifest["sets"].items():

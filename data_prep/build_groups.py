@@ -34,7 +34,7 @@ def main(cfg: DictConfig) -> None:
             prompt_tokenizer=cfg.prompt_check.tokenizer,
             max_prompt_tokens=cfg.prompt_check.max_tokens,
         )
-    except DataError as e:
+    except (DataError, OSError, ValueError) as e:  # bad data, a missing model/tokenizer, a bad option
         log.error("%s", e)
         sys.exit(2)
     c = manifest["cleaning"]

@@ -44,7 +44,7 @@ def main(cfg: DictConfig) -> None:
             lengths = [float(x) for r in results for x in r.lengths]
             truncated = sum(r.truncated for r in results)
         l_avg, raw, cap = calibrate(lengths, cfg.n, cfg.compression, cfg.round_to)
-    except (DataError, ValueError) as e:
+    except (DataError, OSError, ValueError) as e:  # bad data, a missing model/tokenizer, a bad option
         log.error("%s", e)
         sys.exit(2)
     log.info("probe: %d lengths, L_avg = %.1f tokens (%d hit max_tokens, so L_avg is a lower bound)", len(lengths), l_avg, truncated)

@@ -44,7 +44,11 @@ def main(cfg: DictConfig) -> None:
         questions = questions[: int(cfg.limit)]
     options = {"model": cfg.model.path, "tokenizer": cfg.model.tokenizer, "random_init": cfg.model.get("random_init", False)}
     options.update(OmegaConf.to_container(cfg.engine_options, resolve=True))
-    engine = make_engine(cfg.engine, options)
+    try:
+        engine = make_engine(cfg.engine, options)
+    except (OSError, ValueError, ImportError) as e:  # a missing model/tokenizer, an unknown engine, no vLLM
+        log.error("cannot start engine %r for model %r: %s", cfg.engine, cfg.model.path, e)
+        sys.exit(2)
     sampling = Sampling(**OmegaConf.to_container(cfg.sampling, resolve=True))
     results = probe_lengths(engine, questions, sampling, chunk=cfg.chunk_size, progress=cfg.progress)
     rows = [

@@ -205,6 +205,14 @@ def test_cli_composes_with_hydra_and_prints_help(tmp_path):
         cwd=REPO, capture_output=True, text=True, env=env,
     )
     assert bad.returncode == 2 and "nonexistent" in bad.stderr + bad.stdout
+    no_tok = subprocess.run(
+        [sys.executable, "data_prep/build_groups.py", "source=sample", f"output_dir={tmp_path / 'y'}", "n=[2]",
+         "groups=5", "val_groups=1", "difficulty.method=r1_length", "difficulty.tokenizer=/no/such/tokenizer"],
+        cwd=REPO, capture_output=True, text=True, env=env,
+    )
+    out = no_tok.stderr + no_tok.stdout
+    assert no_tok.returncode == 2 and "/no/such/tokenizer" in out and "Traceback" not in out
+    assert not (tmp_path / "y" / "manifest.json").exists()
 
 
 def test_prompt_lengths_are_reported_against_the_limit(tmp_path, shared):

@@ -91,3 +91,17 @@ def test_replay_of_a_missing_sample_is_an_error(tmp_path, shared):
         cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "BCR_SHARED": str(shared)},
     )
     assert proc.returncode == 2 and "has no sample" in proc.stderr + proc.stdout
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [(["engine=nonsense"], "unknown engine"), (["engine=transformers", "model.path=/no/such/model", "model.tokenizer=/no/such/model"], "/no/such/model")],
+)
+def test_bad_engine_or_model_is_a_clear_error(tmp_path, shared, args, message):
+    proc = subprocess.run(
+        [sys.executable, "-m", "recipe_bcr.eval", "bcr_model@model=tiny_qwen3", "only=[AIME25]", "limit=1", "n=[1]",
+         f"run_dir={tmp_path / 'r'}", "progress=false", *args],
+        cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "BCR_SHARED": str(shared)},
+    )
+    out = proc.stderr + proc.stdout
+    assert proc.returncode == 2 and message in out and "Traceback" not in out

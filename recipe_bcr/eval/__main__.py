@@ -104,7 +104,7 @@ def compare(cfg: DictConfig) -> Path:
 def main(cfg: DictConfig) -> None:
     try:
         out = compare(cfg) if cfg.mode == "compare" else evaluate(cfg)
-    except (DataError, FileNotFoundError, KeyError) as e:
+    except (DataError, OSError, KeyError, ValueError, ImportError) as e:  # bad input, missing model, bad option
         log.error("%s", e)
         sys.exit(2)
     log.info("wrote %s (summary.csv, summary.json, table.md, plots/)", out)
