@@ -7,14 +7,17 @@ Builds realistic N=3 completions from the real MATH-500 solutions, in three shap
     one completion per group, so every (gold, answer) pair is new (the worst case);
   * GRPO: the same mix with 4 rollouts per group, as in training, so rollouts share golds
     and often answers;
-then scores every completion
-  (a) with our reward (reward_fns.bcr.compute_score), and
-  (b) with math-verify applied to each "### Problem i" segment (what verl's own
-      math_verify reward does per response), in-process, using its signal timeouts,
+then scores every completion twice, each time from freshly started symbolic workers:
+  * serial, one completion at a time: our reward (recipe_bcr.reward.score_completion, the
+    core of reward_fns.bcr.compute_score) against math-verify applied in-process to each
+    "### Problem i" segment with its signal timeouts;
+  * concurrent, as verl 0.9.1's reward loop calls a reward function (asyncio.gather over a
+    thread pool, --threads at once): our reward against verl's own math_verify reward
+    (verl.utils.reward_score.math_verify, a 4-process pool) applied to each segment;
 and prints completions per second, the ratio, agreement with the known labels, and the
 worst latency of our reward on pathological inputs.
 
-    python benchmarks/bench_reward.py [--groups 166] [--timeout 2.0]
+    python benchmarks/bench_reward.py [--groups 166] [--timeout 2.0] [--threads 8]
 """
 
 from __future__ import annotations
@@ -26,10 +29,15 @@ import re
 import time
 from pathlib import Path
 
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
 from math_verify import parse, verify
+from verl.utils.reward_score import math_verify as verl_math_verify
 
 from recipe_bcr.normalize import canonical
-from recipe_bcr.verify import configure_default, default_verifier
+from recipe_bcr.reward import score_completion
+from recipe_bcr.verify import Verifier, configure_default
 from reward_fns.bcr import compute_score
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
@@ -58,7 +66,10 @@ def replace_last_box(solution: str, answer: str) -> str:
     return solution[:start] + answer + "}" + solution[i:]
 
 
-def build(groups: int, rollouts: int, seed: int, wrong_rate: float = 0.5) -> list[tuple[str, list[str], list[bool]]]:
+Data = list[tuple[str, list[str], list[bool]]]
+
+
+def build(groups: int, rollouts: int, seed: int, wrong_rate: float = 0.5) -> Data:
     rows = [json.loads(x) for x in (SHARED / "data/benchmarks/math500.jsonl").read_text().splitlines() if x.strip()]
     rng = random.Random(seed)
     rng.shuffle(rows)
@@ -84,42 +95,81 @@ def build(groups: int, rollouts: int, seed: int, wrong_rate: float = 0.5) -> lis
     return out
 
 
+def segments(completion: str) -> list[str]:
+    return re.split(r"### Problem \d+", completion)[1:]
+
+
 def math_verify_segments(completion: str, golds: list[str]) -> list[bool]:
-    segments = re.split(r"### Problem \d+", completion)[1:]
+    """math-verify in-process on each problem's segment, with its own signal timeouts."""
     results = []
-    for seg, gold in zip(segments, golds):
+    for seg, gold in zip(segments(completion), golds):
         g = parse(f"\\boxed{{{gold}}}")
         p = parse(seg)
         results.append(bool(g and p and verify(g, p)))
     return results
 
 
-def run_scenario(name: str, data: list[tuple[str, list[str], list[bool]]], timeout: float) -> None:
+def verl_math_verify_segments(completion: str, golds: list[str]) -> list[bool]:
+    """verl 0.9.1's own math_verify reward (a 4-process pool) on each problem's segment."""
+    return [verl_math_verify.compute_score(seg, gold) == 1.0 for seg, gold in zip(segments(completion), golds)]
+
+
+def fresh_verifier(timeout: float, workers: int) -> Verifier:
+    """A new verifier whose workers are started and ready: every measurement starts cold."""
+    verifier = Verifier(timeout_s=timeout, workers=workers)
+    if verifier.start(wait_s=120) < workers:
+        raise SystemExit("symbolic workers did not start within 120 s")
+    return verifier
+
+
+def fresh_verl_pool() -> None:
+    """Restart verl's math_verify process pool (its parse caches live there) and start it."""
+    if verl_math_verify._pool is not None:
+        verl_math_verify._pool.shutdown()
+        verl_math_verify._pool = None
+    list(verl_math_verify._get_pool().map(verl_math_verify._verify_in_subprocess, ["\\boxed{1}"] * 8, ["1"] * 8))
+
+
+def timed(fn: Callable[[tuple[str, list[str], list[bool]]], list[bool]], data: Data, threads: int) -> tuple[float, list[bool]]:
+    t0 = time.perf_counter()
+    if threads == 1:
+        results = [fn(item) for item in data]
+    else:
+        with ThreadPoolExecutor(threads) as ex:
+            results = list(ex.map(fn, data))
+    return time.perf_counter() - t0, [c for r in results for c in r]
+
+
+def report(label: str, n: int, seconds: float, pred: list[bool], labels: list[bool]) -> None:
+    agree = sum(p == lab for p, lab in zip(pred, labels)) / len(labels)
+    false_credit = sum(p and not lab for p, lab in zip(pred, labels))
+    print(f"  {label:34} {n / seconds:8.1f} completions/s  agreement {agree:.4f}  false credit {false_credit}")
+
+
+def run_scenario(name: str, data: Data, args: argparse.Namespace) -> dict[str, float]:
     from math_verify.parser import parse_latex_cached
 
-    from recipe_bcr.reward import score_completion
-
-    verifier = default_verifier()
-    verifier.clear_cache()
-    parse_latex_cached.cache_clear()
     labels = [lab for _, _, labs in data for lab in labs]
-
-    t0 = time.perf_counter()
-    ours = [score_completion(text, golds, verifier) for text, golds, _ in data]
-    t_ours = time.perf_counter() - t0
-    ours_pp = [c for scored in ours for c in scored.correct]
-
-    t0 = time.perf_counter()
-    mv_pp = [c for text, golds, _ in data for c in math_verify_segments(text, golds)]
-    t_mv = time.perf_counter() - t0
-
     n = len(data)
-    agree = lambda pred: sum(p == lab for p, lab in zip(pred, labels)) / len(labels)  # noqa: E731
-    false_credit = lambda pred: sum(p and not lab for p, lab in zip(pred, labels))  # noqa: E731
     print(f"[{name}] {n} completions (N=3, {len(labels)} problems, {sum(labels)} answered correctly)")
-    print(f"  ours:        {n / t_ours:8.1f} completions/s  agreement {agree(ours_pp):.4f}  false credit {false_credit(ours_pp)}")
-    print(f"  math-verify: {n / t_mv:8.1f} completions/s  agreement {agree(mv_pp):.4f}  false credit {false_credit(mv_pp)}")
-    print(f"  throughput ratio (ours / math-verify): {t_mv / t_ours:.1f}x")
+    ratios = {}
+    for threads in (1, args.threads):
+        verifier = fresh_verifier(args.timeout, args.workers)
+        t_ours, ours = timed(lambda item: score_completion(item[0], item[1], verifier).correct, data, threads)
+        verifier.close()
+        if threads == 1:
+            parse_latex_cached.cache_clear()
+            base_label = "math-verify in-process, serial"
+            t_base, base = timed(lambda item: math_verify_segments(item[0], item[1]), data, 1)
+        else:
+            fresh_verl_pool()
+            base_label = f"verl math_verify reward, {threads} threads"
+            t_base, base = timed(lambda item: verl_math_verify_segments(item[0], item[1]), data, threads)
+        report(f"ours, {'serial' if threads == 1 else f'{threads} threads'}", n, t_ours, ours, labels)
+        report(base_label, n, t_base, base, labels)
+        ratios[threads] = t_base / t_ours
+        print(f"  throughput ratio: {ratios[threads]:.1f}x")
+    return ratios
 
 
 def main() -> None:
@@ -127,19 +177,21 @@ def main() -> None:
     ap.add_argument("--groups", type=int, default=166, help="groups of 3 MATH-500 problems (166 uses 498)")
     ap.add_argument("--rollouts", type=int, default=4, help="rollouts per group in the GRPO-shaped scenario")
     ap.add_argument("--timeout", type=float, default=2.0, help="our per-completion verification time limit (s)")
+    ap.add_argument("--workers", type=int, default=2, help="our symbolic worker processes (the recipe's bcr.verify.workers)")
+    ap.add_argument("--threads", type=int, default=8, help="concurrent reward calls, as verl's reward loop makes them")
     ap.add_argument("--seed", type=int, default=0, help="seed for problem order and wrong answers")
     args = ap.parse_args()
 
-    configure_default(args.timeout, 2).check("x+1", "1+x")  # start the worker pool outside the timing
     verify(parse("$1$"), parse("$1$"))
-    run_scenario("as written", build(args.groups, 1, args.seed, wrong_rate=0.0), args.timeout)
-    run_scenario("distinct, 50% wrong", build(args.groups, 1, args.seed), args.timeout)
-    run_scenario(f"GRPO x{args.rollouts}, 50% wrong", build(args.groups, args.rollouts, args.seed), args.timeout)
+    run_scenario("as written", build(args.groups, 1, args.seed, wrong_rate=0.0), args)
+    run_scenario("distinct, 50% wrong", build(args.groups, 1, args.seed), args)
+    run_scenario(f"GRPO x{args.rollouts}, 50% wrong", build(args.groups, args.rollouts, args.seed), args)
 
+    configure_default(args.timeout, args.workers).start(wait_s=120)
     worst = 0.0
     for name, text in PATHOLOGICAL.items():
         t0 = time.perf_counter()
-        out = compute_score("bench", text, ["5", "7", "9"], {"n": 3}, timeout_s=args.timeout)
+        out = compute_score("bench", text, ["5", "7", "9"], {"n": 3}, timeout_s=args.timeout, workers=args.workers)
         dt = time.perf_counter() - t0
         worst = max(worst, dt)
         print(f"  pathological {name!r:28} {dt:6.3f} s  score {out['score']}")

@@ -72,7 +72,7 @@ class _Worker:
 
 
 class SymbolicPool:
-    """Up to `size` worker processes, started lazily, replaced when killed."""
+    """`size` worker processes, all started at the first check (or by start()), replaced when killed."""
 
     def __init__(self, size: int = 2, rel_tol: float = 1e-6, startup_timeout_s: float = 120.0) -> None:
         if size < 1:
@@ -115,12 +115,8 @@ class SymbolicPool:
             return self._idle.get_nowait()
         except queue.Empty:
             pass
-        with self._lock:
-            grow = self._alive < self.size
-            if grow:
-                self._alive += 1
-        if grow:
-            threading.Thread(target=self._start_one, daemon=True).start()
+        # start every missing worker at once: with one stuck or being replaced, the others serve
+        self.start()
         if not self._ready_once.is_set():
             # the pool's very first start is not the check's fault: it may use the startup allowance
             deadline = max(deadline, time.monotonic() + self.startup_timeout_s)
@@ -128,6 +124,21 @@ class SymbolicPool:
             return self._idle.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
             return None
+
+    def start(self, wait_s: float = 0.0) -> int:
+        """Start every worker not yet started; wait up to `wait_s` for all to be ready.
+
+        Returns how many are ready. Lets a caller pay the start-up (imports and parser warm-up,
+        a few seconds) before the first batch instead of during it."""
+        with self._lock:
+            missing = self.size - self._alive
+            self._alive = self.size
+        for _ in range(missing):
+            threading.Thread(target=self._start_one, daemon=True).start()
+        deadline = time.monotonic() + wait_s
+        while self._idle.qsize() < self.size and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return self._idle.qsize()
 
     def check(self, gold: str, pred: str, timeout_s: float, hints: dict[str, Any] | None = None) -> str:
         """"true", "false", "gold_unparsed", "pred_unparsed", "error" or "timeout".

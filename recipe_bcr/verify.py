@@ -160,6 +160,10 @@ class Verifier:
                 return last
         return last
 
+    def start(self, wait_s: float = 0.0) -> int:
+        """Start the symbolic workers now (see SymbolicPool.start); returns how many are ready."""
+        return self._pool.start(wait_s)
+
     @property
     def pool_size(self) -> int:
         return self._pool.size

@@ -36,3 +36,16 @@ def test_eight_threads_on_pathological_inputs():
     # worker is inside that deadline, so no call may take much longer than the limit
     assert max(latency for latency, _ in results) < 2 * timeout_s + 1.0
     assert wall < 4 * timeout_s * len(jobs) / 8 + 5
+
+
+def test_pool_start_readies_every_worker():
+    """start() pays the workers' start-up (imports, parser warm-up) before the first check."""
+    from recipe_bcr.symbolic import SymbolicPool
+
+    pool = SymbolicPool(size=2)
+    try:
+        assert pool.start(wait_s=120) == 2
+        assert pool.start(wait_s=0) == 2  # nothing more to start
+        assert pool.check("\\left(1, 2\\right)", "(1,2)", 5.0) == "true"
+    finally:
+        pool.close()

@@ -133,3 +133,25 @@ def test_numbers_match_rules():
     a, b = as_number("0.3333333"), as_number("1/3")
     assert numbers_match(b, a, 1e-6) and not numbers_match(b, as_number("0.333"), 1e-6)
     assert not numbers_match(as_number("0"), as_number("0.0000001"), 1e-6)
+
+
+@pytest.mark.parametrize(
+    "gold,pred,correct",
+    [
+        ("8", "y = -2x", False),
+        ("3", "x > 2", False),
+        ("\\frac{\\pi}{2}", "\\left[0, \\pi\\right]", False),
+        ("\\sqrt{2}", "(1, \\sqrt{2})", False),
+        ("2\\pi", "\\{2\\pi, 4\\pi\\}", False),
+        ("\\sqrt{3}", "\\begin{pmatrix} 7 \\\\ 1 \\end{pmatrix}", False),
+        ("1", "f(x) = 1", True),  # a value assigned to something is that value (math-verify's reading)
+        ("\\frac{1}{\\sqrt{6}}", "\\frac{NO}{BO}=\\frac{1}{\\sqrt{6}}", True),
+        ("\\sqrt{2}", "x = \\sqrt{2}", True),
+    ],
+)
+def test_number_against_non_numbers_in_the_worker(verifier, gold, pred, correct):
+    """A number never equals an expression in unknowns, a relation other than an assignment, or a
+    collection of several elements; these are settled by the worker, not by the parent's fast path."""
+    assert verifier.fast(pred, gold) is None
+    verdict = verifier.check(pred, gold)
+    assert verdict.correct is correct and verdict.method == "symbolic"
