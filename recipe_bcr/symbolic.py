@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import itertools
 import json
+import logging
 import os
 import queue
 import select
@@ -20,6 +21,8 @@ import sys
 import threading
 import time
 from typing import Any
+
+logger = logging.getLogger(__name__)
 
 
 class _Worker:
@@ -86,6 +89,8 @@ class SymbolicPool:
         self._all: set[_Worker] = set()
         self._ids = itertools.count()
         self._ready_once = threading.Event()  # set when the first worker is ready
+        self._failed_starts = 0
+        self._closed = False
         atexit.register(self.close)
 
     def _start_one(self) -> None:
@@ -98,10 +103,20 @@ class SymbolicPool:
             self._ready_once.set()
             self._idle.put(worker)
         else:
+            code = worker.proc.poll()
+            if self._closed:
+                return
+            logger.warning(
+                "a symbolic worker did not start (%s); symbolic checks time out (no credit, counted in "
+                "verify_timeouts) until one does. See why: %s -m recipe_bcr.symbolic_worker < /dev/null",
+                "no reply in %.0f s" % self.startup_timeout_s if code is None else f"exit code {code}",
+                sys.executable,
+            )
             worker.kill()
             with self._lock:
                 self._all.discard(worker)
                 self._alive -= 1
+                self._failed_starts += 1
 
     def _replace_in_background(self, worker: _Worker) -> None:
         """Kill a stuck worker and start its replacement; the pool's size never changes."""
@@ -115,15 +130,19 @@ class SymbolicPool:
             return self._idle.get_nowait()
         except queue.Empty:
             pass
+        failures = self._failed_starts
         # start every missing worker at once: with one stuck or being replaced, the others serve
         self.start()
         if not self._ready_once.is_set():
             # the pool's very first start is not the check's fault: it may use the startup allowance
             deadline = max(deadline, time.monotonic() + self.startup_timeout_s)
-        try:
-            return self._idle.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            return None
+        while (remaining := deadline - time.monotonic()) > 0:
+            try:
+                return self._idle.get(timeout=min(remaining, 0.25))
+            except queue.Empty:
+                if not self._ready_once.is_set() and self._failed_starts > failures:
+                    return None  # no worker has ever started and one just failed: do not wait out the allowance
+        return None
 
     def start(self, wait_s: float = 0.0) -> int:
         """Start every worker not yet started; wait up to `wait_s` for all to be ready.
@@ -136,7 +155,7 @@ class SymbolicPool:
         for _ in range(missing):
             threading.Thread(target=self._start_one, daemon=True).start()
         deadline = time.monotonic() + wait_s
-        while self._idle.qsize() < self.size and time.monotonic() < deadline:
+        while self._idle.qsize() < self._alive and time.monotonic() < deadline:  # failed starts leave _alive
             time.sleep(0.05)
         return self._idle.qsize()
 
@@ -164,6 +183,7 @@ class SymbolicPool:
         return str(reply["status"])
 
     def close(self) -> None:
+        self._closed = True
         with self._lock:
             workers = list(self._all)
         for w in workers:

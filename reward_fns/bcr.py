@@ -52,8 +52,7 @@ def parse_ground_truth(ground_truth: Any, extra_info: Mapping[str, Any] | None) 
         if not isinstance(ground_truth, str | int | float):
             raise TypeError(f"{where}: ground_truth has unsupported type {type(ground_truth).__name__}")
         text = str(ground_truth).strip()
-        n_hint = (extra_info or {}).get("n")
-        items = (_decode_json_list(text, None if n_hint is None else int(n_hint)) if text.startswith("[") else None) or [text]
+        items = (_decode_json_list(text, _group_size(extra_info, where)) if text.startswith("[") else None) or [text]
     alternatives = _as_list((extra_info or {}).get("gold_alternatives")) or []
     golds: list[Gold] = []
     for k, item in enumerate(items):
@@ -67,10 +66,24 @@ def parse_ground_truth(ground_truth: Any, extra_info: Mapping[str, Any] | None) 
         golds.append(options[0] if len(options) == 1 else options)
     if not golds:
         raise ValueError(f"{where}: ground_truth is empty")
-    n = (extra_info or {}).get("n")
-    if n is not None and int(n) != len(golds):
-        raise ValueError(f"{where}: ground_truth has {len(golds)} answers but the group has n={int(n)} problems")
+    n = _group_size(extra_info, where)
+    if n is not None and n != len(golds):
+        raise ValueError(f"{where}: ground_truth has {len(golds)} answers but the group has n={n} problems")
     return golds
+
+
+def _group_size(extra_info: Mapping[str, Any] | None, where: str) -> int | None:
+    """`extra_info["n"]` as a positive int, None when absent; anything else is a data error."""
+    n = (extra_info or {}).get("n")
+    if n is None:
+        return None
+    try:
+        size = int(n)
+    except (TypeError, ValueError):
+        size = 0
+    if size < 1 or size != float(n):
+        raise ValueError(f"{where}: extra_info.n must be a positive whole number of problems, got {n!r}")
+    return size
 
 
 def _sample_name(extra_info: Mapping[str, Any] | None) -> str:

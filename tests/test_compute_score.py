@@ -33,6 +33,17 @@ def test_length_mismatch_names_the_sample():
         compute_score("bcr", TEXT, ["2", "5"], {"n": 3, "index": 17, "split": "train"})
 
 
+@pytest.mark.parametrize("n", ["three", 2.5, 0, [2]])
+def test_bad_group_size_names_the_sample(n):
+    with pytest.raises(ValueError, match=r"index=4.*extra_info.n must be a positive whole number"):
+        compute_score("bcr", TEXT, ["2", "5"], {"n": n, "index": 4})
+
+
+def test_group_size_may_come_as_text_or_numpy():
+    assert compute_score("bcr", TEXT, ["2", "5"], {"n": "2"})["score"] == 3.0
+    assert compute_score("bcr", TEXT, ["2", "5"], {"n": np.int64(2)})["score"] == 3.0
+
+
 @pytest.mark.parametrize("gt", [[], ["2", ""], [[]]])
 def test_bad_ground_truth_is_an_error(gt):
     with pytest.raises(ValueError):

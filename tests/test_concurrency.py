@@ -49,3 +49,23 @@ def test_pool_start_readies_every_worker():
         assert pool.check("\\left(1, 2\\right)", "(1,2)", 5.0) == "true"
     finally:
         pool.close()
+
+
+def test_a_worker_that_cannot_start_is_reported_and_does_not_hang_checks(monkeypatch, caplog):
+    """A broken environment (the worker exits at once) gives a warning and a prompt "timeout",
+    not a check that waits out the two-minute start-up allowance."""
+    import sys
+
+    from recipe_bcr.symbolic import SymbolicPool
+
+    monkeypatch.setattr(sys, "executable", "/bin/false")
+    pool = SymbolicPool(size=2, startup_timeout_s=60)
+    try:
+        with caplog.at_level("WARNING", logger="recipe_bcr.symbolic"):
+            t0 = time.perf_counter()
+            assert pool.check("x+1", "1+x", 2.0) == "timeout"
+            assert time.perf_counter() - t0 < 10
+            assert pool.start(wait_s=5) == 0
+        assert any("did not start (exit code 1)" in r.getMessage() for r in caplog.records)
+    finally:
+        pool.close()

@@ -81,15 +81,20 @@ def test_records_keep_stage_answer_and_attributed_tokens(replayed):
     assert malformed["problems"][0]["answer"] is None
 
 
-def test_replay_of_a_missing_sample_is_an_error(tmp_path, shared):
-    empty = tmp_path / "saved"
-    empty.mkdir()
-    (empty / "samples.jsonl").write_text("")
-    proc = subprocess.run(
+def _replay_saved(tmp_path, shared, content: str) -> subprocess.CompletedProcess:
+    """Run the eval CLI in replay mode over a saved samples file holding `content`."""
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    (saved / "samples.jsonl").write_text(content)
+    return subprocess.run(
         [sys.executable, "-m", "recipe_bcr.eval", "bcr_model@model=tiny_qwen3", "engine=replay",
-         f"engine_options.samples={empty}", "only=[AIME25]", "limit=2", "n=[1]", f"run_dir={tmp_path / 'r'}", "progress=false"],
+         f"engine_options.samples={saved}", "only=[AIME25]", "limit=2", "n=[1]", f"run_dir={tmp_path / 'r'}", "progress=false"],
         cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "BCR_SHARED": str(shared)},
     )
+
+
+def test_replay_of_a_missing_sample_is_an_error(tmp_path, shared):
+    proc = _replay_saved(tmp_path, shared, "")
     assert proc.returncode == 2 and "has no sample" in proc.stderr + proc.stdout
 
 
@@ -105,3 +110,18 @@ def test_bad_engine_or_model_is_a_clear_error(tmp_path, shared, args, message):
     )
     out = proc.stderr + proc.stdout
     assert proc.returncode == 2 and message in out and "Traceback" not in out
+
+
+def test_corrupt_line_in_saved_samples_names_file_and_line(tmp_path, shared):
+    proc = _replay_saved(tmp_path, shared, '{"prompt": [], "sample": 0}\n{"prompt": [], "sam\n')
+    out = proc.stderr + proc.stdout
+    assert proc.returncode == 2 and "samples.jsonl line 2: not a JSON record" in out and "Traceback" not in out
+
+
+def test_corrupt_line_in_a_run_is_reported_when_summarising(tmp_path):
+    from recipe_bcr.data.io import DataError
+    from recipe_bcr.eval.summary import summarize
+
+    (tmp_path / "samples.jsonl").write_text("[1, 2]\n")
+    with pytest.raises(DataError, match=r"samples.jsonl line 1: expected a JSON object, got list"):
+        summarize([("x", tmp_path)])

@@ -21,6 +21,17 @@ class DataError(ValueError):
     """Bad input data; the message names the file and, where known, the row."""
 
 
+def json_record(line: str, path: Path, line_no: int) -> dict[str, Any]:
+    """One JSON-lines record; a corrupt line is a DataError naming the file and the line."""
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise DataError(f"{path} line {line_no}: not a JSON record ({e.msg} at column {e.colno})") from e
+    if not isinstance(record, dict):
+        raise DataError(f"{path} line {line_no}: expected a JSON object, got {type(record).__name__}")
+    return record
+
+
 def _table_files(path: Path) -> list[Path]:
     if path.is_dir():
         files = sorted(p for p in path.rglob("*") if p.suffix in TABLE_SUFFIXES and p.is_file())

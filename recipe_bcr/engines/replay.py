@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from recipe_bcr.data.io import json_record
 from recipe_bcr.engines.base import Generation, Messages, Sampling
 
 
@@ -28,7 +29,7 @@ class ReplayEngine:
         with path.open() as f:
             for line_no, line in enumerate(f, start=1):
                 if line.strip():
-                    rec = json.loads(line)
+                    rec = json_record(line, path, line_no)
                     try:
                         key = (_digest(rec["prompt"]), int(rec["sample"]))
                     except KeyError as e:
@@ -47,7 +48,7 @@ class ReplayEngine:
         with self.source.open() as f:  # one pass, only the lines asked for
             for line_no, line in enumerate(f, start=1):
                 if line_no in wanted:
-                    rec = json.loads(line)
+                    rec = json_record(line, self.source, line_no)
                     i, j = wanted[line_no]
                     ids = rec.get("token_ids")
                     results[i][j] = Generation(

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import logging
-
 from tqdm.auto import tqdm
 
+from recipe_bcr.data.io import json_record
 from recipe_bcr.engines.base import Engine, Sampling
 from recipe_bcr.eval.scoring import score_sample
 from recipe_bcr.eval.tasks import Task
@@ -25,9 +25,9 @@ log = logging.getLogger(__name__)
 def iter_records(path: Path) -> Iterator[dict[str, Any]]:
     """Stream the records of a samples file (complete lines only)."""
     with path.open() as f:
-        for line in f:
+        for line_no, line in enumerate(f, start=1):
             if line.endswith("\n") and line.strip():
-                yield json.loads(line)
+                yield json_record(line, path, line_no)
 
 
 def _repair_tail(path: Path) -> None:
