@@ -150,8 +150,9 @@ def test_numbers_match_rules():
     ],
 )
 def test_number_against_non_numbers_in_the_worker(verifier, gold, pred, correct):
-    """A number never equals an expression in unknowns, a relation other than an assignment, or a
-    collection of several elements; these are settled by the worker, not by the parent's fast path."""
+    """A number never equals an expression in unknowns or a collection of several elements, and an
+    assigned value is held to the value's rules; these are settled by the worker, not by the parent's
+    fast path."""
     assert verifier.fast(pred, gold) is None
     verdict = verifier.check(pred, gold)
     assert verdict.correct is correct and verdict.method == "symbolic"
