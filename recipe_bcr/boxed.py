@@ -3,13 +3,19 @@
 Braces are matched once per text with one left-to-right scan in which a backslash escapes
 the next character (so `\\{` and `\\}` never count), which keeps the cost linear even on
 adversarial input such as 10,000 unclosed boxes. `\\boxed {x}` (space before the brace) and
-`\\fbox{x}` count as boxes; an unclosed box has no content (None).
+`\\fbox{x}` count as boxes; an unclosed box has no content (None). A box that holds another
+box, or any of the caller's `barriers` (answer labels, section headers), never closed where it
+should have (its brace was matched by a stray one far later): it is no box, and the boxes
+inside it are read on their own. Box contents are sliced only when asked for, so thousands of
+nested boxes cost linear time and memory.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 
 BOX_OPEN = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*\{")
@@ -52,18 +58,24 @@ def extract_boxed_at(text: str, pos: int) -> str | None:
 
 @dataclass(frozen=True)
 class Box:
-    """One closed box: `start` is the backslash, `end` is one past the closing brace."""
+    """One closed box: `start` is the backslash, `brace` its opening brace, `end` is one past the closing brace."""
 
     start: int
+    brace: int
     end: int
-    content: str
+    text: str = field(repr=False, compare=False)
+
+    @property
+    def content(self) -> str:
+        return self.text[self.brace + 1 : self.end - 1]
 
 
 class BoxIndex:
     """All boxes of one text, with the brace table computed once and only if needed."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, barriers: Sequence[int] = ()) -> None:
         self.text = text
+        self._barriers = sorted(barriers)
 
     @cached_property
     def _pairs(self) -> dict[int, int]:
@@ -75,26 +87,36 @@ class BoxIndex:
         close = self._pairs.get(brace)
         if close is None:
             return None
-        return Box(match.start(), close + 1, self.text[brace + 1 : close])
+        return Box(match.start(), brace, close + 1, self.text)
 
-    def box_after(self, pos: int) -> Box | None:
-        """The closed box whose `\\boxed` starts exactly at `pos`, if any."""
-        m = BOX_OPEN.match(self.text, pos)
-        return self.box_at(m) if m else None
+    def _swallows(self, box: Box, next_open: int) -> bool:
+        """The box holds another box or a barrier."""
+        if next_open < box.end:
+            return True
+        k = bisect_right(self._barriers, box.start)
+        return k < len(self._barriers) and self._barriers[k] < box.end
 
     @cached_property
     def top_level(self) -> list[Box]:
-        """Closed boxes in order of appearance, skipping boxes nested inside an earlier one."""
+        """Closed boxes in order of appearance, none inside another; a box that swallows another box
+        or a barrier is skipped and what it holds is read instead."""
+        opens = list(BOX_OPEN.finditer(self.text))
         boxes: list[Box] = []
         covered_until = -1
-        for m in BOX_OPEN.finditer(self.text):
+        for k, m in enumerate(opens):
             if m.start() < covered_until:
                 continue
             box = self.box_at(m)
-            if box is not None:
-                boxes.append(box)
-                covered_until = box.end
+            if box is None or self._swallows(box, opens[k + 1].start() if k + 1 < len(opens) else len(self.text)):
+                continue
+            boxes.append(box)
+            covered_until = box.end
         return boxes
+
+    @cached_property
+    def by_start(self) -> dict[int, Box]:
+        """Top-level boxes by the position of their backslash."""
+        return {b.start: b for b in self.top_level}
 
 
 def last_boxed(text: str) -> str | None:
