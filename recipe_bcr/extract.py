@@ -79,8 +79,14 @@ def visible_text(content: str) -> str:
     return "".join(out)
 
 
+MAX_ANSWER_CHARS = 2000  # a longer box is no answer (and reading it would cost time on every step)
+
+
 def is_placeholder(content: str) -> bool:
-    """A box that shows no answer: empty to the eye, or a fill-in mark or word copied from a template."""
+    """A box that shows no answer: empty to the eye, a fill-in mark or word copied from a template,
+    or longer than any answer (MAX_ANSWER_CHARS)."""
+    if len(content) > MAX_ANSWER_CHARS:
+        return True
     seen = visible_text(content)
     return seen in _PLACEHOLDER_WORDS or not seen.strip("/")
 

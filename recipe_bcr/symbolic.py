@@ -27,6 +27,7 @@ import logging
 import os
 import queue
 import select
+import signal
 import socket
 import subprocess
 import sys
@@ -101,14 +102,15 @@ class _Worker:
                 return reply if isinstance(reply, dict) else None
             now = time.monotonic()
             cpu = self.cpu_seconds()
-            if now >= hard_deadline or cpu is None or cpu0 is None or self._eof():
+            if now >= hard_deadline or cpu is None or cpu0 is None or self.dead():
                 return None
             left = own_s - (cpu - cpu0)
             if left <= 0.01:
                 return None
             soft = min(now + left, hard_deadline)  # starved, not slow: the unused CPU time is still its own
 
-    def _eof(self) -> bool:
+    def dead(self) -> bool:
+        """The process has exited (its socket reads end-of-file)."""
         ready, _, _ = select.select([self.conn], [], [], 0)
         if not ready:
             return False
@@ -118,8 +120,6 @@ class _Worker:
             return True
 
     def kill(self) -> None:
-        import signal
-
         try:
             if self.pidfd is not None:
                 signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
@@ -241,7 +241,10 @@ class SymbolicPool:
             if server.wait_ready(self.startup_timeout_s):
                 self._server = server
                 return server
-            code = server.proc.poll()
+            try:
+                code: int | None = server.proc.wait(timeout=2)  # it may be exiting right now
+            except subprocess.TimeoutExpired:
+                code = None
             server.close()
             self._server = None
             self._failed_starts += 1
@@ -365,36 +368,40 @@ class SymbolicPool:
         """The status and the seconds the check itself took (waiting for a worker excluded)."""
         called = time.monotonic()
         cold = not self._ready_once.is_set()
-        for attempt in range(2):  # a worker found dead before it got the check is not the check's fault
+        status, spent = "timeout", 0.0
+        for _ in range(2):  # a worker that died without an answer gets one more try on another
             worker = self._acquire(called + timeout_s)
             if worker is None:
-                return "timeout", 0.0
+                return "timeout", spent
             started = time.monotonic()
             hard_deadline = (started if cold else called) + 2 * timeout_s
-            status, sent = self._run(worker, gold, pred, timeout_s, hard_deadline, hints)
-            if sent or attempt:
-                return status, time.monotonic() - started
-        return "error", 0.0
+            status, retry = self._run(worker, gold, pred, timeout_s, hard_deadline, hints)
+            spent += time.monotonic() - started
+            if not retry:
+                break
+        return status, spent
 
     def _run(
         self, worker: _Worker, gold: str, pred: str, timeout_s: float, hard_deadline: float, hints: dict[str, Any] | None
     ) -> tuple[str, bool]:
-        """One check on a checked-out worker, which is returned or replaced whatever happens."""
-        healthy, sent = False, False
+        """One check on a checked-out worker, which is returned or replaced whatever happens.
+        Returns the status and whether another worker may retry it (this one died without answering)."""
+        healthy = False
         try:
             req_id = next(self._ids)
             payload = json.dumps({"id": req_id, "gold": gold, "pred": pred, "timeout": timeout_s, **(hints or {})})
-            sent = worker.send((payload + "\n").encode())
-            if not sent:
-                return "error", False
+            if not worker.send((payload + "\n").encode()):
+                return "error", True
             reply = worker.recv(timeout_s, hard_deadline)
-            if reply is None or reply.get("id") != req_id:
-                return "timeout", True
+            if reply is None:
+                return ("error", True) if worker.dead() else ("timeout", False)
+            if reply.get("id") != req_id:
+                return "error", False
             healthy = True
-            return str(reply.get("status")), True
+            return str(reply.get("status")), False
         except Exception:  # noqa: BLE001 - a check that cannot even be sent earns nothing, the pool keeps its size
             logger.exception("symbolic check could not be run; it earns no credit")
-            return "error", True
+            return "error", False
         finally:
             if healthy:
                 self._release(worker)

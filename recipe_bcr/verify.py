@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from recipe_bcr.extract import MAX_ANSWER_CHARS
 from recipe_bcr.normalize import (
     ELLIPSIS,
     as_number,
@@ -60,7 +61,7 @@ class Verifier:
         timeout_s: float = 2.0,
         workers: int = 2,
         rel_tol: float = 1e-6,
-        max_answer_chars: int = 2000,
+        max_answer_chars: int = MAX_ANSWER_CHARS,
         cache_size: int = 100_000,
         max_workers: int | None = None,
     ) -> None:
