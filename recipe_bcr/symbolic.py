@@ -302,14 +302,19 @@ class SymbolicPool:
         self._keep_spare()
 
     def _acquire(self, deadline: float) -> _Worker | None:
-        try:
-            worker = self._idle.get_nowait()
-        except queue.Empty:
-            worker = self._wait_for_worker(deadline)
-        if worker is None:
-            return None
-        with self._lock:
-            self._busy.add(worker)
+        """An idle worker known to be alive (dead ones found on the way are replaced)."""
+        while True:
+            try:
+                worker = self._idle.get_nowait()
+            except queue.Empty:
+                worker = self._wait_for_worker(deadline)
+            if worker is None:
+                return None
+            with self._lock:
+                self._busy.add(worker)
+            if not worker.dead():
+                break
+            self._discard(worker)
         self._keep_spare()
         return worker
 
