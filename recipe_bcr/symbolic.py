@@ -12,7 +12,10 @@ independent of what else is in the batch:
     no idle worker forks one instead of queueing behind slow checks;
   * a check's deadline measures its own work: it starts when the worker receives the
     check, and it is extended while the worker has used less CPU than the limit (a
-    starved check is not a slow one), up to a hard cap of twice the limit for the call.
+    starved check is not a slow one), up to a hard cap of twice the limit for the call;
+  * a check that has used more CPU than any honest answer needs is moved to the lowest CPU
+    priority (and its worker replaced afterwards), so slow answers cannot starve the short
+    checks of honest ones on a busy machine.
 Whatever happens between taking a worker and returning it (a timeout, a dead worker, a
 garbled reply, an exception in this process), the worker is either returned or killed and
 replaced, so the pool never shrinks.
@@ -38,6 +41,8 @@ from typing import Any
 logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_SIZE = 16
+NICE_AFTER_CPU_S = 0.25  # honest answers' checks take tens of milliseconds
+_POLL_S = 0.05
 _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -69,6 +74,7 @@ class _Worker:
         self.conn = conn
         self.pid = pid
         self.pidfd = pidfd
+        self.niced = False  # moved to the lowest CPU priority (never moved back: it is replaced after its check)
         self._buf = bytearray()
 
     def send(self, payload: bytes) -> bool:
@@ -89,11 +95,14 @@ class _Worker:
 
     def recv(self, own_s: float, hard_deadline: float) -> dict[str, Any] | None:
         """The reply, or None when the check used `own_s` of CPU (or wall time where CPU time cannot
-        be read), passed the hard deadline, died or answered garbage."""
+        be read), passed the hard deadline, died or answered garbage. A check that has used more
+        than NICE_AFTER_CPU_S of CPU is moved to the lowest CPU priority, so that the short checks
+        of honest answers run first on a busy machine."""
         cpu0 = self.cpu_seconds()
         soft = min(time.monotonic() + own_s, hard_deadline)
         while True:
-            line = _read_line(self.conn, self._buf, soft)
+            wake = soft if self.niced or cpu0 is None else min(soft, time.monotonic() + _POLL_S)
+            line = _read_line(self.conn, self._buf, wake)
             if line is not None:
                 try:
                     reply = json.loads(line)
@@ -104,10 +113,21 @@ class _Worker:
             cpu = self.cpu_seconds()
             if now >= hard_deadline or cpu is None or cpu0 is None or self.dead():
                 return None
-            left = own_s - (cpu - cpu0)
-            if left <= 0.01:
+            used = cpu - cpu0
+            if not self.niced and used >= NICE_AFTER_CPU_S:
+                self._renice()
+            if now < soft:
+                continue
+            if own_s - used <= 0.01:
                 return None
-            soft = min(now + left, hard_deadline)  # starved, not slow: the unused CPU time is still its own
+            soft = min(now + own_s - used, hard_deadline)  # starved, not slow: the unused CPU time is still its own
+
+    def _renice(self) -> None:
+        try:
+            os.setpriority(os.PRIO_PROCESS, self.pid, 19)
+        except OSError:
+            pass  # gone, or not allowed: it keeps its priority
+        self.niced = True
 
     def dead(self) -> bool:
         """The process has exited (its socket reads end-of-file)."""
@@ -408,7 +428,7 @@ class SymbolicPool:
             logger.exception("symbolic check could not be run; it earns no credit")
             return "error", False
         finally:
-            if healthy:
+            if healthy and not worker.niced:
                 self._release(worker)
             else:
                 self._discard(worker)

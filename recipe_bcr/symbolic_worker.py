@@ -4,9 +4,12 @@ The pool (recipe_bcr.symbolic) starts one *fork server* per pool: a process that
 math-verify, warms its parser and then only forks. Each fork is a worker that serves
 checks on its own socket and can be killed at any moment; a replacement is a fork (a few
 milliseconds), not a fresh interpreter (2-3 s of imports), so a killed worker is replaced
-before the next check needs it. Checks run in the worker's main thread, so math-verify's
-signal-based soft timeouts work here; the parent kills the worker when its hard deadline
-passes. Extra rules on top of math-verify, each closing a false-credit case:
+before the next check needs it. math-verify's own wall-clock timeouts are off: under CPU
+contention they would refuse honest answers (and a refused gold would be cached); the
+parent's deadline, which counts the worker's CPU time, is the one limit, enforced by a
+kill. Each worker's address space is capped (MEMORY_LIMIT), so an answer that builds a huge
+number fails with MemoryError instead of taking the machine's memory. Extra rules on top
+of math-verify, each closing a false-credit case:
   * an answer is read whole or not at all: only the LaTeX reading of the full text counts
     (math-verify's fallback to the last number it can find reads "3 \\lor 5" as 5);
   * a parse that stopped early (unbalanced braces in what was read) counts as unparsed;
@@ -27,8 +30,10 @@ passes. Extra rules on top of math-verify, each closing a false-credit case:
 from __future__ import annotations
 
 import array
+import gc
 import json
 import os
+import resource
 import signal
 import socket
 import sys
@@ -40,6 +45,7 @@ from typing import Any
 from recipe_bcr.normalize import decimal_matches, rounds_to, terminates
 
 Status = str  # "true" | "false" | "gold_unparsed" | "pred_unparsed" | "error"
+MEMORY_LIMIT = 4 << 30  # bytes of address space per worker
 _FLOAT_NOISE = 1e-12  # a float written for a value with a finite decimal expansion may differ by this much
 
 
@@ -69,9 +75,9 @@ class Checker:
         self.parse_gold = lru_cache(maxsize=4096)(self.parse_text)
         grader.sympy_numeric_eq = self._numeric_eq  # math-verify's comparisons use our number rules
 
-    def parse_text(self, text: str, timeout: int = 5) -> list[Any] | None:
+    def parse_text(self, text: str) -> list[Any] | None:
         """The whole text read as one LaTeX expression, or None (no fallback to a fragment)."""
-        parsed = self._parse(f"${text}$", extraction_config=self._config, parsing_timeout=timeout, fallback_mode="no_fallback")
+        parsed = self._parse(f"${text}$", extraction_config=self._config, parsing_timeout=None, fallback_mode="no_fallback")
         if len(parsed) != 1 or isinstance(parsed[0], str):
             return None
         return [parsed[0], text] if _balanced(text) else None
@@ -170,16 +176,15 @@ class Checker:
         self,
         gold: str,
         pred: str,
-        timeout: int,
         gold_number: list[Any] | None = None,
         pred_number: list[Any] | None = None,
         pred_rounding: bool = False,
     ) -> Status:
         # a side the parent already read as a plain number skips the (slow) LaTeX parse
-        G = self._number(gold_number) if gold_number else self.parse_gold(gold, timeout)
+        G = self._number(gold_number) if gold_number else self.parse_gold(gold)
         if G is None:
             return "gold_unparsed"
-        P = self._number(pred_number) if pred_number else self.parse_text(pred, timeout)
+        P = self._number(pred_number) if pred_number else self.parse_text(pred)
         if P is None:
             return "pred_unparsed"
         S = self.sympy
@@ -196,7 +201,7 @@ class Checker:
                 return "false"  # two different numbers: no need for math-verify's symbolic search
         if (self._is_number(g) and self._never_a_number(p)) or (self._is_number(p) and self._never_a_number(g)):
             return "false"
-        ok = self._verify([g, G[1]], [p, P[1]], timeout_seconds=timeout)
+        ok = self._verify([g, G[1]], [p, P[1]], timeout_seconds=None)
         if ok and self._is_number(g) and self._is_number(p):
             ok = self._numbers_agree(g, p)
         return "true" if ok else "false"
@@ -221,7 +226,7 @@ def warm_up(checker: Checker) -> None:
         if line.strip() and not line.startswith("#"):
             checker.parse_text(line.strip())
     for gold, pred in _WARMUP_PAIRS:
-        checker.check(gold, pred, 5)
+        checker.check(gold, pred)
 
 
 def serve(checker: Checker, conn: socket.socket) -> None:
@@ -235,7 +240,6 @@ def serve(checker: Checker, conn: socket.socket) -> None:
             status = checker.check(
                 req["gold"],
                 req["pred"],
-                max(1, int(req.get("timeout", 5))),
                 req.get("gold_number"),
                 req.get("pred_number"),
                 bool(req.get("pred_rounding")),
@@ -250,6 +254,10 @@ def _worker_main(checker: Checker, conn: socket.socket) -> None:
     """In a fresh fork: say ready with our pid (and a pidfd, which cannot outlive us as the wrong
     process), then serve until the parent closes the socket."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    except (ValueError, OSError):
+        pass  # a lower limit is already set
     hello = (json.dumps({"ready": True, "pid": os.getpid()}) + "\n").encode()
     pidfd = os.pidfd_open(os.getpid()) if hasattr(os, "pidfd_open") else None
     if pidfd is None:
@@ -263,6 +271,8 @@ def _worker_main(checker: Checker, conn: socket.socket) -> None:
 def fork_server(checker: Checker, control: socket.socket) -> None:
     """Fork one worker per socket received on `control`; exit when the pool closes it."""
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps killed workers
+    gc.collect()
+    gc.freeze()  # the warmed-up objects are never scanned again: a fork shares their pages instead of copying them
     control.sendall(b'{"ready": true}\n')
     while True:
         _, fds, _, _ = socket.recv_fds(control, 16, 1)
@@ -293,7 +303,7 @@ def main() -> None:
         return
     for line in sys.stdin:
         req = json.loads(line)
-        status = checker.check(req["gold"], req["pred"], 5, req.get("gold_number"), req.get("pred_number"))
+        status = checker.check(req["gold"], req["pred"], req.get("gold_number"), req.get("pred_number"))
         print(json.dumps({"id": req.get("id"), "status": status}), file=sys.stderr)
 
 
