@@ -72,7 +72,8 @@ def _balanced(s: str) -> bool:
 
 def _light(s: str) -> str:
     """Normalise commands but keep the spaces, which still separate list items from digits."""
-    s = strip_wrappers(s).replace("\u2212", "-")  # unicode minus
+    # one space for any whitespace run: every later pattern then scans in linear time
+    s = " ".join(strip_wrappers(s).split()).replace("\u2212", "-")  # unicode minus
     s = _EMPTY_SET.sub(r"\\emptyset", s)
     s = re.sub(r",\\!\s*", ",", s)  # 11,\! 111 is a thousands separator
     s = re.sub(r"\s*\{\s*,\s*\}\s*", ",", s)  # so is 14{,}916 (and 14 {, }916)
@@ -192,13 +193,22 @@ def decimal_matches(exact: Fraction, written: Fraction, places: int, rel_tol: fl
 
 
 def rounds_to(exact: Fraction, written: Fraction, places: int) -> bool:
-    """`written` is `exact` rounded or cut (up or down) at its own last digit, `places` after the point."""
+    """`written` is `exact` cut (toward zero) or rounded to nearest at its own last digit,
+    `places` after the point (a tie may go either way)."""
     step = Fraction(10) ** places
     scaled = written * step
     if scaled.denominator != 1:
         return False
-    cut = (exact * step).numerator // (exact * step).denominator
-    return scaled.numerator in (cut, cut + 1)
+    return scaled.numerator in rounding_candidates(exact * step)
+
+
+def rounding_candidates(x: Fraction) -> set[int]:
+    """The integers `x` is cut to (toward zero) or rounded to (nearest; both on a tie)."""
+    low = x.numerator // x.denominator
+    frac = x - low
+    cut = low if x >= 0 else (low if frac == 0 else low + 1)
+    nearest = {low} if frac < Fraction(1, 2) else {low + 1} if frac > Fraction(1, 2) else {low, low + 1}
+    return {cut} | nearest
 
 
 def _top_level_separators(s: str) -> bool:

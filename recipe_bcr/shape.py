@@ -7,7 +7,8 @@ Rules (each decided by one linear token scan, never by a regex that can backtrac
     inequality gold may be answered with an inequality).
   * `a \\approx b` claims both: `a` must be the answer and `b` a rounding of it at its own
     last digit (`\\frac{\\sqrt3}{3} \\approx 0.577` is right, `3 \\approx 5` is not).
-  * `label = value` states the value: `x = 5`, `P(A) = 0.2`, `f(x) = 3`, `a_n = 2^n`, `|AB| = 5`.
+  * `label = value` states the value: `x = 5`, `P(A) = 0.2`, `f(x) = 3`, `a_n = 2^n`, `|AB| = 5`,
+    `f^{-1}(2) = 3`.
     A label is a name (letters, a subscript, an argument list, absolute bars), never a sum or a
     product: `x + y = 1`, `2x = 6` are equations between values. Every value in a chain must be
     the answer (`x = \\frac{10}{2} = 5` is 5; `x = 3 = 5` is nothing). When the gold answer is
@@ -124,9 +125,12 @@ def _split(s: str, cuts: list[tuple[int, str]]) -> list[tuple[str, bool]]:
     return parts
 
 
+_NAME_MARKS = re.compile(r"\^\s*\{\s*(?:-1|\*|\\prime)\s*\}|\^\s*(?:\*|\\prime)")  # f^{-1}, x^*, f^\prime
+
+
 def is_label(s: str) -> bool:
     """A name that a value can be assigned to: no arithmetic outside its brackets, not a number."""
-    s = s.strip()
+    s = _NAME_MARKS.sub("", s.strip())
     if not s or len(s) > 80 or s[0].isdigit() or not any(c.isalpha() for c in s):
         return False
     return not any(depth == 0 and tok in _NOT_IN_LABEL for _, tok, depth, _ in _scan(s))
@@ -143,9 +147,10 @@ def values(pred: str, gold: str) -> list[tuple[str, bool]] | None:
     "x = 5" states 5; "x = \\frac{10}{2} = 5" states both; "x + y = 1" states x + y and 1;
     "\\frac{\\sqrt3}{3} \\approx 0.577" states the exact value and a rounding of it. Left whole
     when the gold answer is itself an equation."""
-    if has_equation(gold):
-        return [(pred, False)]
-    parts = _split(pred, _top_level_cuts(_scan(pred), "=", *APPROX))
+    tokens = _scan(pred)
+    if has_equation(gold) or _top_level_cuts(tokens, ",", ";"):
+        return [(pred, False)]  # an equation, or a list of them ("x = 1, y = 2"), is compared whole
+    parts = _split(pred, _top_level_cuts(tokens, "=", *APPROX))
     if len(parts) > 1 and is_label(parts[0][0]):
         parts = parts[1:]
     if any(not p for p, _ in parts):

@@ -42,7 +42,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from recipe_bcr.normalize import decimal_matches, rounds_to, terminates
+from recipe_bcr.normalize import decimal_matches, rounding_candidates, rounds_to, terminates
 
 Status = str  # "true" | "false" | "gold_unparsed" | "pred_unparsed" | "error"
 MEMORY_LIMIT = 4 << 30  # bytes of address space per worker
@@ -106,6 +106,7 @@ class Checker:
         """Exact for exact values; a float only within float noise of a value with a finite
         decimal expansion, else within rel_tol; never by absolute rounding."""
         S = self.sympy
+        g, p = g.doit(), p.doit()
         if isinstance(g, S.Rational) and isinstance(p, S.Rational):
             return bool(g == p)
         if g.has(S.oo, -S.oo, S.zoo, S.nan) or p.has(S.oo, -S.oo, S.zoo, S.nan):
@@ -143,21 +144,21 @@ class Checker:
         S = self.sympy
         q = Fraction(int(number[0]), int(number[1]))
         places = int(number[3])
+        exact = exact.doit()  # 1 + 10^{-12} may come unevaluated
         if exact.has(S.oo, -S.oo, S.zoo, S.nan):
             return False
         if isinstance(exact, S.Rational):
             value = Fraction(int(exact.p), int(exact.q))
             return rounds_to(value, q, places) if rounding_only else decimal_matches(value, q, places, self.rel_tol)
-        value = S.N(exact, max(60, places + 30))
-        if not value.is_real:
+        approx = S.N(exact, max(60, places + 30))
+        if not approx.is_real:
             return False
-        if value == S.Rational(q.numerator, q.denominator):
-            return True
-        cut = S.floor(value * S.Integer(10) ** places)
+        # no finite decimal expansion: the decimal must be its cut or rounding (60 digits decide which)
+        scaled = Fraction(str(S.N(approx * S.Integer(10) ** places, max(60, places + 30))))
         written = q * Fraction(10) ** places
-        if written.denominator != 1 or written.numerator not in (int(cut), int(cut) + 1):
+        if written.denominator != 1 or written.numerator not in rounding_candidates(scaled):
             return False
-        return rounding_only or bool(abs(value - S.Rational(q.numerator, q.denominator)) <= self.rel_tol * abs(value))
+        return rounding_only or bool(abs(approx - S.Rational(q.numerator, q.denominator)) <= self.rel_tol * abs(approx))
 
     def _number(self, value: list[Any]) -> list[Any]:
         """A plain number read by the parent, as the parser would have returned it (exact)."""

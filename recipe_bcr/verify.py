@@ -96,6 +96,8 @@ class Verifier:
 
     def _fast_value(self, pred: str, gold: str) -> Verdict | None:
         """The in-process verdict on one stated value, or None when only the symbolic check can decide."""
+        if is_oversized_number(pred):
+            return Verdict(False, "too_long")
         c_gold = canonical(gold)
         if c_gold and canonical(pred) == c_gold:
             return Verdict(True, "string")
