@@ -3,10 +3,11 @@
 Braces are matched once per text with one left-to-right scan in which a backslash escapes
 the next character (so `\\{` and `\\}` never count), which keeps the cost linear even on
 adversarial input such as 10,000 unclosed boxes. `\\boxed {x}` (space before the brace) and
-`\\fbox{x}` count as boxes; an unclosed box has no content (None). A box that holds another
-box, or any of the caller's `barriers` (answer labels, section headers), never closed where it
-should have (its brace was matched by a stray one far later): it is no box, and the boxes
-inside it are read on their own. Box contents are sliced only when asked for, so thousands of
+`\\fbox{x}` count as boxes; an unclosed box has no content (None). A box that holds any of the
+caller's `barriers` (answer labels, section headers) never closed where it should have (its
+brace was matched by a stray one far later): it is no box, and the boxes inside it are read
+on their own. A box holding only another box is that box; one holding a box beside other
+text is one answer (which the verifier refuses as a hedge). Box contents are sliced only when asked for, so thousands of
 nested boxes cost linear time and memory.
 """
 
@@ -89,17 +90,24 @@ class BoxIndex:
             return None
         return Box(match.start(), brace, close + 1, self.text)
 
-    def _swallows(self, box: Box, next_open: int) -> bool:
-        """The box holds another box or a barrier."""
-        if next_open < box.end:
-            return True
+    def _holds_barrier(self, box: Box) -> bool:
         k = bisect_right(self._barriers, box.start)
         return k < len(self._barriers) and self._barriers[k] < box.end
 
+    def _only_holds(self, box: Box, inner: re.Match[str]) -> bool:
+        """The box holds exactly one other box and nothing else (`\\boxed{\\boxed{5}}`)."""
+        inside = self.box_at(inner)
+        return (
+            inside is not None
+            and inside.end < box.end
+            and not self.text[box.brace + 1 : inner.start()].strip()
+            and not self.text[inside.end : box.end - 1].strip()
+        )
+
     @cached_property
     def top_level(self) -> list[Box]:
-        """Closed boxes in order of appearance, none inside another; a box that swallows another box
-        or a barrier is skipped and what it holds is read instead."""
+        """Closed boxes in order of appearance, none inside another. A box holding a barrier is
+        skipped and the boxes inside it are read on their own; a box holding only a box is that box."""
         opens = list(BOX_OPEN.finditer(self.text))
         boxes: list[Box] = []
         covered_until = -1
@@ -107,7 +115,9 @@ class BoxIndex:
             if m.start() < covered_until:
                 continue
             box = self.box_at(m)
-            if box is None or self._swallows(box, opens[k + 1].start() if k + 1 < len(opens) else len(self.text)):
+            if box is None or self._holds_barrier(box):
+                continue
+            if k + 1 < len(opens) and opens[k + 1].start() < box.end and self._only_holds(box, opens[k + 1]):
                 continue
             boxes.append(box)
             covered_until = box.end
