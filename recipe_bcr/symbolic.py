@@ -12,7 +12,8 @@ independent of what else is in the batch:
     no idle worker forks one instead of queueing behind slow checks;
   * a check's deadline measures its own work: it starts when the worker receives the
     check, and it is extended while the worker has used less CPU than the limit (a
-    starved check is not a slow one), up to a hard cap of twice the limit for the call;
+    starved check is not a slow one), up to a hard cap of 1.9 times the limit for the call
+    (the target for a whole reward call is twice the limit);
   * a check that has used more CPU than any honest answer needs is moved to the lowest CPU
     priority (and its worker replaced afterwards), so slow answers cannot starve the short
     checks of honest ones on a busy machine.
@@ -41,6 +42,7 @@ from typing import Any
 logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_SIZE = 16
+HARD_CAP = 1.9  # a check never runs past this multiple of its limit (the call's target is twice the limit)
 NICE_AFTER_CPU_S = 0.25  # honest answers' checks take tens of milliseconds
 _POLL_S = 0.05
 _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -399,7 +401,7 @@ class SymbolicPool:
             if worker is None:
                 return "timeout", spent
             started = time.monotonic()
-            hard_deadline = (started if cold else called) + 2 * timeout_s
+            hard_deadline = (started if cold else called) + HARD_CAP * timeout_s
             status, retry = self._run(worker, gold, pred, timeout_s, hard_deadline, hints)
             spent += time.monotonic() - started
             if not retry:
