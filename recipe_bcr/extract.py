@@ -44,11 +44,14 @@ _NOTHING = frozenset(
     "\\displaystyle \\textstyle \\left \\right \\big \\Big \\bigg \\Bigg \\text \\textbf \\textit \\textrm "
     "\\textnormal \\mathrm \\mathbf \\mathit \\mathsf \\mathtt \\mbox \\operatorname \\underline \\overline "
     "\\boxed \\fbox \\square \\Box \\blacksquare \\bigcirc \\ldots \\dots \\cdots \\vdots \\cdot \\bullet "
-    "\\circ \\star \\ast \\_ \\% \\# \\& \\$ \\quad".split()
+    "\\circ \\star \\ast \\_ \\% \\# \\& \\$ \\empty \\null \\relax \\strut \\mathstrut \\smash \\hfill \\hfil "
+    "\\vfill \\newline \\linebreak \\par \\noindent \\hskip \\vskip \\mskip \\medskip \\bigskip \\smallskip "
+    "\\nobreak \\allowbreak \\ensuremath \\quad".split()
 ) | {"\\ "}
-_PLACEHOLDER_WORDS = frozenset(
-    "answer ans finalanswer youranswer theanswer answerhere youranswerhere finalanswerhere yourfinalanswer "
-    "thefinalanswer tbd todo blank placeholder fillin n/a".split()
+# words of a fill-in template ("Your final answer here", "[answer]", "TBD"); a box saying only these says nothing
+_PLACEHOLDER_WORDS = re.compile(
+    r"(?:your|the|final|insert|put|write|answers?|ans|here|goes|fill|in|blank|placeholder|tbd|todo|to|be|"
+    r"determined|value|result|n/a|na|xxx)+"
 )
 
 
@@ -88,7 +91,7 @@ def is_placeholder(content: str) -> bool:
     if len(content) > MAX_ANSWER_CHARS:
         return True
     seen = visible_text(content)
-    return seen in _PLACEHOLDER_WORDS or not seen.strip("/")
+    return not seen.strip("/") or (len(seen) <= 60 and _PLACEHOLDER_WORDS.fullmatch(seen) is not None)
 
 
 @dataclass(frozen=True)

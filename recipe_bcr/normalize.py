@@ -20,6 +20,7 @@ _WRAPPERS = [
     (re.compile(r"^\\\[(.*)\\\]$", re.DOTALL), 1),
 ]
 _BOX_WRAP = re.compile(r"^\\(?:boxed|fbox)\s*\{(.*)\}$", re.DOTALL)
+_COLOR = re.compile(r"\\(?:text)?color\s*\{[^{}]*\}")
 _TEXT_CMDS = re.compile(r"\\(?:text|textbf|textit|textnormal|textrm|mathrm|mathbf|mathit|mbox|operatorname)\s*\{([^{}]*)\}")
 _SPACING = re.compile(r"\\[,;:! ]|\\q?quad\b|\\displaystyle\b|\\left\b|\\right\b|~")
 _FRAC_VARIANTS = re.compile(r"\\[dtc]frac\b")
@@ -28,6 +29,11 @@ _MATHRM_LETTER = re.compile(r"\\(?:mathrm|rm|mathit)\s*\{\s*([A-Za-z])\s*\}")
 _EMPTY_SET = re.compile(r"\\varnothing\b|\\\{\s*\\\}")
 _REPEATING = re.compile(r"^([+-]?)(\d*)\.(\d*)\\overline\s*\{(\d+)\}$")
 ELLIPSIS = re.compile(r"\\[lcv]?dots[bc]?\b|\.\.\.|…")
+
+
+_UNICODE_MATH = str.maketrans(
+    {"∞": "\\infty ", "π": "\\pi ", "≤": "\\le ", "≥": "\\ge ", "≠": "\\ne ", "×": "\\times ", "·": "\\cdot ", "÷": "\\div "}
+)
 
 
 def strip_wrappers(s: str) -> str:
@@ -49,7 +55,8 @@ def strip_wrappers(s: str) -> str:
 
 def for_parser(s: str) -> str:
     """What the symbolic parser reads: no wrappers, and upright single letters (\\mathrm{e}) as letters."""
-    return " ".join(_MATHRM_LETTER.sub(r"\1", strip_wrappers(s)).split())  # the LaTeX reader stops at a newline
+    text = _COLOR.sub("", _MATHRM_LETTER.sub(r"\1", strip_wrappers(s))).translate(_UNICODE_MATH)
+    return " ".join(text.split())  # the LaTeX reader stops at a newline
 
 
 def _balanced(s: str) -> bool:
@@ -73,8 +80,8 @@ def _balanced(s: str) -> bool:
 def _light(s: str) -> str:
     """Normalise commands but keep the spaces, which still separate list items from digits."""
     # one space for any whitespace run: every later pattern then scans in linear time
-    s = " ".join(strip_wrappers(s).split()).replace("\u2212", "-")  # unicode minus
-    s = _EMPTY_SET.sub(r"\\emptyset", s)
+    s = " ".join(strip_wrappers(s).translate(_UNICODE_MATH).split()).replace("\u2212", "-")  # unicode minus
+    s = _EMPTY_SET.sub(r"\\emptyset", _COLOR.sub("", s))
     s = re.sub(r",\\!\s*", ",", s)  # 11,\! 111 is a thousands separator
     s = re.sub(r"\s*\{\s*,\s*\}\s*", ",", s)  # so is 14{,}916 (and 14 {, }916)
     s = _FRAC_VARIANTS.sub(r"\\frac", s)
@@ -212,14 +219,18 @@ def rounding_candidates(x: Fraction) -> set[int]:
 
 
 def _top_level_separators(s: str) -> bool:
-    """A comma or semicolon outside every bracket: the answer is a list, tuple or interval."""
+    """A comma or semicolon outside every bracket, or inside a bracket that encloses the whole
+    answer: a list, tuple or interval (but not the arguments of a function, as in \\max(3, 5))."""
     depth = 0
-    for c in s:
+    enclosing = False
+    for i, c in enumerate(s):
         if c in "([{":
+            if depth == 0:
+                enclosing = not s[:i].strip() or s[:i].strip() in ("\\left", "\\")
             depth += 1
         elif c in ")]}":
             depth -= 1
-        elif c in ",;" and depth <= 1:
+        elif c in ",;" and (depth <= 0 or (depth == 1 and enclosing)):
             return True
     return False
 

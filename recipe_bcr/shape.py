@@ -14,7 +14,8 @@ Rules (each decided by one linear token scan, never by a regex that can backtrac
     the answer (`x = \\frac{10}{2} = 5` is 5; `x = 3 = 5` is nothing). When the gold answer is
     itself an equation, the answer is compared whole.
   * A one-element set or bracket (`\\{5\\}`, `(5)`) holds its element, which is then held to the
-    same exact-number rules as a bare value.
+    same exact-number rules as a bare value (see unwrap_singleton; hedges are looked for before
+    unwrapping, so `(3 \\approx 5)` is one).
 """
 
 from __future__ import annotations
@@ -79,9 +80,11 @@ def _families(tokens: list[tuple[int, str, int, int]]) -> set[str]:
     """The connective families used, and "relation" for any relation sign."""
     found = set()
     prev = ""
-    for _, tok, _, env in tokens:
+    for _, tok, depth, env in tokens:
         if tok in RELATIONS or (tok == "=" and prev == "!"):
             found.add("relation")
+        elif tok in APPROX and depth > 0:  # values() splits only top-level ones: (3 \approx 5) is a hedge
+            found.add("approx")
         elif tok in JOINERS and (tok != "\\\\" or env == 0):
             found.add(JOINERS[tok])
         if not tok.isspace():
@@ -148,16 +151,16 @@ def values(pred: str, gold: str) -> list[tuple[str, bool]] | None:
     "\\frac{\\sqrt3}{3} \\approx 0.577" states the exact value and a rounding of it. Left whole
     when the gold answer is itself an equation."""
     tokens = _scan(pred)
-    if has_equation(gold) or _top_level_cuts(tokens, ",", ";"):
-        return [(pred, False)]  # an equation, or a list of them ("x = 1, y = 2"), is compared whole
+    if has_equation(gold) or _top_level_cuts(tokens, ",", ";") or word_list(pred):
+        return [(pred, False)]  # an equation, or a list of them ("x = 1, y = 2", "x = 1 or x = 2"), is compared whole
     parts = _split(pred, _top_level_cuts(tokens, "=", *APPROX))
-    if len(parts) > 1 and is_label(parts[0][0]):
-        parts = parts[1:]
+    if len(parts) > 1 and (is_label(parts[0][0]) or (not parts[0][0] and not parts[1][1])):
+        parts = parts[1:]  # "x = 5", and a bare leading "= 5"
     if any(not p for p, _ in parts):
         return None
     if all(approx for _, approx in parts):  # only approximations stated: held to the exact rules
         parts = [(p, False) for p, _ in parts]
-    return [(unwrap_singleton(p), approx) for p, approx in parts]
+    return parts
 
 
 _SINGLETON = (("\\{", "\\}"), ("\\left\\{", "\\right\\}"), ("(", ")"), ("\\left(", "\\right)"))

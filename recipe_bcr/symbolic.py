@@ -41,7 +41,7 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_MAX_SIZE = 16
+DEFAULT_MAX_SIZE = 32  # forks of one warmed-up server share most of their memory
 HARD_CAP = 1.9  # a check never runs past this multiple of its limit (the call's target is twice the limit)
 NICE_AFTER_CPU_S = 0.25  # honest answers' checks take tens of milliseconds
 _POLL_S = 0.05

@@ -35,7 +35,7 @@ from recipe_bcr.normalize import (
     rounds_to,
     strip_wrappers,
 )
-from recipe_bcr.shape import has_invisible, hedge, values, word_list
+from recipe_bcr.shape import has_invisible, hedge, unwrap_singleton, values, word_list
 from recipe_bcr.symbolic import SymbolicPool
 
 logger = logging.getLogger(__name__)
@@ -69,7 +69,8 @@ class Verifier:
         self.rel_tol = rel_tol
         self.max_answer_chars = max_answer_chars
         self._pool = SymbolicPool(size=workers, rel_tol=rel_tol, max_size=max_workers)
-        self._fanout = ThreadPoolExecutor(max_workers=self._pool.max_size, thread_name_prefix="bcr-verify")
+        # threads only wait on worker pipes: enough that no check queues here behind slow ones
+        self._fanout = ThreadPoolExecutor(max_workers=4 * self._pool.max_size, thread_name_prefix="bcr-verify")
         self._warned: set[str] = set()
         self._warn_lock = threading.Lock()
         # GRPO samples several rollouts per prompt and they often agree: symbolic verdicts repeat.
@@ -125,10 +126,12 @@ class Verifier:
     def _values(self, pred: str, gold: str) -> list[tuple[str, bool]] | Verdict:
         """The values `pred` states (see recipe_bcr.shape), or the verdict that refuses it as a hedge."""
         p, g = strip_wrappers(pred), strip_wrappers(gold)
-        if hedge(p, g):
-            return Verdict(False, "hedge")
         parts = values(p, g)
-        return Verdict(False, "structure") if parts is None else parts
+        if parts is None:
+            return Verdict(False, "structure")
+        if any(hedge(part, g) for part, _ in parts):  # a label's own brackets, P(X > 2), are no hedge
+            return Verdict(False, "hedge")
+        return [(unwrap_singleton(part), approx) for part, approx in parts]
 
     def fast(self, pred: str | None, gold: str) -> Verdict | None:
         """The in-process verdict, or None when only the symbolic check can decide."""

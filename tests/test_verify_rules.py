@@ -41,6 +41,12 @@ HEDGES = [
     ("5", "3$ or $5"),
     ("5", "\\boxed{3} \\boxed{5}"),
     ("\\frac{1}{2}", "\\frac{1}{3} \\lor \\frac{1}{2}"),
+    ("3", "(3 \\approx 5)"),
+    ("5", "\\{3 \\lor 5\\}"),
+    ("5", "x=5 \\text{ or } x=3"),
+    ("5", "\\overset{3}{5}"),
+    ("5", "3 | 5"),
+    ("5", "5 \\pm 0"),
 ]
 
 HEDGE_MIRRORS = [  # the same connectives where the gold answer itself uses them
@@ -53,6 +59,13 @@ HEDGE_MIRRORS = [  # the same connectives where the gold answer itself uses them
     ("\\frac{\\sqrt{3}}{3}", "\\frac{\\sqrt{3}}{3} \\approx 0.577"),
     ("\\sqrt{2}", "\\sqrt{2} \\approx 1.41421"),
     ("3, 5", "3 \\text{ or } 5"),
+    ("\\{1,2\\}", "x = 1 \\text{ or } x = 2"),
+    ("\\frac{1}{4}", "\\mathbb{P}(X > 2) = \\frac14"),  # a relation inside the label is no hedge
+    ("5", "\\max(3, 5)"),
+    ("5", "= 5"),
+    ("\\infty", "∞"),
+    ("2\\pi", "2π"),
+    ("5", "\\color{red}{5}"),
 ]
 
 
@@ -96,6 +109,9 @@ WRAPPED_WRONG = [
     ("5", "x = 3 = 5"),
     ("5", "x = 5 = 3"),
     ("x = 1", "x = 1.0000001"),
+    ("1500001", "1.5 \\times 10^{6}"),
+    ("\\frac{1}{2^{30}}", "P\\left(A\\right)=0"),
+    ("10^{-9}", "\\left\\{ 0 \\right\\}"),
 ]
 
 WRAPPED_RIGHT = [
@@ -117,6 +133,8 @@ WRAPPED_RIGHT = [
     ("2^n", "a_n = 2^n"),
     ("x = 1", "x = 1"),
     ("1", "x = 1"),
+    ("1500000", "1.5 \\times 10^{6}"),
+    ("1267650600228229401496703205376", "2^{100}"),
 ]
 
 
