@@ -77,6 +77,7 @@ def _balanced(s: str) -> bool:
     return depth == 0
 
 
+@lru_cache(maxsize=65536)
 def _light(s: str) -> str:
     """Normalise commands but keep the spaces, which still separate list items from digits."""
     # one space for any whitespace run: every later pattern then scans in linear time

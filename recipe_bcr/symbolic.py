@@ -14,9 +14,10 @@ independent of what else is in the batch:
     check, and it is extended while the worker has used less CPU than the limit (a
     starved check is not a slow one), up to a hard cap of 1.9 times the limit for the call
     (the target for a whole reward call is twice the limit);
-  * a check that has used more CPU than any honest answer needs is moved to the lowest CPU
-    priority (and its worker replaced afterwards), so slow answers cannot starve the short
-    checks of honest ones on a busy machine.
+  * a check that has used more CPU than any honest answer needs (NICE_AFTER_CPU_S) is moved
+    to the lowest CPU priority and keeps a plain wall-clock deadline (its worker is replaced
+    afterwards), so slow answers cannot starve the short checks of honest ones on a busy
+    machine, nor linger past the limit themselves.
 Whatever happens between taking a worker and returning it (a timeout, a dead worker, a
 garbled reply, an exception in this process), the worker is either returned or killed and
 replaced, so the pool never shrinks.
@@ -120,8 +121,8 @@ class _Worker:
                 self._renice()
             if now < soft:
                 continue
-            if own_s - used <= 0.01:
-                return None
+            if self.niced or own_s - used <= 0.01:
+                return None  # a check already past what honest answers need gets wall time only
             soft = min(now + own_s - used, hard_deadline)  # starved, not slow: the unused CPU time is still its own
 
     def _renice(self) -> None:
@@ -244,7 +245,8 @@ class SymbolicPool:
         self._server: _ForkServer | None = None
         self._server_lock = threading.Lock()
         self._ids = itertools.count()
-        self._ready_once = threading.Event()  # set when the first worker is ready
+        self._serving = threading.Event()  # the fork server is up (clear while it starts or restarts)
+        self._server_starts = 0
         self._failed_starts = 0
         self._closed = False
         atexit.register(self.close)
@@ -255,6 +257,7 @@ class SymbolicPool:
         with self._server_lock:
             if self._server is not None and self._server.alive():
                 return self._server
+            self._serving.clear()
             if self._server is not None:
                 self._server.close()
             if self._closed:
@@ -262,6 +265,8 @@ class SymbolicPool:
             server = _ForkServer(self.rel_tol)
             if server.wait_ready(self.startup_timeout_s):
                 self._server = server
+                self._server_starts += 1
+                self._serving.set()
                 return server
             try:
                 code: int | None = server.proc.wait(timeout=2)  # it may be exiting right now
@@ -301,7 +306,6 @@ class SymbolicPool:
                 if worker is not None:
                     worker.kill()
                 continue
-            self._ready_once.set()
             self._idle.put(worker)
 
     def _keep_spare(self) -> None:
@@ -346,10 +350,13 @@ class SymbolicPool:
             self._waiting += 1
         try:
             self._keep_spare()
-            if not self._ready_once.is_set():
-                # the pool's very first start is not the check's fault: it may use the startup allowance
-                deadline = max(deadline, time.monotonic() + self.startup_timeout_s)
-            while (remaining := deadline - time.monotonic()) > 0:
+            extended = False
+            while (remaining := deadline - time.monotonic()) > 0 or (not extended and not self._serving.is_set()):
+                if not extended and not self._serving.is_set():
+                    # the server's start or restart is not the check's fault: it may use the startup allowance
+                    deadline = max(deadline, time.monotonic() + self.startup_timeout_s)
+                    extended = True
+                    continue
                 try:
                     return self._idle.get(timeout=min(remaining, 0.25))
                 except queue.Empty:
@@ -394,13 +401,15 @@ class SymbolicPool:
     ) -> tuple[str, float]:
         """The status and the seconds the check itself took (waiting for a worker excluded)."""
         called = time.monotonic()
-        cold = not self._ready_once.is_set()
         status, spent = "timeout", 0.0
-        for _ in range(2):  # a worker that died without an answer gets one more try on another
+        for _ in range(3):  # a check whose worker died without an answer is tried again on another
+            starts = self._server_starts
+            cold = not self._serving.is_set()
             worker = self._acquire(called + timeout_s)
             if worker is None:
                 return "timeout", spent
             started = time.monotonic()
+            cold = cold or self._server_starts != starts  # the server (re)started meanwhile: not this check's time
             hard_deadline = (started if cold else called) + HARD_CAP * timeout_s
             status, retry = self._run(worker, gold, pred, timeout_s, hard_deadline, hints)
             spent += time.monotonic() - started

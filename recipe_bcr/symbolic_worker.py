@@ -8,7 +8,8 @@ before the next check needs it. math-verify's own wall-clock timeouts are off: u
 contention they would refuse honest answers (and a refused gold would be cached); the
 parent's deadline, which counts the worker's CPU time, is the one limit, enforced by a
 kill. Each worker's address space is capped (MEMORY_LIMIT), so an answer that builds a huge
-number fails with MemoryError instead of taking the machine's memory. Extra rules on top
+number fails with MemoryError instead of taking the machine's memory, and a worker dies with
+its fork server, which dies with the pool's process. Extra rules on top
 of math-verify, each closing a false-credit case:
   * an answer is read whole or not at all: only the LaTeX reading of the full text counts
     (math-verify's fallback to the last number it can find reads "3 \\lor 5" as 5);
@@ -30,6 +31,7 @@ of math-verify, each closing a false-credit case:
 from __future__ import annotations
 
 import array
+import ctypes
 import gc
 import json
 import os
@@ -46,6 +48,7 @@ from recipe_bcr.normalize import decimal_matches, rounding_candidates, rounds_to
 
 Status = str  # "true" | "false" | "gold_unparsed" | "pred_unparsed" | "error"
 MEMORY_LIMIT = 4 << 30  # bytes of address space per worker
+CPU_LIMIT_S = 3600  # a worker is retired (and replaced by the pool) after an hour of CPU
 _FLOAT_NOISE = 1e-12  # a float written for a value with a finite decimal expansion may differ by this much
 
 
@@ -251,14 +254,28 @@ def serve(checker: Checker, conn: socket.socket) -> None:
         conn.sendall((json.dumps({"id": req_id, "status": status}) + "\n").encode())
 
 
+def _die_with_parent() -> None:
+    """Ask the kernel to kill this worker when the fork server exits (the server itself exits when
+    the pool's process closes its socket), so no check outlives the training run that asked for it."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # not Linux: the worker still exits when its socket closes, once its check returns
+    if os.getppid() == 1:
+        os._exit(0)  # the server died before the request was served
+
+
 def _worker_main(checker: Checker, conn: socket.socket) -> None:
     """In a fresh fork: say ready with our pid (and a pidfd, which cannot outlive us as the wrong
     process), then serve until the parent closes the socket."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    try:
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-    except (ValueError, OSError):
-        pass  # a lower limit is already set
+    _die_with_parent()
+    for limit, value in ((resource.RLIMIT_AS, MEMORY_LIMIT), (resource.RLIMIT_CPU, CPU_LIMIT_S)):
+        try:
+            resource.setrlimit(limit, (value, value))
+        except (ValueError, OSError):
+            pass  # a lower limit is already set
     hello = (json.dumps({"ready": True, "pid": os.getpid()}) + "\n").encode()
     pidfd = os.pidfd_open(os.getpid()) if hasattr(os, "pidfd_open") else None
     if pidfd is None:
