@@ -44,7 +44,7 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_SIZE = 32  # forks of one warmed-up server share most of their memory
 HARD_CAP = 1.9  # a check never runs past this multiple of its limit (the call's target is twice the limit)
-NICE_AFTER_CPU_S = 0.25  # honest answers' checks take tens of milliseconds
+NICE_AFTER_CPU_S = 0.15  # honest answers' checks take tens of milliseconds
 _POLL_S = 0.05
 _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -397,21 +397,28 @@ class SymbolicPool:
         return self.check_timed(gold, pred, timeout_s, hints)[0]
 
     def check_timed(
-        self, gold: str, pred: str, timeout_s: float, hints: dict[str, Any] | None = None
+        self,
+        gold: str,
+        pred: str,
+        timeout_s: float,
+        hints: dict[str, Any] | None = None,
+        hard_deadline: float | None = None,
     ) -> tuple[str, float]:
-        """The status and the seconds the check itself took (waiting for a worker excluded)."""
+        """The status and the seconds the check itself took (waiting for a worker excluded).
+        `hard_deadline` (default: HARD_CAP times the limit from now) is never passed, except while
+        the fork server starts or restarts, which is not the check's fault."""
         called = time.monotonic()
+        cap = called + HARD_CAP * timeout_s if hard_deadline is None else hard_deadline
         status, spent = "timeout", 0.0
         for _ in range(3):  # a check whose worker died without an answer is tried again on another
             starts = self._server_starts
             cold = not self._serving.is_set()
-            worker = self._acquire(called + timeout_s)
+            worker = self._acquire(min(called + timeout_s, cap))
             if worker is None:
                 return "timeout", spent
             started = time.monotonic()
             cold = cold or self._server_starts != starts  # the server (re)started meanwhile: not this check's time
-            hard_deadline = (started if cold else called) + HARD_CAP * timeout_s
-            status, retry = self._run(worker, gold, pred, timeout_s, hard_deadline, hints)
+            status, retry = self._run(worker, gold, pred, timeout_s, started + HARD_CAP * timeout_s if cold else cap, hints)
             spent += time.monotonic() - started
             if not retry:
                 break

@@ -36,7 +36,7 @@ from recipe_bcr.normalize import (
     strip_wrappers,
 )
 from recipe_bcr.shape import has_invisible, hedge, unwrap_singleton, values, word_list
-from recipe_bcr.symbolic import SymbolicPool
+from recipe_bcr.symbolic import HARD_CAP, SymbolicPool
 
 logger = logging.getLogger(__name__)
 
@@ -151,7 +151,7 @@ class Verifier:
             return wrong
         return verdicts[-1] if all(v is not None for v in verdicts) else None
 
-    def _check_one(self, pred: str | None, gold: str, budget: float) -> tuple[Verdict, float]:
+    def _check_one(self, pred: str | None, gold: str, budget: float, hard: float) -> tuple[Verdict, float]:
         """Compare one prediction with one gold answer; also returns the symbolic seconds spent."""
         verdict = self.fast(pred, gold)
         if verdict is not None:
@@ -164,7 +164,7 @@ class Verifier:
         for part, approx in parts:  # every stated value must be the answer
             verdict = self._fast_part(part, approx, gold)
             if verdict is None:
-                verdict, used = self._symbolic_value(part, gold, budget - spent, approx)
+                verdict, used = self._symbolic_value(part, gold, budget - spent, hard, approx)
                 spent += used
             if not verdict.correct:
                 break
@@ -172,9 +172,11 @@ class Verifier:
 
     def check_one(self, pred: str | None, gold: str, deadline: float | None = None) -> Verdict:
         """Compare one prediction with one gold answer."""
-        return self._check_one(pred, str(gold), self._budget(deadline))[0]
+        return self._check_one(pred, str(gold), *self._limits(deadline))[0]
 
-    def _symbolic_value(self, pred: str, gold: str, budget: float, approx: bool = False) -> tuple[Verdict, float]:
+    def _symbolic_value(
+        self, pred: str, gold: str, budget: float, hard: float, approx: bool = False
+    ) -> tuple[Verdict, float]:
         hints: dict[str, Any] = {}
         for key, text in (("gold_number", gold), ("pred_number", pred)):
             num = as_number(text)
@@ -182,7 +184,7 @@ class Verifier:
                 hints[key] = [num.value.numerator, num.value.denominator, num.approximate, num.places]
         if approx and "pred_number" in hints and hints["pred_number"][2]:
             hints["pred_rounding"] = True  # after \approx: a rounding of the gold value is enough
-        status, used = self._symbolic(gold, pred, budget, hints)
+        status, used = self._symbolic(gold, pred, budget, hard, hints)
         if status == "gold_unparsed":
             self._warn_unparsed_gold(gold)
             return Verdict(False, "unparsed"), used
@@ -192,7 +194,7 @@ class Verifier:
             return Verdict(False, "timeout"), used
         return Verdict(status == "true", "symbolic"), used
 
-    def _symbolic(self, gold: str, pred: str, budget: float, hints: dict[str, Any]) -> tuple[str, float]:
+    def _symbolic(self, gold: str, pred: str, budget: float, hard: float, hints: dict[str, Any]) -> tuple[str, float]:
         key = (gold, pred + ("\0~" if hints.get("pred_rounding") else ""))
         with self._cache_lock:
             if key in self._cache:
@@ -200,7 +202,9 @@ class Verifier:
                 return self._cache[key], 0.0
         if budget <= 0:
             return "timeout", 0.0
-        status, used = self._pool.check_timed(for_parser(gold), for_parser(pred), min(budget, self.timeout_s), hints)
+        status, used = self._pool.check_timed(
+            for_parser(gold), for_parser(pred), min(budget, self.timeout_s), hints, hard_deadline=hard
+        )
         if status in ("true", "false", "gold_unparsed", "pred_unparsed"):
             with self._cache_lock:
                 self._cache[key] = status
@@ -208,20 +212,22 @@ class Verifier:
                     self._cache.popitem(last=False)
         return status, used
 
-    def _budget(self, deadline: float | None) -> float:
-        """Seconds of symbolic work allowed: the time limit, or what is left before `deadline`."""
-        return self.timeout_s if deadline is None else max(0.0, deadline - time.monotonic())
+    def _limits(self, deadline: float | None) -> tuple[float, float]:
+        """The symbolic work allowed (the time limit: waiting for a worker is not work) and the hard
+        cut-off: HARD_CAP times the limit after the call started, `deadline` being when its limit ends."""
+        started = time.monotonic() if deadline is None else deadline - self.timeout_s
+        return self.timeout_s, started + HARD_CAP * self.timeout_s
 
     def check_many(self, pairs: Sequence[tuple[str | None, Gold]], deadline: float | None = None) -> list[Verdict]:
-        """Check several (pred, gold) pairs, the slow ones in parallel, each with the time limit
-        (or what is left before `deadline`) for its own symbolic work."""
-        budget = self._budget(deadline)
+        """Check several (pred, gold) pairs, the slow ones in parallel, each with the time limit for its
+        own symbolic work; `deadline` (when the calling reward's limit ends) anchors the hard cut-off."""
+        budget, hard = self._limits(deadline)
         verdicts: list[Verdict | None] = [self._settled(p, g) for p, g in pairs]
         slow = [i for i, v in enumerate(verdicts) if v is None]
         if len(slow) == 1:
-            verdicts[slow[0]] = self._check(*pairs[slow[0]], budget)
+            verdicts[slow[0]] = self._check(*pairs[slow[0]], budget, hard)
         elif slow:
-            futures = {i: self._fanout.submit(self._check, *pairs[i], budget) for i in slow}
+            futures = {i: self._fanout.submit(self._check, *pairs[i], budget, hard) for i in slow}
             for i, f in futures.items():
                 verdicts[i] = f.result()
         return [v for v in verdicts if v is not None]
@@ -236,13 +242,13 @@ class Verifier:
             return hit
         return verdicts[-1] if verdicts and all(v is not None for v in verdicts) else None
 
-    def _check(self, pred: str | None, gold: Gold, budget: float) -> Verdict:
+    def _check(self, pred: str | None, gold: Gold, budget: float, hard: float) -> Verdict:
         golds = [gold] if isinstance(gold, str) else [str(g) for g in gold]
         if not golds:
             raise ValueError("empty list of acceptable gold answers")
         last = Verdict(False, "no_answer")
         for g in golds:  # the alternatives share one budget
-            last, used = self._check_one(pred, g, budget)
+            last, used = self._check_one(pred, g, budget, hard)
             budget -= used
             if last.correct:
                 return last
@@ -250,7 +256,7 @@ class Verifier:
 
     def check(self, pred: str | None, gold: Gold, deadline: float | None = None) -> Verdict:
         """Compare with a gold answer or with any of a list of acceptable gold answers."""
-        return self._check(pred, gold, self._budget(deadline))
+        return self._check(pred, gold, *self._limits(deadline))
 
     def start(self, wait_s: float = 0.0) -> int:
         """Start the symbolic workers now (see SymbolicPool.start); returns how many are ready."""
