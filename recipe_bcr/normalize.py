@@ -32,7 +32,7 @@ ELLIPSIS = re.compile(r"\\[lcv]?dots[bc]?\b|\.\.\.|…")
 
 
 _UNICODE_MATH = str.maketrans(
-    {"∞": "\\infty ", "π": "\\pi ", "≤": "\\le ", "≥": "\\ge ", "≠": "\\ne ", "×": "\\times ", "·": "\\cdot ", "÷": "\\div "}
+    {"∞": "\\infty ", "π": "\\pi ", "√": "\\sqrt ", "≤": "\\le ", "≥": "\\ge ", "≠": "\\ne ", "×": "\\times ", "·": "\\cdot ", "÷": "\\div "}
 )
 
 
@@ -77,9 +77,17 @@ def _balanced(s: str) -> bool:
     return depth == 0
 
 
-@lru_cache(maxsize=65536)
 def _light(s: str) -> str:
     """Normalise commands but keep the spaces, which still separate list items from digits."""
+    return _light_cached(s) if len(s) <= 256 else _light_text(s)  # long answers would fill the cache
+
+
+@lru_cache(maxsize=65536)
+def _light_cached(s: str) -> str:
+    return _light_text(s)
+
+
+def _light_text(s: str) -> str:
     # one space for any whitespace run: every later pattern then scans in linear time
     s = " ".join(strip_wrappers(s).translate(_UNICODE_MATH).split()).replace("\u2212", "-")  # unicode minus
     s = _EMPTY_SET.sub(r"\\emptyset", _COLOR.sub("", s))

@@ -24,7 +24,7 @@ of math-verify, each closing a false-credit case:
   * a number never equals an expression in unknowns other than an assignment ("x = 5")
     (12 vs 8n^2+4n+1, 8 vs y = -2x), nor an interval, union, list, tuple or matrix of
     other than one element; both are decided before math-verify's (slower) search;
-  * a free `i` facing a plain number is the imaginary unit (e^{i\\pi} is -1), and infinities
+  * `i` is the imaginary unit when it is the only unknown (e^{i\\pi} is -1), and infinities
     compare by identity (+\\infty is \\infty; math-verify errors on oo - oo).
 """
 
@@ -115,9 +115,7 @@ class Checker:
         if g.has(S.oo, -S.oo, S.zoo, S.nan) or p.has(S.oo, -S.oo, S.zoo, S.nan):
             return bool(g == p)
         gv, pv = S.N(g, 60), S.N(p, 60)
-        if not (gv.is_real and pv.is_real):
-            return bool(abs(gv - pv) <= S.Float("1e-40", 60) * max(abs(gv), abs(pv), 1))
-        scale = max(abs(gv), abs(pv))
+        scale = max(abs(gv), abs(pv))  # complex values compare by the modulus of their difference
         if scale == 0:
             return True
         g_float, p_float = bool(g.atoms(S.Float)), bool(p.atoms(S.Float))
@@ -168,13 +166,15 @@ class Checker:
         q = self.sympy.Rational(int(value[0]), int(value[1]))
         return [q, str(q)]
 
-    def _imaginary_unit(self, e: Any, other: Any) -> Any:
-        """`i` is the imaginary unit where the other side is a plain number."""
+    def _imaginary_unit(self, g: Any, p: Any) -> tuple[Any, Any]:
+        """`i` is the imaginary unit when it is the only unknown on either side (e^{i\\pi} against -1,
+        e^{i\\pi/3} against 0.5 + 0.866i)."""
         S = self.sympy
-        if not self._is_number(other):
-            return e
-        free = {s for s in getattr(e, "free_symbols", ()) if s.name == "i"}
-        return e.subs({s: S.I for s in free}) if free else e
+        names = {s.name for e in (g, p) for s in getattr(e, "free_symbols", ())}
+        if names != {"i"}:
+            return g, p
+        unit = lambda e: e.subs({s: S.I for s in e.free_symbols if s.name == "i"}) if getattr(e, "free_symbols", None) else e  # noqa: E731
+        return unit(g), unit(p)
 
     def check(
         self,
@@ -193,7 +193,7 @@ class Checker:
             return "pred_unparsed"
         S = self.sympy
         g, p = G[0], P[0]
-        g, p = self._imaginary_unit(g, p), self._imaginary_unit(p, g)
+        g, p = self._imaginary_unit(g, p)
         if isinstance(p, S.Eq) and not getattr(p.lhs, "free_symbols", True) and not isinstance(g, S.Rel):
             return "false"
         if self._is_number(g) and self._is_number(p):

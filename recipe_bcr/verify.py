@@ -205,8 +205,8 @@ class Verifier:
         status, used = self._pool.check_timed(
             for_parser(gold), for_parser(pred), min(budget, self.timeout_s), hints, hard_deadline=hard
         )
-        if status in ("true", "false", "gold_unparsed", "pred_unparsed"):
-            with self._cache_lock:
+        if status in ("true", "false", "gold_unparsed", "pred_unparsed") and len(pred) <= 256:
+            with self._cache_lock:  # long answers are rarely repeated and would fill the memory
                 self._cache[key] = status
                 if len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)

@@ -205,6 +205,8 @@ def test_plain_spellings_of_a_number_still_score(verifier, pred):
         ("-1", "e^{\\pi i}"),
         ("1", "e^{2\\pi i}"),
         ("-1", "i^2"),
+        ("e^{i\\pi/3}", "0.5+0.8660254i"),
+        ("\\sqrt{2}", "√2"),
     ],
 )
 def test_correct_answers_are_not_refused(verifier, gold, pred):
@@ -213,7 +215,14 @@ def test_correct_answers_are_not_refused(verifier, gold, pred):
 
 @pytest.mark.parametrize(
     "gold,pred",
-    [("\\infty", "-\\infty"), ("-\\infty", "+\\infty"), ("1 + 10^{-12}", "1.00000000001"), ("-1", "e^{i\\pi/2}"), ("1", "i")],
+    [
+        ("\\infty", "-\\infty"),
+        ("-\\infty", "+\\infty"),
+        ("1 + 10^{-12}", "1.00000000001"),
+        ("-1", "e^{i\\pi/2}"),
+        ("1", "i"),
+        ("e^{i\\pi/3}", "0.5+0.8i"),
+    ],
 )
 def test_their_mirrors_are_still_wrong(verifier, gold, pred):
     assert not verifier.check(pred, gold).correct
