@@ -295,11 +295,11 @@ class SymbolicPool:
 
     def _fork_workers(self, count: int) -> None:
         for _ in range(count):
-            server = self._get_server()
-            worker = server.fork() if server is not None else None
-            if worker is None and server is not None and not server.alive():
-                server = self._get_server()  # the server died: one restart, then this fork
-                worker = server.fork() if server is not None else None
+            try:
+                worker = self._fork_one()
+            except Exception:  # noqa: BLE001 - e.g. out of file descriptors: this slot is given back below
+                logger.exception("could not fork a symbolic worker")
+                worker = None
             if worker is None or self._closed:
                 with self._lock:
                     self._live -= 1
@@ -307,6 +307,14 @@ class SymbolicPool:
                     worker.kill()
                 continue
             self._idle.put(worker)
+
+    def _fork_one(self) -> _Worker | None:
+        server = self._get_server()
+        worker = server.fork() if server is not None else None
+        if worker is None and server is not None and not server.alive():
+            server = self._get_server()  # the server died: one restart, then this fork
+            worker = server.fork() if server is not None else None
+        return worker
 
     def _keep_spare(self) -> None:
         """A worker for every check that holds or awaits one, one spare, and never fewer than `size`."""

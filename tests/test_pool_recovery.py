@@ -115,3 +115,22 @@ def test_the_pool_grows_with_concurrency(pool):
         statuses = list(ex.map(lambda job: pool.check(*job, 1.0), jobs))
     assert statuses == ["timeout"] * 4 + ["true"] * 4
     assert _back_to_full(pool) and _honest_check_passes(pool)
+
+
+def test_after_forks_that_raise(pool, monkeypatch):
+    """A replacement that cannot be forked (say, out of file descriptors) leaves no phantom worker:
+    the pool counts only real ones and refills once forking works again."""
+    from recipe_bcr import symbolic
+
+    assert _back_to_full(pool)
+
+    def broken(self, timeout_s=10.0):
+        raise OSError("too many open files")
+
+    with monkeypatch.context() as m:
+        m.setattr(symbolic._ForkServer, "fork", broken)
+        assert pool.check("5", "10^{10^{10^{10}}}", 1.0) == "timeout"
+        time.sleep(0.5)
+        assert pool.live == pool.idle  # every worker it counts is one it has
+    assert _honest_check_passes(pool)
+    assert _back_to_full(pool)
