@@ -17,7 +17,6 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 
 BOX_OPEN = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*\{")
 # Only escapes that can change brace counting need a token: \{ \} and \\ (a backslash escaping a
@@ -77,10 +76,17 @@ class BoxIndex:
     def __init__(self, text: str, barriers: Sequence[int] = ()) -> None:
         self.text = text
         self._barriers = sorted(barriers)
+        # computed on first use; not functools.cached_property, whose one lock per class (Python < 3.12)
+        # would make every reward thread wait while one of them indexes a long completion
+        self._pair_table: dict[int, int] | None = None
+        self._top: list[Box] | None = None
+        self._by_start: dict[int, Box] | None = None
 
-    @cached_property
+    @property
     def _pairs(self) -> dict[int, int]:
-        return match_braces(self.text)
+        if self._pair_table is None:
+            self._pair_table = match_braces(self.text)
+        return self._pair_table
 
     def box_at(self, match: re.Match[str]) -> Box | None:
         """The box opened by a BOX_OPEN match, or None when it never closes."""
@@ -104,10 +110,15 @@ class BoxIndex:
             and not self.text[inside.end : box.end - 1].strip()
         )
 
-    @cached_property
+    @property
     def top_level(self) -> list[Box]:
         """Closed boxes in order of appearance, none inside another. A box holding a barrier is
         skipped and the boxes inside it are read on their own; a box holding only a box is that box."""
+        if self._top is None:
+            self._top = self._find_top_level()
+        return self._top
+
+    def _find_top_level(self) -> list[Box]:
         opens = list(BOX_OPEN.finditer(self.text))
         boxes: list[Box] = []
         covered_until = -1
@@ -123,10 +134,12 @@ class BoxIndex:
             covered_until = box.end
         return boxes
 
-    @cached_property
+    @property
     def by_start(self) -> dict[int, Box]:
         """Top-level boxes by the position of their backslash."""
-        return {b.start: b for b in self.top_level}
+        if self._by_start is None:
+            self._by_start = {b.start: b for b in self.top_level}
+        return self._by_start
 
 
 def last_boxed(text: str) -> str | None:

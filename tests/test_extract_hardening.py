@@ -129,3 +129,27 @@ def test_a_box_longer_than_any_answer_is_no_answer():
 def test_invisible_characters_inside_a_boxed_number_earn_no_accuracy(verifier):
     b = score_completion(_group("5\u200b", "7\u0336", "9"), GOLDS, verifier).breakdown
     assert b["n_correct"] == 1 and b["fmt"] == 1
+
+
+def test_one_long_completion_does_not_hold_up_other_threads():
+    """Indexing a long completion in one reward thread must not make the others wait (a class-wide
+    lock, as functools.cached_property takes before Python 3.12, would)."""
+    import threading
+
+    big = "Answer1: \\boxed{" + "{" * 3_000_000
+    done = threading.Event()
+
+    def index_big():
+        extract_group(big, 3)
+        done.set()
+
+    thread = threading.Thread(target=index_big)
+    thread.start()
+    time.sleep(0.05)
+    t0 = time.monotonic()
+    small = extract_group(_group("5", "7", "9"), 3)
+    elapsed = time.monotonic() - t0
+    big_still_running = not done.is_set()
+    thread.join()
+    assert small.answers == ["5", "7", "9"]
+    assert big_still_running and elapsed < 0.5
