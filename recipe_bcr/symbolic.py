@@ -6,10 +6,11 @@ thread. So each check goes to a separate process (recipe_bcr.symbolic_worker) th
 killed when its deadline passes. Three properties keep an honest answer's credit
 independent of what else is in the batch:
   * replacements are forks of a warmed-up fork server (milliseconds, not the 2-3 s of a
-    fresh interpreter), and one spare worker is kept idle, so a killed worker is replaced
-    before the next check needs one;
-  * the pool grows with the concurrency it is given (up to `max_size`): a check that finds
-    no idle worker forks one instead of queueing behind slow checks;
+    fresh interpreter), started the moment a worker is killed, so a killed worker is
+    replaced before the next check needs one;
+  * the pool grows with the concurrency it is given (up to `max_size`): every check that is
+    found slow, and every check that waited GROW_AFTER_S for a worker, adds one, so `size`
+    workers always serve honest answers while bursts of short checks reuse warm workers;
   * a check's deadline measures its own work: it starts when the worker receives the
     check, and it is extended while the worker has used less CPU than the limit (a
     starved check is not a slow one), up to a hard cap of 1.9 times the limit for the call
@@ -38,6 +39,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 logger = logging.getLogger(__name__)
@@ -45,6 +47,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_MAX_SIZE = 32  # forks of one warmed-up server share most of their memory
 HARD_CAP = 1.9  # a check never runs past this multiple of its limit (the call's target is twice the limit)
 NICE_AFTER_CPU_S = 0.15  # honest answers' checks take tens of milliseconds
+GROW_AFTER_S = 0.05  # a check that waited this long for a worker forks one
 _POLL_S = 0.05
 _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -96,7 +99,7 @@ class _Worker:
         except (OSError, IndexError, ValueError):
             return None
 
-    def recv(self, own_s: float, hard_deadline: float) -> dict[str, Any] | None:
+    def recv(self, own_s: float, hard_deadline: float, on_slow: Callable[[], None] | None = None) -> dict[str, Any] | None:
         """The reply, or None when the check used `own_s` of CPU (or wall time where CPU time cannot
         be read), passed the hard deadline, died or answered garbage. A check that has used more
         than NICE_AFTER_CPU_S of CPU is moved to the lowest CPU priority, so that the short checks
@@ -119,6 +122,8 @@ class _Worker:
             used = cpu - cpu0
             if not self.niced and used >= NICE_AFTER_CPU_S:
                 self._renice()
+                if on_slow is not None:
+                    on_slow()
             if now < soft:
                 continue
             if self.niced or own_s - used <= 0.01:
@@ -241,7 +246,8 @@ class SymbolicPool:
         self._lock = threading.Lock()
         self._live = 0  # workers idle, busy or being forked
         self._busy: set[_Worker] = set()
-        self._waiting = 0  # checks waiting for a worker
+        self._waiting = 0  # checks that have waited more than GROW_AFTER_S for a worker
+        self._slow = 0  # busy workers whose check is past NICE_AFTER_CPU_S
         self._server: _ForkServer | None = None
         self._server_lock = threading.Lock()
         self._ids = itertools.count()
@@ -316,30 +322,40 @@ class SymbolicPool:
             worker = server.fork() if server is not None else None
         return worker
 
-    def _keep_spare(self) -> None:
-        """A worker for every check that holds or awaits one, one spare, and never fewer than `size`."""
+    def _top_up(self) -> None:
+        """`size` workers for honest traffic beyond those held by slow checks, plus one for every check
+        that has waited too long: slow answers never leave honest ones without workers, while bursts of
+        short checks queue for milliseconds on warm workers instead of forking cold ones."""
         with self._lock:
-            demand = len(self._busy) + self._waiting + 1
-        self._grow(max(self.size, demand))
+            target = self.size + self._slow + self._waiting
+        self._grow(target)
+
+    def _mark_slow(self) -> None:
+        with self._lock:
+            self._slow += 1
+        self._top_up()
 
     def _release(self, worker: _Worker) -> None:
         with self._lock:
             self._busy.discard(worker)
+            self._slow -= worker.niced
         self._idle.put(worker)
 
     def _discard(self, worker: _Worker) -> None:
         """Kill a worker whose state is unknown and fork its replacement."""
-        worker.kill()
         with self._lock:
-            self._busy.discard(worker)
+            if worker in self._busy:
+                self._busy.discard(worker)
+                self._slow -= worker.niced
             self._live -= 1
-        self._keep_spare()
+        worker.kill()
+        self._top_up()
 
     def _acquire(self, deadline: float) -> _Worker | None:
         """An idle worker known to be alive (dead ones found on the way are replaced)."""
         while True:
             try:
-                worker = self._idle.get_nowait()
+                worker = self._idle.get(timeout=max(0.0, min(GROW_AFTER_S, deadline - time.monotonic())))
             except queue.Empty:
                 worker = self._wait_for_worker(deadline)
             if worker is None:
@@ -347,17 +363,15 @@ class SymbolicPool:
             with self._lock:
                 self._busy.add(worker)
             if not worker.dead():
-                break
+                return worker
             self._discard(worker)
-        self._keep_spare()
-        return worker
 
     def _wait_for_worker(self, deadline: float) -> _Worker | None:
         failures = self._failed_starts
         with self._lock:
             self._waiting += 1
         try:
-            self._keep_spare()
+            self._top_up()
             extended = False
             while (remaining := deadline - time.monotonic()) > 0 or (not extended and not self._serving.is_set()):
                 if not extended and not self._serving.is_set():
@@ -443,7 +457,7 @@ class SymbolicPool:
             payload = json.dumps({"id": req_id, "gold": gold, "pred": pred, "timeout": timeout_s, **(hints or {})})
             if not worker.send((payload + "\n").encode()):
                 return "error", True
-            reply = worker.recv(timeout_s, hard_deadline)
+            reply = worker.recv(timeout_s, hard_deadline, self._mark_slow)
             if reply is None:
                 return ("error", True) if worker.dead() else ("timeout", False)
             if reply.get("id") != req_id:
