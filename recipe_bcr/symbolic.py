@@ -47,7 +47,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_MAX_SIZE = 32  # forks of one warmed-up server share most of their memory
 HARD_CAP = 1.9  # a check never runs past this multiple of its limit (the call's target is twice the limit)
 NICE_AFTER_CPU_S = 0.15  # honest answers' checks take tens of milliseconds
-GROW_AFTER_S = 0.05  # a check that waited this long for a worker forks one
+GROW_AFTER_S = 0.5  # a check that waited this long for a worker forks one (a warm worker is worth a short wait)
 _POLL_S = 0.05
 _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
