@@ -13,7 +13,7 @@ independent of what else is in the batch:
     workers always serve honest answers while bursts of short checks reuse warm workers;
   * a check's deadline measures its own work: it starts when the worker receives the
     check, and it is extended while the worker has used less CPU than the limit (a
-    starved check is not a slow one), up to a hard cap of 1.9 times the limit for the call
+    starved check is not a slow one), up to a hard cap of HARD_CAP times the limit after the call
     (the target for a whole reward call is twice the limit);
   * a check that has used more CPU than any honest answer needs (NICE_AFTER_CPU_S) is moved
     to the lowest CPU priority and keeps a plain wall-clock deadline (its worker is replaced
@@ -45,9 +45,9 @@ from typing import Any
 logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_SIZE = 32  # forks of one warmed-up server share most of their memory
-HARD_CAP = 1.9  # a check never runs past this multiple of its limit (the call's target is twice the limit)
+HARD_CAP = 1.75  # a check never runs past this multiple of its limit (the call's target is twice the limit)
 NICE_AFTER_CPU_S = 0.15  # honest answers' checks take tens of milliseconds
-GROW_AFTER_S = 0.5  # a check that waited this long for a worker forks one (a warm worker is worth a short wait)
+GROW_AFTER_S = 0.3  # a check that waited this long for a worker forks one (a warm worker is worth a short wait)
 _POLL_S = 0.05
 _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
