@@ -117,6 +117,9 @@ def _top_level_cuts(tokens: list[tuple[int, str, int, int]], *seps: str) -> list
     return cuts
 
 
+_THOUSANDS = re.compile(r"\d,(?:\\!|\\,|\s){0,3}\d{3}(?!\d)")  # 10,080 and 10,\!080 are one number
+
+
 def _split(s: str, cuts: list[tuple[int, str]]) -> list[tuple[str, bool]]:
     """The parts between cuts, each with True when an approximation sign precedes it."""
     parts = []
@@ -151,7 +154,8 @@ def values(pred: str, gold: str) -> list[tuple[str, bool]] | None:
     "\\frac{\\sqrt3}{3} \\approx 0.577" states the exact value and a rounding of it. Left whole
     when the gold answer is itself an equation."""
     tokens = _scan(pred)
-    if has_equation(gold) or _top_level_cuts(tokens, ",", ";") or word_list(pred):
+    lists = [pos for pos, _ in _top_level_cuts(tokens, ",", ";") if not _THOUSANDS.match(pred, pos - 1)]
+    if has_equation(gold) or lists or word_list(pred):
         return [(pred, False)]  # an equation, or a list of them ("x = 1, y = 2", "x = 1 or x = 2"), is compared whole
     parts = _split(pred, _top_level_cuts(tokens, "=", *APPROX))
     if len(parts) > 1 and (is_label(parts[0][0]) or (not parts[0][0] and not parts[1][1])):
