@@ -6,7 +6,9 @@ Three stages of decreasing specificity, recorded per problem:
   3. the i-th top-level box of the completion by position (or, for the conventional
      single-problem prompt, the last box).
 Guards close reward leaks the paper's sketch leaves open: a box labelled for another
-problem ("Answer 2:") is never assigned to problem 1 by position; a box that shows no
+problem ("Answer 2:") is never assigned to problem 1 by position; labelled answers for one
+problem that disagree ("Answer1: \\boxed{3}" ... "Answer1: \\boxed{5}") are a hedge, so the
+problem has no answer (restating the same answer is fine); a box that shows no
 answer (empty to the eye: spacing, `\\phantom`, `\\text{}`; or a placeholder: `...`, `??`,
 `\\square`, `[answer]`, `\\mathrm{Answer}`) is no answer at all, so it earns no format credit;
 and a box that swallowed a label, a header or another box (it never closed where it should
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from recipe_bcr.boxed import BoxIndex
+from recipe_bcr.normalize import as_number, canonical
 
 Fallback = Literal["position", "last"]
 
@@ -148,6 +151,25 @@ def _sections(heads: list[tuple[int, int]], length: int, n: int) -> dict[int, tu
     return spans
 
 
+def _answer_key(content: str) -> tuple[str, object]:
+    """What two restatements of one answer share: its exact value, or its normalised text."""
+    number = as_number(content)
+    return ("number", number.value) if number is not None else ("text", canonical(content))
+
+
+def _conflicting_labels(labelled: list[tuple[int, int, str]], n: int) -> set[int]:
+    """Problems with labelled answers that disagree ("Answer1: \\boxed{3}" ... "Answer1: \\boxed{5}")."""
+    first: dict[int, tuple[str, object]] = {}
+    conflicted: set[int] = set()
+    for num, _, content in labelled:
+        if not 1 <= num <= n or num in conflicted:
+            continue
+        key = _answer_key(content)
+        if first.setdefault(num, key) != key:
+            conflicted.add(num)
+    return conflicted
+
+
 def extract_group(
     completion: str, n: int, *, thinking: bool = False, fallback: Fallback = "position"
 ) -> GroupExtraction:
@@ -175,8 +197,11 @@ def extract_group(
         labelled.append((num, m.start(), box.content))
         label_of_box[box.start] = num
 
+    conflicted = _conflicting_labels(labelled, n)
     found: dict[int, tuple[str, int]] = {}
     for i in range(1, n + 1):
+        if i in conflicted:
+            continue  # two different labelled answers for one problem: a hedge, no answer
         span = sections.get(i)
         if span and (hit := next((c for k, s, c in labelled if k == i and span[0] <= s < span[1]), None)) is not None:
             found[i] = (hit, 1)
@@ -191,7 +216,7 @@ def extract_group(
     elif fallback == "position":
         ordered = boxes.top_level
         for i in range(1, n + 1):
-            if i in found or i > len(ordered):
+            if i in found or i in conflicted or i > len(ordered):
                 continue
             box = ordered[i - 1]
             owner = label_of_box.get(box.start)

@@ -88,8 +88,22 @@ def test_unclosed_thinking_yields_nothing(text, thinking):
 
 
 def test_first_section_and_first_label_win():
-    text = "### Problem 1\nAnswer1: \\boxed{1}\nAnswer1: \\boxed{2}\n### Problem 1\nAnswer1: \\boxed{3}"
-    assert extract_answers(text, 1) == ["1"]
+    text = "### Problem 1\nAnswer1: \\boxed{1}\nAnswer1: \\boxed{1.0}\n### Problem 1\nAnswer1: \\boxed{\\frac{2}{2}}"
+    ex = extract_group(text, 1)
+    assert ex.answers == ["1"] and ex.stages == [1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "### Problem 1\nAnswer1: \\boxed{1}\nAnswer1: \\boxed{2}",
+        "### Problem 1\nAnswer1: \\boxed{1}\n### Problem 2\nAnswer2: \\boxed{7}\nAnswer 1: \\boxed{2}",
+        "Answer1: \\boxed{x+1} Answer1: \\boxed{x+2}",
+    ],
+)
+def test_labelled_answers_that_disagree_are_no_answer(text):
+    """Two different labelled answers for one problem are a hedge: neither counts, nor does position."""
+    assert extract_group(text, 2).answers[0] is None
 
 
 def test_n_must_be_positive():
