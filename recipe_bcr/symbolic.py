@@ -46,7 +46,7 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_SIZE = 32  # forks of one warmed-up server share most of their memory
 HARD_CAP = 1.75  # a check never runs past this multiple of its limit (the call's target is twice the limit)
-NICE_AFTER_CPU_S = 0.15  # honest answers' checks take tens of milliseconds
+NICE_AFTER_CPU_S = 0.5  # honest answers' checks take tens of milliseconds (a fresh fork's first ones more)
 GROW_AFTER_S = 0.3  # a check that waited this long for a worker forks one (a warm worker is worth a short wait)
 _POLL_S = 0.05
 _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100

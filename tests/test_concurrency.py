@@ -103,7 +103,8 @@ def test_honest_answers_keep_credit_beside_slow_ones_from_eight_threads():
             results = list(pool.map(run, jobs))
         honest = [s for (text, _), (_, s) in zip(jobs, results) if text != slow]
         assert len(honest) == 40
-        assert [s.correct for s in honest] == [[True, True, True]] * 40
+        lost = [(s.answers, s.methods) for s in honest if not all(s.correct)]
+        assert lost == []
         assert all(s.breakdown["verify_timeouts"] == 0 for s in honest)
         slow_scored = [s for (text, _), (_, s) in zip(jobs, results) if text == slow]
         assert [s.correct for s in slow_scored] == [[False, True, False]] * 4
