@@ -86,7 +86,7 @@ def _reward() -> Check:
 def _reward_manager() -> Check:
     from verl.utils.import_utils import load_extern_object
 
-    cls = load_extern_object("pkg://recipe_bcr.verl_reward_manager", "BCRRewardManager")
+    cls = load_extern_object("pkg://recipe_bcr.verl_ext.reward_manager", "BCRRewardManager")
     return Check("reward manager", True, f"{cls.__module__}.{cls.__name__} loads")
 
 
