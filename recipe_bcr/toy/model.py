@@ -32,22 +32,39 @@ SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """Architecture and warm-start settings (hydra_configs/toy.yaml)."""
+    """Architecture and warm-start settings (hydra_configs/toy.yaml `model`)."""
 
-    vocab_size: int = 1024
-    hidden_size: int = 96
-    layers: int = 4
-    heads: int = 4
-    sft_steps: int = 400
-    sft_batch: int = 32
-    sft_lr: float = 3e-3
-    n_values: tuple[int, ...] = (1, 2, 3)
-    seed: int = 0
+    vocab_size: int
+    hidden_size: int
+    layers: int
+    heads: int
+    sft_steps: int
+    sft_batch: int
+    sft_lr: float
+    n_values: tuple[int, ...]
+    seed: int
+    threads: int         # torch threads for the warm start (1: no oversubscription on a busy machine)
+
+
+def load_specs(overrides: list[str] | None = None) -> tuple[ToySpec, ModelSpec, dict]:
+    """hydra_configs/toy.yaml (+ dotlist overrides) -> task spec, model spec, the rest."""
+    from importlib import resources
+
+    from omegaconf import OmegaConf
+
+    cfg = OmegaConf.load(Path(str(resources.files("hydra_configs") / "toy.yaml")))
+    cfg = OmegaConf.merge(cfg, OmegaConf.from_dotlist(overrides or []))
+    raw = OmegaConf.to_container(cfg, resolve=True)
+    model = dict(raw["model"], n_values=tuple(raw["model"]["n_values"]))
+    return ToySpec(**raw["task"]), ModelSpec(**model), raw
 
 
 def cache_key(spec: ToySpec, mspec: ModelSpec) -> str:
     blob = json.dumps({"task": asdict(spec), "model": asdict(mspec), "format": 1}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+
+MODEL_DIR = "toy-qwen3"  # the tiny_qwen3 preset's path under the cache dir
 
 
 def _corpus(spec: ToySpec, mspec: ModelSpec, rng: random.Random) -> list[tuple[list[dict], str]]:
@@ -87,6 +104,7 @@ def build_model(out: Path, spec: ToySpec, mspec: ModelSpec, progress: bool = Tru
 
     rng = random.Random(mspec.seed)
     torch.manual_seed(mspec.seed)
+    torch.set_num_threads(mspec.threads)
     pairs = _corpus(spec, mspec, rng)
     tokenizer = train_tokenizer([m[0]["content"] + m[1]["content"] + c for m, c in pairs], mspec.vocab_size)
     eos = tokenizer.convert_tokens_to_ids("<|im_end|>")
@@ -132,8 +150,9 @@ def build_model(out: Path, spec: ToySpec, mspec: ModelSpec, progress: bool = Tru
     try:
         model.save_pretrained(stage, safe_serialization=True)
         tokenizer.save_pretrained(stage)
-        (stage / "toy_spec.json").write_text(json.dumps({"task": asdict(spec), "model": asdict(mspec),
-                                                         "final_sft_loss": float(loss.item())}, indent=1))
+        (stage / "toy_spec.json").write_text(json.dumps({"key": cache_key(spec, mspec), "task": asdict(spec),
+                                                         "model": asdict(mspec), "final_sft_loss": float(loss.item())},
+                                                        indent=1))
         if out.exists():
             shutil.rmtree(out)
         stage.rename(out)
@@ -144,9 +163,12 @@ def build_model(out: Path, spec: ToySpec, mspec: ModelSpec, progress: bool = Tru
 
 
 def ensure_model(cache_dir: Path, spec: ToySpec, mspec: ModelSpec, progress: bool = True) -> Path:
-    """The cached model for these settings, built first if absent."""
-    path = Path(cache_dir).expanduser() / f"toy-qwen3-{cache_key(spec, mspec)}"
-    if not (path / "model.safetensors").exists():
+    """The cached model (CACHE/toy-qwen3), rebuilt when absent or made with other settings."""
+    path = Path(cache_dir).expanduser() / MODEL_DIR
+    meta = path / "toy_spec.json"
+    fresh = meta.exists() and (path / "model.safetensors").exists() and \
+        json.loads(meta.read_text()).get("key") == cache_key(spec, mspec)
+    if not fresh:
         logger.info("building the toy model in %s", path)
         build_model(path, spec, mspec, progress=progress)
     return path

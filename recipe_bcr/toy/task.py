@@ -18,11 +18,11 @@ FILLER = "Wait, let me double-check."
 
 @dataclass(frozen=True)
 class ToySpec:
-    """What the toy task draws from; every field is a Hydra-configurable knob (hydra_configs/toy.yaml)."""
+    """What the toy task draws from (hydra_configs/toy.yaml `task`)."""
 
-    max_operand: int = 9
-    wrong_rate: float = 0.5        # share of supervised answers off by one
-    max_filler: int = 4            # supervised reasoning repeats FILLER 0..max_filler times
+    max_operand: int
+    wrong_rate: float    # share of supervised answers off by one
+    max_filler: int      # supervised reasoning repeats FILLER 0..max_filler times
 
 
 def make_problem(rng: random.Random, spec: ToySpec, index: int) -> Problem:
@@ -72,3 +72,17 @@ def write_toy_data(out_dir: Path, n: int, train_groups: int, val_groups: int, se
         for split, count in (("train", train_groups), ("val", val_groups)):
             stage.parquet([to_record(r) for r in make_groups(n, count, seed, spec, split)], SCHEMA, paths[split])
     return paths
+
+
+def write_toy_benchmark(path: Path, count: int, seed: int, spec: ToySpec) -> Path:
+    """A plain benchmark file (problem, answer per JSON line) for the eval harness."""
+    import json
+
+    rng = random.Random(f"{seed}:benchmark")
+    lines = [json.dumps({"problem": p.question, "answer": p.answers[0]})
+             for p in (make_problem(rng, spec, k) for k in range(count))]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("\n".join(lines) + "\n")
+    tmp.replace(path)
+    return path

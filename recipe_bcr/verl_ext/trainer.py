@@ -23,6 +23,12 @@ _HYBRID_ROLES = (Role.ActorRollout, Role.ActorRolloutRef, Role.Actor, Role.RefPo
 
 
 class BCRTrainer(PPOTrainerSync):
+    def on_train_begin(self) -> None:
+        super().on_train_begin()
+        rb = self.replay_buffer
+        print(f"bcr-recipe trainer: {type(self).__name__} mode={self.trainer_mode} "
+              f"replay_buffer={type(rb).__name__} gen_batch_size={getattr(rb, 'gen_batch_size', None)}", flush=True)
+
     def _init_resource_pool_mgr(self) -> None:
         super()._init_resource_pool_mgr()
         if get_device_name() == "cpu":
