@@ -4,7 +4,9 @@ Generates (once, cached in --workdir) a parquet in DeepMath-103K's exact layout 
 problems of the bundled stand-in, with R1 solutions stitched from real MATH-500 solutions to
 about --chars characters each. Then runs `python data_prep/build_groups.py n=[3,4,5]` in a
 fresh process for each difficulty source (column; r1_length in characters) and prints the
-wall time, the peak resident memory of that process, and the group-quality ratio.
+wall time, the peak resident memory of that process, and per N the spread of group-mean difficulty
+against a random grouping of the same problems next to the floor that this data allows (the step of
+coarse scores, the one-problem-per-stratum design; see recipe_bcr/grouping.py).
 
     python benchmarks/bench_build_groups.py [--rows 103110] [--chars 15000]
 """
@@ -97,12 +99,17 @@ def main() -> None:
             print(f"difficulty={method}: FAILED (exit {code})")
             continue
         manifest = json.loads((out / "manifest.json").read_text())
-        ratios = {n: round(v["quality"]["spread_ratio"], 3) for n, v in manifest["per_n"].items()}
         verdict = "OK" if wall < 60 and peak_gib < 4 else "MISSED"
         print(
             f"difficulty={method:10s} n=[3,4,5]: wall {wall:5.1f} s, peak RSS {peak_gib:.2f} GiB "
-            f"(target < 60 s, < 4 GiB: {verdict}); group-mean std / random: {ratios}"
+            f"(target < 60 s, < 4 GiB: {verdict})"
         )
+        for n, v in manifest["per_n"].items():
+            q = v["quality"]
+            print(
+                f"    n={n}: group-mean std / random {q['spread_ratio']:.4f}, floor {q['floor_ratio']:.4f} "
+                f"(value step {q['granularity']:g})"
+            )
 
 
 if __name__ == "__main__":
