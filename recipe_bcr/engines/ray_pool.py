@@ -86,6 +86,7 @@ class RayPool:
         self.tokenizer = tokenizer
         self._queue: deque[tuple[list[Request], Sampling]] = deque()
         self._load = [0] * replicas  # requests submitted to each replica and not yet returned
+        self.served = [0] * replicas  # requests each replica has finished
         self._polls: dict[Any, int] = {}  # outstanding poll ref -> replica
 
     def submit(self, requests: Sequence[Request], sampling: Sampling) -> None:
@@ -114,6 +115,7 @@ class RayPool:
             i = self._polls.pop(ref)
             finished = self._ray.get(ref)  # a dead replica raises here: the run stops, records kept
             self._load[i] -= len(finished)
+            self.served[i] += len(finished)
             out.extend(finished)
         self._dispatch()
         return out
@@ -122,6 +124,8 @@ class RayPool:
         return generate_all(self, prompts, sampling)
 
     def close(self) -> None:
+        if any(self.served):
+            log.info("requests finished per replica: %s", self.served)
         for r in self.replicas:
             self._ray.kill(r)
         self.replicas = []
