@@ -4,6 +4,7 @@ for the vLLM 0.24 surface it uses (LLM.enqueue, LLM.llm_engine.step, SamplingPar
 
 import sys
 import types
+import uuid
 from dataclasses import dataclass, field
 
 import pytest
@@ -66,10 +67,10 @@ class _FakeLLM:
         assert isinstance(prompts, list) and len(prompts) == len(sampling_params) and use_tqdm is False
         self.sent += [p["prompt_token_ids"] for p in prompts]  # kept after the requests finish
         self.params += [s.kwargs for s in sampling_params]
-        start = len(self.llm_engine.queued)
+        start = len(self.sent) - len(prompts)
         ids = [str(start + i) for i in range(len(prompts))]
         self.llm_engine.queued += list(zip(ids, prompts, sampling_params))
-        return ids
+        return [f"{i}-{uuid.uuid4().hex[:8]}" for i in ids]  # internal ids; outputs carry the counter alone
 
 
 class _FakeSamplingParams:
@@ -183,7 +184,7 @@ def test_vllm_finish_reasons_stay_distinct_and_failures_are_not_answers(deepseek
     assert [got[i].finish_reason for i in range(6)] == ["stop", "length", "abort", "error", "repetition", "stop"]
     assert [got[i].failed for i in range(6)] == [False, False, True, True, False, False]
     assert got[3].error and engine.unfinished() == 0
-    engine.llm.llm_engine.reasons = {1: "error"}
+    engine.llm.llm_engine.reasons = {7: "error"}  # the second of the next two requests
     with pytest.raises(RuntimeError, match="failed in the engine"):  # whole-result callers (probes) never measure one
         generate_all(engine, MESSAGES, Sampling())
 

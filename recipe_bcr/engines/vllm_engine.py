@@ -46,6 +46,13 @@ def token_prompt(request: Request) -> dict[str, list[int]]:
     return {"prompt_token_ids": list(request.prompt_ids)}
 
 
+def external_id(request_id: str) -> str:
+    """The id RequestOutputs carry. `LLM.enqueue` returns vLLM's internal ids, the counter it
+    assigned plus "-" and 8 random characters (v1 InputProcessor.assign_request_id); outputs
+    carry the counter alone."""
+    return request_id.split("-", 1)[0]
+
+
 def to_generation(output: Any) -> Generation:
     """A finished vLLM RequestOutput -> Generation, keeping abort/error/repetition distinct."""
     o = output.outputs[0] if output.outputs else None
@@ -118,7 +125,7 @@ class VLLMEngine:
             [SamplingParams(**sampling_kwargs(sampling, r.sample)) for r in rendered],
             use_tqdm=False,
         )
-        self._ids.update(zip(vllm_ids, (r.id for r in rendered)))
+        self._ids.update(zip(map(external_id, vllm_ids), (r.id for r in rendered)))
 
     def unfinished(self) -> int:
         return len(self._ids)
