@@ -87,14 +87,14 @@ class Engine(Protocol):
 def build_requests(
     prompts: Sequence[Messages], sampling: Sampling, render: Any = None, skip: Any = None
 ) -> list[Request]:
-    """k requests per prompt, id = prompt index * k + j; `render(messages) -> ids` when given;
-    `skip(i, j)` leaves out samples that already exist."""
+    """k requests per prompt, id = prompt index * k + j; `skip(i, j)` leaves out samples that
+    already exist; `render(messages) -> ids` renders each prompt that has a request, once."""
     out = []
     for i, messages in enumerate(prompts):
-        ids = tuple(render(messages)) if render is not None else None
-        for j in range(sampling.k):
-            if skip is None or not skip(i, j):
-                out.append(Request(i * sampling.k + j, messages, ids, j))
+        wanted = [j for j in range(sampling.k) if skip is None or not skip(i, j)]
+        if wanted:
+            ids = tuple(render(messages)) if render is not None else None
+            out += [Request(i * sampling.k + j, messages, ids, j) for j in wanted]
     return out
 
 

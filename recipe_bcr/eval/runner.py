@@ -14,7 +14,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from recipe_bcr.data.io import json_record
-from recipe_bcr.engines.base import FAILED, Engine, Request, Sampling, drain
+from recipe_bcr.engines.base import FAILED, Engine, Sampling, build_requests, drain
 from recipe_bcr.eval.scoring import score_sample
 from recipe_bcr.eval.tasks import Task
 from recipe_bcr.verify import Verifier
@@ -51,18 +51,6 @@ def done_keys(path: Path) -> set[str]:
     return {r["key"] for r in iter_records(path)} if path.exists() else set()
 
 
-def pending_requests(tasks: Sequence[Task], sampling: Sampling, done: set[str], render: Any = None) -> list[Request]:
-    """One request per missing sample (id = task index * k + j), prompts rendered once."""
-    requests = []
-    for i, task in enumerate(tasks):
-        missing = [j for j in range(sampling.k) if task.key(j) not in done]
-        if missing:
-            messages = task.messages
-            ids = tuple(render(messages)) if render is not None else None
-            requests += [Request(i * sampling.k + j, messages, ids, j) for j in missing]
-    return requests
-
-
 def run_tasks(
     tasks: Sequence[Task],
     engine: Engine,
@@ -86,7 +74,9 @@ def run_tasks(
     """
     path = run_dir / SAMPLES
     done = done_keys(path)
-    requests = pending_requests(tasks, sampling, done, getattr(engine, "render_ids", None))
+    requests = build_requests(
+        [t.messages for t in tasks], sampling, getattr(engine, "render_ids", None), lambda i, j: tasks[i].key(j) in done
+    )
     new = tokens = 0
     scoring_s = 0.0
     reasons: Counter[str] = Counter()
