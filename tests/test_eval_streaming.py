@@ -100,7 +100,8 @@ def test_progress_bar_only_when_asked(tasks, verifier, qwen, tmp_path, capsys, p
 
 
 def test_two_ray_replicas_give_the_records_of_one(tasks, verifier, qwen, shared, tmp_path):
-    """Transformers engine, tiny random Qwen3: same seeds, same records, whichever replica runs a unit."""
+    """Transformers engine, tiny random Qwen3: same seeds, same records, whichever replica runs a unit
+    (units are dealt to the least-loaded replica, so both get work)."""
     ray = pytest.importorskip("ray")
     from recipe_bcr.engines.ray_pool import RayPool
 
@@ -124,6 +125,11 @@ def test_two_ray_replicas_give_the_records_of_one(tasks, verifier, qwen, shared,
             runs[replicas] = sorted(_records(run_dir), key=lambda r: r["key"])
     finally:
         ray.shutdown()
+    local = tmp_path / "local"
+    local.mkdir()
+    from recipe_bcr.engines.base import make_engine
+
+    run_tasks(tasks, make_engine("transformers", options), sampling, local, verifier, qwen, thinking=False, markers=[], progress=False)
     assert len(runs[1]) == 12
-    assert runs[1] == runs[2]
+    assert runs[1] == runs[2] == sorted(_records(local), key=lambda r: r["key"])  # and the same as no Ray at all
     assert len({tuple(r["token_ids"]) for r in runs[1]}) > 1  # real, varied generations

@@ -97,11 +97,16 @@ class RayPool:
         return sum(len(u) for u, _ in self._queue) + sum(self._load)
 
     def _dispatch(self) -> None:
+        """Next unit to the least-loaded replica, while it has room (an idle one always has)."""
+        while self._queue:
+            i = min(range(len(self.replicas)), key=self._load.__getitem__)
+            unit, sampling = self._queue[0]
+            if self._load[i] and self._load[i] + len(unit) > self.in_flight:
+                break
+            self._queue.popleft()
+            self.replicas[i].submit.remote(unit, sampling)  # actor calls run in order: before its next poll
+            self._load[i] += len(unit)
         for i, replica in enumerate(self.replicas):
-            while self._queue and (self._load[i] == 0 or self._load[i] + len(self._queue[0][0]) <= self.in_flight):
-                unit, sampling = self._queue.popleft()
-                replica.submit.remote(unit, sampling)  # actor calls run in order: before the next poll
-                self._load[i] += len(unit)
             if self._load[i] and i not in self._polls.values():
                 self._polls[replica.poll.remote()] = i
 
