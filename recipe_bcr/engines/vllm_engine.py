@@ -7,7 +7,9 @@
 - SamplingParams carry exactly the configured settings, `generation_config="vllm"` keeps the
   model's generation_config.json sampling defaults out (its EOS ids still apply).
 - Every request is queued at once (`LLM.enqueue`) and the engine is stepped (`llm_engine.step`),
-  so continuous batching keeps them all in flight while finished ones are returned at once.
+  so continuous batching keeps them all in flight while finished ones are returned at once. The
+  engine core runs in its own process (vLLM's default), so the GPU keeps working while the
+  caller scores what came back.
 - Finish reasons stay vLLM's own: stop, length, repetition, abort, error.
 """
 
