@@ -26,8 +26,8 @@ def test_groups_are_balanced_and_mixed(difficulty, n):
     assert q.floor_std * (1 - 1e-9) <= q.group_mean_std <= 1.25 * q.floor_std
 
 
-def _strata_ranks(d, groups):
-    """Stratum of every member (rank among the chosen problems // K); ties share values, so check values."""
+def _strata_bounds(d, groups):
+    """Lowest and highest value of every stratum (the chosen problems sorted, cut into N blocks of K)."""
     k, n = groups.shape
     cuts = np.sort(d[groups.ravel()]).reshape(n, k)
     return cuts[:, 0], cuts[:, -1]
@@ -47,8 +47,8 @@ def test_continuous_difficulty_reaches_a_twentieth_of_random(dist, n):
         assert q.spread_ratio <= 0.05, q
     assert q.granularity == 0.0
     # still exactly one problem per stratum
-    lo, hi = _strata_ranks(d, groups)
-    vals = np.sort(d[groups], axis=1)
+    lo, hi = _strata_bounds(d, groups)
+    vals = np.sort(d[groups], axis=1)  # the j-th smallest member of a group lies in stratum j
     assert ((vals >= lo) & (vals <= hi)).all()
 
 
