@@ -17,6 +17,7 @@ import logging
 import os
 from collections import deque
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from recipe_bcr.engines.base import Generation, Messages, Request, Sampling, generate_all, units
@@ -59,6 +60,9 @@ class RayPool:
         cpus_per_replica = float(options.pop("cpus_per_replica", None) or 1)
         gpus_per_replica = options.pop("gpus_per_replica", None)
         in_flight = options.pop("in_flight", None)
+        for key in ("model", "tokenizer", "samples"):  # replicas may run elsewhere (other cwd, other node)
+            if options.get(key) and Path(options[key]).exists():
+                options[key] = str(Path(options[key]).resolve())
         self._owns_ray = not ray.is_initialized()
         if self._owns_ray:  # workers of a local Ray inherit this environment (PYTHONPATH, HF_*)
             ray.init(address=ray_address or os.environ.get("RAY_ADDRESS"), ignore_reinit_error=True)
