@@ -60,7 +60,7 @@ class RayPool:
         cpus_per_replica = float(options.pop("cpus_per_replica", None) or 1)
         gpus_per_replica = options.pop("gpus_per_replica", None)
         in_flight = options.pop("in_flight", None)
-        for key in ("model", "tokenizer", "samples"):  # replicas may run elsewhere (other cwd, other node)
+        for key in ("model", "tokenizer"):  # replicas may run elsewhere (other cwd, other node)
             if options.get(key) and Path(options[key]).exists():
                 options[key] = str(Path(options[key]).resolve())
         self._owns_ray = not ray.is_initialized()
