@@ -77,5 +77,6 @@ def test_sampling_key_applies_exactly_the_configured_settings():
 def test_trim_completion_keeps_the_first_eos_like_vllm():
     from recipe_bcr.verl_ext.hf_rollout import trim_completion
 
-    assert trim_completion([5, 6, 2, 0, 0], {2}, 0) == ([5, 6, 2], True)
-    assert trim_completion([5, 6, 7], {2}, 0) == ([5, 6, 7], False)
+    assert trim_completion([5, 6, 2, 0, 0], {2}) == [5, 6, 2]
+    assert trim_completion([5, 6, 2, 9, 2], {2, 9}) == [5, 6, 2]
+    assert trim_completion([5, 6, 7], {2}) == [5, 6, 7]

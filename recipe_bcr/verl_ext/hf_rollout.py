@@ -23,6 +23,8 @@ from typing import Any, Generator, Optional
 
 import ray
 import torch
+from verl.workers.rollout.base import BaseRollout
+from verl.workers.rollout.replica import RolloutMode, RolloutReplica, TokenOutput
 
 logger = logging.getLogger(__name__)
 
@@ -72,12 +74,12 @@ class _Request:
     future: asyncio.Future = field(repr=False)
 
 
-def trim_completion(row: list[int], eos_ids: set[int], pad_id: int) -> tuple[list[int], bool]:
-    """Generated ids up to and including the first EOS (as vLLM returns them); True if it stopped."""
+def trim_completion(row: list[int], eos_ids: set[int]) -> list[int]:
+    """Generated ids up to and including the first EOS, as vLLM returns them (the rest is padding)."""
     for i, tok in enumerate(row):
         if tok in eos_ids:
-            return row[: i + 1], True
-    return row, False
+            return row[: i + 1]
+    return row
 
 
 class HFRolloutServer:
@@ -109,7 +111,6 @@ class HFRolloutServer:
         eos = eos if eos is not None else tok.eos_token_id
         self.eos_ids = set(eos if isinstance(eos, list) else [eos])
         self.pad_id = tok.pad_token_id if tok.pad_token_id is not None else next(iter(self.eos_ids))
-        self.generator = torch.Generator(device=self.device).manual_seed(int(self.config.seed) + replica_rank)
         torch.manual_seed(int(self.config.seed) + replica_rank)
         self.global_steps: Optional[int] = None
         self.max_batch = max(1, int(self.config.max_num_seqs))
@@ -121,9 +122,7 @@ class HFRolloutServer:
         return True
 
     async def generate(self, prompt_ids: list[int], sampling_params: dict[str, Any], request_id: str,
-                       **kwargs: Any) -> Any:
-        from verl.workers.rollout.replica import TokenOutput
-
+                       **kwargs: Any) -> TokenOutput:
         media = [k for k in ("image_data", "video_data", "audio_data") if kwargs.get(k) is not None]
         if media:
             raise ValueError(f"HF rollout: multimodal inputs {media} are not supported")
@@ -188,7 +187,7 @@ class HFRolloutServer:
         new = out.sequences[:, width:].tolist()
         results = []
         for i, row in enumerate(new):
-            tokens, _ = trim_completion(row, self.eos_ids, self.pad_id)
+            tokens = trim_completion(row, self.eos_ids)
             lps = None
             if key.logprobs:
                 lps = [float(torch.log_softmax(out.scores[t][i].float(), -1)[tok]) for t, tok in enumerate(tokens)]
@@ -244,18 +243,11 @@ class HFRolloutServer:
         return None
 
 
-def _replica_base():
-    from verl.workers.rollout.replica import RolloutReplica
-
-    return RolloutReplica
-
-
-class HFReplica(_replica_base()):  # type: ignore[misc]
+class HFReplica(RolloutReplica):
     """One HF server per training rank, colocated with it (hybrid mode only)."""
 
     async def launch_servers(self) -> None:
         from verl.plugin.platform import get_platform
-        from verl.workers.rollout.replica import RolloutMode
 
         if self.rollout_mode != RolloutMode.HYBRID:
             raise NotImplementedError("the HF rollout runs colocated with the trainer only (hybrid mode)")
@@ -287,13 +279,7 @@ class HFReplica(_replica_base()):  # type: ignore[misc]
         self._server_address = f"hf-rollout-{self.replica_rank}"
 
 
-def _base_rollout():
-    from verl.workers.rollout.base import BaseRollout
-
-    return BaseRollout
-
-
-class HFServerAdapter(_base_rollout()):  # type: ignore[misc]
+class HFServerAdapter(BaseRollout):
     """Worker-side end of the HF rollout: forwards weight syncs and sleep/wake to its server."""
 
     def __init__(self, config: Any, model_config: Any, device_mesh: Any, *args: Any, **kwargs: Any) -> None:
