@@ -15,18 +15,24 @@ then scores every completion twice, each time from freshly started symbolic work
     thread pool, --threads at once): our reward against verl's own math_verify reward
     (verl.utils.reward_score.math_verify, a 4-process pool) applied to each segment;
 and prints completions per second, the ratio, agreement with the known labels, and the
-worst latency of our reward on pathological inputs.
+worst latency of our reward on pathological inputs. Then the mixed-load scenario: honest
+answers written so that only the symbolic check can accept them (`\\sqrt{k^2}` for an
+integer k, and the like), with a few percent of answers that run to the time limit (power
+towers), scored with --threads concurrent calls; it prints how many honest answers that score
+in isolation lost their credit under load (target 0) and the latency percentiles.
 
-    python benchmarks/bench_reward.py [--groups 166] [--timeout 2.0] [--threads 8]
+    python benchmarks/bench_reward.py [--groups 166] [--timeout 2.0] [--threads 8] [--only mixed]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import time
+from fractions import Fraction
 from pathlib import Path
 
 from collections.abc import Callable
@@ -35,12 +41,12 @@ from concurrent.futures import ThreadPoolExecutor
 from math_verify import parse, verify
 from verl.utils.reward_score import math_verify as verl_math_verify
 
-from recipe_bcr.normalize import canonical
+from recipe_bcr.normalize import as_number, canonical
 from recipe_bcr.reward import score_completion
 from recipe_bcr.verify import Verifier, configure_default
 from reward_fns.bcr import compute_score
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+SHARED = Path(os.environ.get("BCR_SHARED", Path(__file__).resolve().parents[1].parent / "shared"))
 BOX = re.compile(r"\\boxed\s*\{")
 
 PATHOLOGICAL = {
@@ -51,6 +57,9 @@ PATHOLOGICAL = {
     "10,000 boxes": "\\boxed{1}" * 10_000,
     "10,000 unclosed boxes": "\\boxed{" * 10_000,
     "non-ASCII junk": "\x00\udcff日本語🙂" * 20_000,
+    "huge e-notation numbers": "".join(f"Answer{i}: \\boxed{{1e100000000}} " for i in (1, 2, 3)),
+    "whitespace after header/label": "### Problem" + " " * 100_000 + "Answer 1" + "\t" * 100_000,
+    "20,000 nested labelled boxes": "Answer1: \\boxed{" * 20_000 + "4" + "}" * 20_000,
     "empty": "",
 }
 
@@ -172,6 +181,86 @@ def run_scenario(name: str, data: Data, args: argparse.Namespace) -> dict[str, f
     return ratios
 
 
+def symbolic_spelling(answer: str) -> str:
+    """An equal answer that neither the string nor the exact-number path accepts: integers and
+    fractions through a square root; anything else as written."""
+    num = as_number(answer)
+    if num is None or num.approximate or num.percent:
+        return answer
+    q: Fraction = num.value
+    sign = "-" if q < 0 else ""
+    p, d = abs(q.numerator), q.denominator
+    root = f"\\sqrt{{{p * p}}}"
+    return f"{sign}{root}" if d == 1 else f"{sign}\\frac{{{root}}}{{{d}}}"
+
+
+def build_mixed(groups: int, seed: int, slow_rate: float) -> Data:
+    """N=3 completions from MATH-500 solutions with symbolically spelled right answers; each
+    answer is, with probability `slow_rate`, a distinct power tower instead (wrong, and slow)."""
+    rows = [json.loads(x) for x in (SHARED / "data/benchmarks/math500.jsonl").read_text().splitlines() if x.strip()]
+    rng = random.Random(seed)
+    rng.shuffle(rows)
+    out = []
+    for g in range(groups):
+        members = rows[3 * g : 3 * g + 3]
+        if len(members) < 3:
+            break
+        parts, golds, labels = [], [], []
+        for i, row in enumerate(members, start=1):
+            slow = rng.random() < slow_rate
+            k = rng.randint(7, 99)
+            answer = f"{k}^{{{k}^{{{k}^{{{k}}}}}}}" if slow else symbolic_spelling(row["answer"])
+            body = replace_last_box(row["solution"], answer)
+            parts.append(f"### Problem {i}\n{body}\nAnswer{i}: \\boxed{{{answer}}}\n")
+            golds.append(row["answer"])
+            labels.append(not slow)
+        out.append(("\n".join(parts), golds, labels))
+    return out
+
+
+def run_mixed(args: argparse.Namespace) -> None:
+    """Honest answers beside a few slow ones, --threads at a time: no honest answer may lose credit."""
+    data = build_mixed(args.groups, args.seed, args.slow_rate)
+    labels = [lab for _, _, labs in data for lab in labs]
+    print(
+        f"[mixed load] {len(data)} completions (N=3, {len(labels)} problems, {len(labels) - sum(labels)} slow "
+        f"answers, {args.slow_rate:.0%}), honest answers spelled for the symbolic check"
+    )
+    verifier = fresh_verifier(args.timeout, args.workers)
+    isolated = [c for item in data for c in score_completion(item[0], item[1], verifier).correct]
+    verifier.close()
+
+    verifier = fresh_verifier(args.timeout, args.workers)
+    latencies: list[float] = []
+    honest_latencies: list[float] = []
+
+    def one(item: tuple[str, list[str], list[bool]]) -> list[bool]:
+        t0 = time.perf_counter()
+        correct = score_completion(item[0], item[1], verifier).correct
+        latencies.append(time.perf_counter() - t0)
+        if all(item[2]):
+            honest_latencies.append(latencies[-1])
+        return correct
+
+    seconds, loaded = timed(one, data, args.threads)
+    verifier.close()
+    honest_ok = [i for i, (lab, iso) in enumerate(zip(labels, isolated)) if lab and iso]
+    lost = sum(not loaded[i] for i in honest_ok)
+    false_credit = sum(p and not lab for p, lab in zip(loaded, labels))
+    def pct(values: list[float], q: float) -> float:
+        ordered = sorted(values)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+    print(f"  honest answers right in isolation: {len(honest_ok)} of {sum(labels)}; false credit {false_credit}")
+    print(f"  ours, {args.threads} threads: {len(data) / seconds:8.1f} completions/s")
+    print(f"  honest answers that lost credit under load: {lost} (target 0)")
+    print(
+        f"  latency per completion: p50 {pct(latencies, 0.5):.3f} s  p99 {pct(latencies, 0.99):.3f} s  "
+        f"max {max(latencies):.3f} s (limit {args.timeout} s, target <= {2 * args.timeout} s); completions "
+        f"without a slow answer: p99 {pct(honest_latencies, 0.99):.3f} s  max {max(honest_latencies):.3f} s"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--groups", type=int, default=166, help="groups of 3 MATH-500 problems (166 uses 498)")
@@ -180,8 +269,13 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2, help="our symbolic worker processes (the recipe's bcr.verify.workers)")
     ap.add_argument("--threads", type=int, default=8, help="concurrent reward calls, as verl's reward loop makes them")
     ap.add_argument("--seed", type=int, default=0, help="seed for problem order and wrong answers")
+    ap.add_argument("--slow-rate", type=float, default=0.03, help="share of slow answers in the mixed-load scenario")
+    ap.add_argument("--only", choices=["all", "mixed"], default="all", help="run every scenario, or only the mixed load")
     args = ap.parse_args()
 
+    if args.only == "mixed":
+        run_mixed(args)
+        return
     verify(parse("$1$"), parse("$1$"))
     run_scenario("as written", build(args.groups, 1, args.seed, wrong_rate=0.0), args)
     run_scenario("distinct, 50% wrong", build(args.groups, 1, args.seed), args)
@@ -197,6 +291,7 @@ def main() -> None:
         print(f"  pathological {name!r:28} {dt:6.3f} s  score {out['score']}")
     verdict = "OK" if worst <= 2 * args.timeout else "TOO SLOW"
     print(f"worst-case latency: {worst:.3f} s (limit {args.timeout} s, target <= {2 * args.timeout} s: {verdict})")
+    run_mixed(args)
 
 
 if __name__ == "__main__":

@@ -3,14 +3,20 @@
 Braces are matched once per text with one left-to-right scan in which a backslash escapes
 the next character (so `\\{` and `\\}` never count), which keeps the cost linear even on
 adversarial input such as 10,000 unclosed boxes. `\\boxed {x}` (space before the brace) and
-`\\fbox{x}` count as boxes; an unclosed box has no content (None).
+`\\fbox{x}` count as boxes; an unclosed box has no content (None). A box that holds any of the
+caller's `barriers` (answer labels, section headers) never closed where it should have (its
+brace was matched by a stray one far later): it is no box, and the boxes inside it are read
+on their own. A box holding only another box is that box; one holding a box beside other
+text is one answer (which the verifier refuses as a hedge). Box contents are sliced only when asked for, so thousands of
+nested boxes cost linear time and memory.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from functools import cached_property
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 BOX_OPEN = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*\{")
 # Only escapes that can change brace counting need a token: \{ \} and \\ (a backslash escaping a
@@ -52,22 +58,35 @@ def extract_boxed_at(text: str, pos: int) -> str | None:
 
 @dataclass(frozen=True)
 class Box:
-    """One closed box: `start` is the backslash, `end` is one past the closing brace."""
+    """One closed box: `start` is the backslash, `brace` its opening brace, `end` is one past the closing brace."""
 
     start: int
+    brace: int
     end: int
-    content: str
+    text: str = field(repr=False, compare=False)
+
+    @property
+    def content(self) -> str:
+        return self.text[self.brace + 1 : self.end - 1]
 
 
 class BoxIndex:
     """All boxes of one text, with the brace table computed once and only if needed."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, barriers: Sequence[int] = ()) -> None:
         self.text = text
+        self._barriers = sorted(barriers)
+        # computed on first use; not functools.cached_property, whose one lock per class (Python < 3.12)
+        # would make every reward thread wait while one of them indexes a long completion
+        self._pair_table: dict[int, int] | None = None
+        self._top: list[Box] | None = None
+        self._by_start: dict[int, Box] | None = None
 
-    @cached_property
+    @property
     def _pairs(self) -> dict[int, int]:
-        return match_braces(self.text)
+        if self._pair_table is None:
+            self._pair_table = match_braces(self.text)
+        return self._pair_table
 
     def box_at(self, match: re.Match[str]) -> Box | None:
         """The box opened by a BOX_OPEN match, or None when it never closes."""
@@ -75,26 +94,52 @@ class BoxIndex:
         close = self._pairs.get(brace)
         if close is None:
             return None
-        return Box(match.start(), close + 1, self.text[brace + 1 : close])
+        return Box(match.start(), brace, close + 1, self.text)
 
-    def box_after(self, pos: int) -> Box | None:
-        """The closed box whose `\\boxed` starts exactly at `pos`, if any."""
-        m = BOX_OPEN.match(self.text, pos)
-        return self.box_at(m) if m else None
+    def _holds_barrier(self, box: Box) -> bool:
+        k = bisect_right(self._barriers, box.start)
+        return k < len(self._barriers) and self._barriers[k] < box.end
 
-    @cached_property
+    def _only_holds(self, box: Box, inner: re.Match[str]) -> bool:
+        """The box holds exactly one other box and nothing else (`\\boxed{\\boxed{5}}`)."""
+        inside = self.box_at(inner)
+        return (
+            inside is not None
+            and inside.end < box.end
+            and not self.text[box.brace + 1 : inner.start()].strip()
+            and not self.text[inside.end : box.end - 1].strip()
+        )
+
+    @property
     def top_level(self) -> list[Box]:
-        """Closed boxes in order of appearance, skipping boxes nested inside an earlier one."""
+        """Closed boxes in order of appearance, none inside another. A box holding a barrier is
+        skipped and the boxes inside it are read on their own; a box holding only a box is that box."""
+        if self._top is None:
+            self._top = self._find_top_level()
+        return self._top
+
+    def _find_top_level(self) -> list[Box]:
+        opens = list(BOX_OPEN.finditer(self.text))
         boxes: list[Box] = []
         covered_until = -1
-        for m in BOX_OPEN.finditer(self.text):
+        for k, m in enumerate(opens):
             if m.start() < covered_until:
                 continue
             box = self.box_at(m)
-            if box is not None:
-                boxes.append(box)
-                covered_until = box.end
+            if box is None or self._holds_barrier(box):
+                continue
+            if k + 1 < len(opens) and opens[k + 1].start() < box.end and self._only_holds(box, opens[k + 1]):
+                continue
+            boxes.append(box)
+            covered_until = box.end
         return boxes
+
+    @property
+    def by_start(self) -> dict[int, Box]:
+        """Top-level boxes by the position of their backslash."""
+        if self._by_start is None:
+            self._by_start = {b.start: b for b in self.top_level}
+        return self._by_start
 
 
 def last_boxed(text: str) -> str | None:

@@ -5,9 +5,14 @@ Three stages of decreasing specificity, recorded per problem:
   2. "Answer i:" followed by a box anywhere in the completion;
   3. the i-th top-level box of the completion by position (or, for the conventional
      single-problem prompt, the last box).
-Two guards close reward leaks the paper's sketch leaves open: a box labelled for another
-problem ("Answer 2:") is never assigned to problem 1 by position, and placeholder boxes
-copied from the instruction (`\\boxed{...}`, empty) are no answer at all.
+Guards close reward leaks the paper's sketch leaves open: a box labelled for another
+problem ("Answer 2:") is never assigned to problem 1 by position; a box that shows no
+answer (empty to the eye: spacing, `\\phantom`, `\\text{}`; or a placeholder: `...`, `??`,
+`\\square`, `[answer]`, `\\mathrm{Answer}`) is no answer at all, so it earns no format credit;
+and a box that swallowed a label, a header or another box (it never closed where it should
+have) is no box (recipe_bcr.boxed). Every scan is linear in the completion: the header and
+label patterns use possessive quantifiers (no backtracking over whitespace runs), and a
+label only ever names a top-level box.
 For thinking models only the text after the last `</think>` is read; a completion whose
 thinking never closes yields no answers.
 """
@@ -22,18 +27,71 @@ from recipe_bcr.boxed import BoxIndex
 
 Fallback = Literal["position", "last"]
 
-SECTION_HEADER = re.compile(r"#{2,6}[ \t]*\**[ \t]*Problem[ \t]*(\d+)", re.IGNORECASE)
+SECTION_HEADER = re.compile(r"#{2,6}[ \t]*+\**+[ \t]*+Problem[ \t]*+(\d++)", re.IGNORECASE)
 ANSWER_LABEL = re.compile(  # starts at the word itself so the scan is literal-led; "**" around is allowed
-    r"(?<![A-Za-z])Answer[ \t]*(\d+)[ \t]*\**[ \t]*[:：]\s*\**\s*(?:\$\$?|\\\(|\\\[)?\s*",
+    r"(?<![A-Za-z])Answer[ \t]*+(\d++)[ \t]*+\**+[ \t]*+[:：]\s*+\**+\s*+(?:\$\$?|\\\(|\\\[)?+\s*+",
     re.IGNORECASE,
 )
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
-_PLACEHOLDERS = {"", "...", "\\ldots", "\\dots", "\\cdots", "…", "?", "answer", "\\text{answer}"}
+
+_TOKEN = re.compile(r"\\[A-Za-z]+\*?|\\.|.", re.DOTALL)
+# commands whose braced arguments are never shown (how many arguments)
+_HIDDEN_ARGS = {"\\phantom": 1, "\\hphantom": 1, "\\vphantom": 1, "\\hspace": 1, "\\hspace*": 1, "\\vspace": 1,
+                "\\vspace*": 1, "\\kern": 0, "\\color": 1, "\\textcolor": 1, "\\rule": 2}
+# commands that show nothing of their own (spacing, styling, wrappers whose arguments are still read, fill-in marks)
+_NOTHING = frozenset(
+    "\\, \\; \\: \\! \\  \\quad \\qquad \\enspace \\thinspace \\medspace \\thickspace \\negthinspace "
+    "\\displaystyle \\textstyle \\left \\right \\big \\Big \\bigg \\Bigg \\text \\textbf \\textit \\textrm "
+    "\\textnormal \\mathrm \\mathbf \\mathit \\mathsf \\mathtt \\mbox \\operatorname \\underline \\overline "
+    "\\boxed \\fbox \\square \\Box \\blacksquare \\bigcirc \\ldots \\dots \\cdots \\vdots \\cdot \\bullet "
+    "\\circ \\star \\ast \\_ \\% \\# \\& \\$ \\empty \\null \\relax \\strut \\mathstrut \\smash \\hfill \\hfil "
+    "\\vfill \\newline \\linebreak \\par \\noindent \\hskip \\vskip \\mskip \\medskip \\bigskip \\smallskip "
+    "\\nobreak \\allowbreak \\ensuremath \\quad".split()
+) | {"\\ "}
+# words of a fill-in template ("Your final answer here", "[answer]", "TBD"); a box saying only these says nothing
+_PLACEHOLDER_WORDS = re.compile(
+    r"(?:your|the|final|insert|put|write|answers?|ans|here|goes|fill|in|blank|placeholder|tbd|todo|to|be|"
+    r"determined|value|result|n/a|na|xxx)+"
+)
+
+
+def visible_text(content: str) -> str:
+    """What a reader sees of a box, lowercased: letters, digits and math symbols, no spacing,
+    styling, punctuation, brackets or hidden arguments. One linear scan."""
+    out: list[str] = []
+    skip_groups, depth = 0, 0
+    for m in _TOKEN.finditer(content):
+        tok = m.group()
+        if depth:  # inside a hidden argument
+            depth += (tok == "{") - (tok == "}")
+            if depth == 0:
+                skip_groups -= 1
+            continue
+        if skip_groups and tok == "{":
+            depth = 1
+            continue
+        if skip_groups and not tok.isspace():
+            skip_groups = 0  # an argument without braces: nothing more is hidden
+        if tok in _HIDDEN_ARGS:
+            skip_groups = _HIDDEN_ARGS[tok]
+        elif tok.startswith("\\"):
+            if tok == "\\{" or tok == "\\}" or (tok not in _NOTHING and tok[1:].isalpha()):
+                out.append(tok)
+        elif tok.isalnum() or tok == "/":
+            out.append(tok.lower())
+    return "".join(out)
+
+
+MAX_ANSWER_CHARS = 2000  # a longer box is no answer (and reading it would cost time on every step)
 
 
 def is_placeholder(content: str) -> bool:
-    """An empty or template-copy box, which answers nothing."""
-    return re.sub(r"\s+", "", content).lower() in _PLACEHOLDERS
+    """A box that shows no answer: empty to the eye, a fill-in mark or word copied from a template,
+    or longer than any answer (MAX_ANSWER_CHARS)."""
+    if len(content) > MAX_ANSWER_CHARS:
+        return True
+    seen = visible_text(content)
+    return not seen.strip("/") or (len(seen) <= 60 and _PLACEHOLDER_WORDS.fullmatch(seen) is not None)
 
 
 @dataclass(frozen=True)
@@ -80,13 +138,12 @@ def _answer_text(completion: str, thinking: bool) -> tuple[int, bool | None] | N
     return 0, None
 
 
-def _sections(text: str, n: int) -> dict[int, tuple[int, int]]:
+def _sections(heads: list[tuple[int, int]], length: int, n: int) -> dict[int, tuple[int, int]]:
     """First "### Problem i" section of each i in 1..n, ending where the next header starts."""
-    heads = [(m.start(), int(m.group(1))) for m in SECTION_HEADER.finditer(text)]
     spans: dict[int, tuple[int, int]] = {}
     for k, (start, num) in enumerate(heads):
         if 1 <= num <= n and num not in spans:
-            end = heads[k + 1][0] if k + 1 < len(heads) else len(text)
+            end = heads[k + 1][0] if k + 1 < len(heads) else length
             spans[num] = (start, end)
     return spans
 
@@ -103,13 +160,15 @@ def extract_group(
         return GroupExtraction(empty, len(completion), False)
     offset, closed = read
     text = completion[offset:]
-    boxes = BoxIndex(text)
-    sections = _sections(text, n)
+    heads = [(m.start(), int(m.group(1))) for m in SECTION_HEADER.finditer(text)]
+    labels = list(ANSWER_LABEL.finditer(text))
+    boxes = BoxIndex(text, barriers=[h for h, _ in heads] + [m.start() for m in labels])
+    sections = _sections(heads, len(text), n)
 
     labelled: list[tuple[int, int, str]] = []  # (problem number, label start, box content)
     label_of_box: dict[int, int] = {}
-    for m in ANSWER_LABEL.finditer(text):
-        box = boxes.box_after(m.end())
+    for m in labels:
+        box = boxes.by_start.get(m.end())
         if box is None or is_placeholder(box.content):
             continue
         num = int(m.group(1))

@@ -71,12 +71,12 @@ def score_completion(
     max_response_length: int | None = None,
 ) -> ScoredCompletion:
     """Score one completion of an N-problem group (N = len(golds))."""
+    deadline = time.monotonic() + verifier.timeout_s  # from the call's start: extraction counts too
     n = len(golds)
     if n < 1:
         raise ValueError("a group needs at least one gold answer")
     require_length(weights, response_length, max_response_length)
     extraction = extract_group(completion, n, thinking=thinking, fallback=fallback)
-    deadline = time.monotonic() + verifier.timeout_s
     verdicts = verifier.check_many(list(zip(extraction.answers, golds)), deadline)
     correct = [v.correct for v in verdicts]
     acc = sum(correct) / n

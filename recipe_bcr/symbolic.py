@@ -2,9 +2,26 @@
 
 verl runs the reward in worker threads and Ray actors, where `signal.alarm` cannot be
 used, and a SymPy computation (10^{10^{10^{10}}}) cannot be interrupted from another
-thread. So each check goes to a separate process (recipe_bcr.symbolic_worker); when the
-hard deadline passes, the process is killed and a replacement starts in the background,
-and the check reports "timeout" (no credit, and counted, never silent).
+thread. So each check goes to a separate process (recipe_bcr.symbolic_worker) that is
+killed when its deadline passes. Three properties keep an honest answer's credit
+independent of what else is in the batch:
+  * replacements are forks of a warmed-up fork server (milliseconds, not the 2-3 s of a
+    fresh interpreter), started the moment a worker is killed, so a killed worker is
+    replaced before the next check needs one;
+  * the pool grows with the concurrency it is given (up to `max_size`): every check that is
+    found slow, and every check that waited GROW_AFTER_S for a worker, adds one, so `size`
+    workers always serve honest answers while bursts of short checks reuse warm workers;
+  * a check's deadline measures its own work: it starts when the worker receives the
+    check, and it is extended while the worker has used less CPU than the limit (a
+    starved check is not a slow one), up to a hard cap of HARD_CAP times the limit after the call
+    (the target for a whole reward call is twice the limit);
+  * a check that has used more CPU than any honest answer needs (NICE_AFTER_CPU_S) is moved
+    to the lowest CPU priority and keeps a plain wall-clock deadline (its worker is replaced
+    afterwards), so slow answers cannot starve the short checks of honest ones on a busy
+    machine, nor linger past the limit themselves.
+Whatever happens between taking a worker and returning it (a timeout, a dead worker, a
+garbled reply, an exception in this process), the worker is either returned or killed and
+replaced, so the pool never shrinks.
 """
 
 from __future__ import annotations
@@ -16,175 +33,458 @@ import logging
 import os
 import queue
 import select
+import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 logger = logging.getLogger(__name__)
 
+DEFAULT_MAX_SIZE = 32  # forks of one warmed-up server share most of their memory
+HARD_CAP = 1.75  # a check never runs past this multiple of its limit (the call's target is twice the limit)
+NICE_AFTER_CPU_S = 0.15  # honest answers' checks take tens of milliseconds
+GROW_AFTER_S = 0.3  # a check that waited this long for a worker forks one (a warm worker is worth a short wait)
+_POLL_S = 0.05
+_CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _read_line(sock: socket.socket, buf: bytearray, deadline: float) -> bytes | None:
+    """One line from `sock` (bytes after it stay in `buf`), or None at the deadline or EOF."""
+    while b"\n" not in buf:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return None
+        ready, _, _ = select.select([sock], [], [], remaining)
+        if not ready:
+            return None
+        try:
+            chunk = sock.recv(65536)
+        except OSError:
+            return None
+        if not chunk:
+            return None
+        buf += chunk
+    line, _, rest = bytes(buf).partition(b"\n")
+    buf[:] = rest
+    return line
+
 
 class _Worker:
-    def __init__(self, rel_tol: float) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "recipe_bcr.symbolic_worker", repr(rel_tol)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            close_fds=True,
-        )
-        self._buf = b""
+    """One forked checker process, reached over its own socket; `pidfd` kills it without pid reuse races."""
 
-    def send(self, payload: dict[str, Any]) -> bool:
+    def __init__(self, conn: socket.socket, pid: int, pidfd: int | None) -> None:
+        self.conn = conn
+        self.pid = pid
+        self.pidfd = pidfd
+        self.niced = False  # moved to the lowest CPU priority (never moved back: it is replaced after its check)
+        self._buf = bytearray()
+
+    def send(self, payload: bytes) -> bool:
         try:
-            assert self.proc.stdin is not None
-            self.proc.stdin.write((json.dumps(payload) + "\n").encode())
-            self.proc.stdin.flush()
+            self.conn.sendall(payload)
             return True
-        except (BrokenPipeError, OSError):
+        except OSError:
             return False
 
-    def recv(self, deadline: float) -> dict[str, Any] | None:
-        """One JSON line, or None if the deadline passes or the process died."""
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        while b"\n" not in self._buf:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+    def cpu_seconds(self) -> float | None:
+        """CPU time the process has used (user + system), or None if it cannot be read."""
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / _CLK_TCK
+        except (OSError, IndexError, ValueError):
+            return None
+
+    def recv(self, own_s: float, hard_deadline: float, on_slow: Callable[[], None] | None = None) -> dict[str, Any] | None:
+        """The reply, or None when the check used `own_s` of CPU (or wall time where CPU time cannot
+        be read), passed the hard deadline, died or answered garbage. A check that has used more
+        than NICE_AFTER_CPU_S of CPU is moved to the lowest CPU priority, so that the short checks
+        of honest answers run first on a busy machine."""
+        cpu0 = self.cpu_seconds()
+        soft = min(time.monotonic() + own_s, hard_deadline)
+        while True:
+            wake = soft if self.niced or cpu0 is None else min(soft, time.monotonic() + _POLL_S)
+            line = _read_line(self.conn, self._buf, wake)
+            if line is not None:
+                try:
+                    reply = json.loads(line)
+                except ValueError:
+                    return None
+                return reply if isinstance(reply, dict) else None
+            now = time.monotonic()
+            cpu = self.cpu_seconds()
+            if now >= hard_deadline or cpu is None or cpu0 is None or self.dead():
                 return None
-            ready, _, _ = select.select([fd], [], [], remaining)
-            if not ready:
-                return None
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                return None
-            self._buf += chunk
-        line, self._buf = self._buf.split(b"\n", 1)
-        return json.loads(line)
+            used = cpu - cpu0
+            if not self.niced and used >= NICE_AFTER_CPU_S:
+                self._renice()
+                if on_slow is not None:
+                    on_slow()
+            if now < soft:
+                continue
+            if self.niced or own_s - used <= 0.01:
+                return None  # a check already past what honest answers need gets wall time only
+            soft = min(now + own_s - used, hard_deadline)  # starved, not slow: the unused CPU time is still its own
+
+    def _renice(self) -> None:
+        try:
+            os.setpriority(os.PRIO_PROCESS, self.pid, 19)
+        except OSError:
+            pass  # gone, or not allowed: it keeps its priority
+        self.niced = True
+
+    def dead(self) -> bool:
+        """The process has exited (its socket reads end-of-file)."""
+        ready, _, _ = select.select([self.conn], [], [], 0)
+        if not ready:
+            return False
+        try:
+            return self.conn.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
 
     def kill(self) -> None:
+        try:
+            if self.pidfd is not None:
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+            else:
+                os.kill(self.pid, signal.SIGKILL)
+        except OSError:
+            pass  # already gone
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
+        self.conn.close()
+
+
+class _ForkServer:
+    """The process that imports math-verify once and forks a worker per request."""
+
+    def __init__(self, rel_tol: float) -> None:
+        control, theirs = socket.socketpair()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "recipe_bcr.symbolic_worker", repr(rel_tol), str(theirs.fileno())],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=[theirs.fileno()],
+        )
+        theirs.close()
+        self.control = control
+        self._lock = threading.Lock()
+        self._buf = bytearray()
+
+    def wait_ready(self, timeout_s: float) -> bool:
+        line = _read_line(self.control, self._buf, time.monotonic() + timeout_s)
+        return line is not None and b"ready" in line
+
+    def fork(self, timeout_s: float = 10.0) -> _Worker | None:
+        """A new worker, ready to serve; None if the server is gone."""
+        mine, theirs = socket.socketpair()
+        try:
+            with self._lock:
+                socket.send_fds(self.control, [b"f"], [theirs.fileno()])
+        except OSError:
+            mine.close()
+            return None
+        finally:
+            theirs.close()
+        deadline = time.monotonic() + timeout_s
+        ready, _, _ = select.select([mine], [], [], timeout_s)
+        if not ready:
+            mine.close()
+            return None
+        try:
+            msg, fds, _, _ = socket.recv_fds(mine, 4096, 1)
+        except OSError:
+            mine.close()
+            return None
+        buf = bytearray(msg)
+        pidfd = fds[0] if fds else None
+        line = _read_line(mine, buf, deadline) if msg else None
+        try:
+            hello = json.loads(line) if line else {}
+        except ValueError:
+            hello = {}
+        if not isinstance(hello, dict) or not hello.get("ready"):
+            if pidfd is not None:
+                os.close(pidfd)
+            mine.close()
+            return None
+        return _Worker(mine, int(hello["pid"]), pidfd)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self) -> None:
+        self.control.close()  # the server exits on EOF; its idle workers exit when their sockets close
         try:
             self.proc.kill()
             self.proc.wait(timeout=5)
         except Exception:  # noqa: BLE001 - already gone
             pass
-        for pipe in (self.proc.stdin, self.proc.stdout):
-            if pipe is not None:
-                pipe.close()
 
 
 class SymbolicPool:
-    """`size` worker processes, all started at the first check (or by start()), replaced when killed."""
+    """At least `size` workers (all started at the first check, or by start()), growing with
+    demand up to `max_size`, each replaced at once when killed."""
 
-    def __init__(self, size: int = 2, rel_tol: float = 1e-6, startup_timeout_s: float = 120.0) -> None:
+    def __init__(
+        self, size: int = 2, rel_tol: float = 1e-6, startup_timeout_s: float = 120.0, max_size: int | None = None
+    ) -> None:
         if size < 1:
             raise ValueError(f"symbolic pool size must be >= 1, got {size}")
         self.size = size
+        self.max_size = max(size, max_size or DEFAULT_MAX_SIZE)
         self.rel_tol = rel_tol
         self.startup_timeout_s = startup_timeout_s
         self._idle: queue.Queue[_Worker] = queue.Queue()
         self._lock = threading.Lock()
-        self._alive = 0
-        self._all: set[_Worker] = set()
+        self._live = 0  # workers idle, busy or being forked
+        self._busy: set[_Worker] = set()
+        self._waiting = 0  # checks that have waited more than GROW_AFTER_S for a worker
+        self._slow = 0  # busy workers whose check is past NICE_AFTER_CPU_S
+        self._server: _ForkServer | None = None
+        self._server_lock = threading.Lock()
         self._ids = itertools.count()
-        self._ready_once = threading.Event()  # set when the first worker is ready
+        self._serving = threading.Event()  # the fork server is up (clear while it starts or restarts)
+        self._server_starts = 0
         self._failed_starts = 0
         self._closed = False
         atexit.register(self.close)
 
-    def _start_one(self) -> None:
-        """Start a worker and put it in the idle queue once it says ready."""
-        worker = _Worker(self.rel_tol)
-        with self._lock:
-            self._all.add(worker)
-        hello = worker.recv(time.monotonic() + self.startup_timeout_s)
-        if hello and hello.get("ready"):
-            self._ready_once.set()
-            self._idle.put(worker)
-        else:
-            code = worker.proc.poll()
+    # -- the fork server ---------------------------------------------------------------------
+    def _get_server(self) -> _ForkServer | None:
+        """The running fork server, started (and waited for) if there is none; None if it cannot start."""
+        with self._server_lock:
+            if self._server is not None and self._server.alive():
+                return self._server
+            self._serving.clear()
+            if self._server is not None:
+                self._server.close()
             if self._closed:
-                return
-            logger.warning(
-                "a symbolic worker did not start (%s); symbolic checks time out (no credit, counted in "
-                "verify_timeouts) until one does. See why: %s -m recipe_bcr.symbolic_worker < /dev/null",
-                "no reply in %.0f s" % self.startup_timeout_s if code is None else f"exit code {code}",
-                sys.executable,
-            )
-            worker.kill()
-            with self._lock:
-                self._all.discard(worker)
-                self._alive -= 1
-                self._failed_starts += 1
-
-    def _replace_in_background(self, worker: _Worker) -> None:
-        """Kill a stuck worker and start its replacement; the pool's size never changes."""
-        worker.kill()
-        with self._lock:
-            self._all.discard(worker)
-        threading.Thread(target=self._start_one, daemon=True).start()
-
-    def _acquire(self, deadline: float) -> _Worker | None:
-        try:
-            return self._idle.get_nowait()
-        except queue.Empty:
-            pass
-        failures = self._failed_starts
-        # start every missing worker at once: with one stuck or being replaced, the others serve
-        self.start()
-        if not self._ready_once.is_set():
-            # the pool's very first start is not the check's fault: it may use the startup allowance
-            deadline = max(deadline, time.monotonic() + self.startup_timeout_s)
-        while (remaining := deadline - time.monotonic()) > 0:
+                return None
+            server = _ForkServer(self.rel_tol)
+            if server.wait_ready(self.startup_timeout_s):
+                self._server = server
+                self._server_starts += 1
+                self._serving.set()
+                return server
             try:
-                return self._idle.get(timeout=min(remaining, 0.25))
-            except queue.Empty:
-                if not self._ready_once.is_set() and self._failed_starts > failures:
-                    return None  # no worker has ever started and one just failed: do not wait out the allowance
+                code: int | None = server.proc.wait(timeout=2)  # it may be exiting right now
+            except subprocess.TimeoutExpired:
+                code = None
+            server.close()
+            self._server = None
+            self._failed_starts += 1
+        logger.warning(
+            "the symbolic fork server did not start (%s); symbolic checks time out (no credit, counted in "
+            "verify_timeouts) until it does. See why: %s -m recipe_bcr.symbolic_worker < /dev/null",
+            "no reply in %.0f s" % self.startup_timeout_s if code is None else f"exit code {code}",
+            sys.executable,
+        )
         return None
 
-    def start(self, wait_s: float = 0.0) -> int:
-        """Start every worker not yet started; wait up to `wait_s` for all to be ready.
-
-        Returns how many are ready. Lets a caller pay the start-up (imports and parser warm-up,
-        a few seconds) before the first batch instead of during it."""
+    # -- growing and shrinking ---------------------------------------------------------------
+    def _grow(self, wanted_live: int) -> None:
+        """Fork workers in the background until `wanted_live` (capped at max_size) exist."""
         with self._lock:
-            missing = self.size - self._alive
-            self._alive = self.size
-        for _ in range(missing):
-            threading.Thread(target=self._start_one, daemon=True).start()
+            missing = min(wanted_live, self.max_size) - self._live
+            if missing <= 0 or self._closed:
+                return
+            self._live += missing
+        threading.Thread(target=self._fork_workers, args=(missing,), daemon=True).start()
+
+    def _fork_workers(self, count: int) -> None:
+        for _ in range(count):
+            try:
+                worker = self._fork_one()
+            except Exception:  # noqa: BLE001 - e.g. out of file descriptors: this slot is given back below
+                logger.exception("could not fork a symbolic worker")
+                worker = None
+            if worker is None or self._closed:
+                with self._lock:
+                    self._live -= 1
+                if worker is not None:
+                    worker.kill()
+                continue
+            self._idle.put(worker)
+
+    def _fork_one(self) -> _Worker | None:
+        server = self._get_server()
+        worker = server.fork() if server is not None else None
+        if worker is None and server is not None and not server.alive():
+            server = self._get_server()  # the server died: one restart, then this fork
+            worker = server.fork() if server is not None else None
+        return worker
+
+    def _top_up(self) -> None:
+        """`size` workers for honest traffic beyond those held by slow checks, plus one for every check
+        that has waited too long: slow answers never leave honest ones without workers, while bursts of
+        short checks queue for milliseconds on warm workers instead of forking cold ones."""
+        with self._lock:
+            target = self.size + self._slow + self._waiting
+        self._grow(target)
+
+    def _mark_slow(self) -> None:
+        with self._lock:
+            self._slow += 1
+        self._top_up()
+
+    def _release(self, worker: _Worker) -> None:
+        with self._lock:
+            self._busy.discard(worker)
+            self._slow -= worker.niced
+        self._idle.put(worker)
+
+    def _discard(self, worker: _Worker) -> None:
+        """Kill a worker whose state is unknown and fork its replacement."""
+        with self._lock:
+            if worker in self._busy:
+                self._busy.discard(worker)
+                self._slow -= worker.niced
+            self._live -= 1
+        worker.kill()
+        self._top_up()
+
+    def _acquire(self, deadline: float) -> _Worker | None:
+        """An idle worker known to be alive (dead ones found on the way are replaced)."""
+        while True:
+            try:
+                worker = self._idle.get(timeout=max(0.0, min(GROW_AFTER_S, deadline - time.monotonic())))
+            except queue.Empty:
+                worker = self._wait_for_worker(deadline)
+            if worker is None:
+                return None
+            with self._lock:
+                self._busy.add(worker)
+            if not worker.dead():
+                return worker
+            self._discard(worker)
+
+    def _wait_for_worker(self, deadline: float) -> _Worker | None:
+        failures = self._failed_starts
+        with self._lock:
+            self._waiting += 1
+        try:
+            self._top_up()
+            extended = False
+            while (remaining := deadline - time.monotonic()) > 0 or (not extended and not self._serving.is_set()):
+                if not extended and not self._serving.is_set():
+                    # the server's start or restart is not the check's fault: it may use the startup allowance
+                    deadline = max(deadline, time.monotonic() + self.startup_timeout_s)
+                    extended = True
+                    continue
+                try:
+                    return self._idle.get(timeout=min(remaining, 0.25))
+                except queue.Empty:
+                    if self._failed_starts > failures and self._idle.empty():
+                        return None  # the server cannot start: fail fast rather than wait
+            return None
+        finally:
+            with self._lock:
+                self._waiting -= 1
+
+    def start(self, wait_s: float = 0.0) -> int:
+        """Start the fork server and `size` workers; wait up to `wait_s` for them to be ready.
+
+        Returns how many are idle and ready. Lets a caller pay the start-up (imports and parser
+        warm-up, a few seconds) before the first batch instead of during it."""
+        self._grow(self.size)
         deadline = time.monotonic() + wait_s
-        while self._idle.qsize() < self._alive and time.monotonic() < deadline:  # failed starts leave _alive
-            time.sleep(0.05)
+        while self._idle.qsize() < min(self._live, self.size) and time.monotonic() < deadline:
+            time.sleep(0.02)
         return self._idle.qsize()
 
+    @property
+    def live(self) -> int:
+        """Workers alive or being forked (idle and busy)."""
+        with self._lock:
+            return self._live
+
+    @property
+    def idle(self) -> int:
+        return self._idle.qsize()
+
+    # -- checks ------------------------------------------------------------------------------
     def check(self, gold: str, pred: str, timeout_s: float, hints: dict[str, Any] | None = None) -> str:
         """"true", "false", "gold_unparsed", "pred_unparsed", "error" or "timeout".
 
-        `hints` may carry `gold_number` / `pred_number` ([numerator, denominator, approximate])
-        for a side already read as a plain number, which the worker then does not parse."""
-        cold = not self._ready_once.is_set()
-        deadline = time.monotonic() + timeout_s
-        worker = self._acquire(deadline)
-        if worker is None:
-            return "timeout"
-        if cold:  # waiting for the first worker does not eat into the check's own time
-            deadline = time.monotonic() + timeout_s
-        req_id = next(self._ids)
-        if not worker.send({"id": req_id, "gold": gold, "pred": pred, "timeout": timeout_s, **(hints or {})}):
-            self._replace_in_background(worker)
-            return "error"
-        reply = worker.recv(deadline)
-        if reply is None or reply.get("id") != req_id:
-            self._replace_in_background(worker)
-            return "timeout"
-        self._idle.put(worker)
-        return str(reply["status"])
+        `hints` may carry `gold_number` / `pred_number` ([numerator, denominator, approximate,
+        places]) for a side already read as a plain number, which the worker then does not parse."""
+        return self.check_timed(gold, pred, timeout_s, hints)[0]
+
+    def check_timed(
+        self,
+        gold: str,
+        pred: str,
+        timeout_s: float,
+        hints: dict[str, Any] | None = None,
+        hard_deadline: float | None = None,
+    ) -> tuple[str, float]:
+        """The status and the seconds the check itself took (waiting for a worker excluded).
+        `hard_deadline` (default: HARD_CAP times the limit from now) is never passed, except while
+        the fork server starts or restarts, which is not the check's fault."""
+        called = time.monotonic()
+        cap = called + HARD_CAP * timeout_s if hard_deadline is None else hard_deadline
+        status, spent = "timeout", 0.0
+        for _ in range(3):  # a check whose worker died without an answer is tried again on another
+            starts = self._server_starts
+            cold = not self._serving.is_set()
+            worker = self._acquire(min(called + timeout_s, cap))
+            if worker is None:
+                return "timeout", spent
+            started = time.monotonic()
+            cold = cold or self._server_starts != starts  # the server (re)started meanwhile: not this check's time
+            status, retry = self._run(worker, gold, pred, timeout_s, started + HARD_CAP * timeout_s if cold else cap, hints)
+            spent += time.monotonic() - started
+            if not retry:
+                break
+        return status, spent
+
+    def _run(
+        self, worker: _Worker, gold: str, pred: str, timeout_s: float, hard_deadline: float, hints: dict[str, Any] | None
+    ) -> tuple[str, bool]:
+        """One check on a checked-out worker, which is returned or replaced whatever happens.
+        Returns the status and whether another worker may retry it (this one died without answering)."""
+        healthy = False
+        try:
+            req_id = next(self._ids)
+            payload = json.dumps({"id": req_id, "gold": gold, "pred": pred, "timeout": timeout_s, **(hints or {})})
+            if not worker.send((payload + "\n").encode()):
+                return "error", True
+            reply = worker.recv(timeout_s, hard_deadline, self._mark_slow)
+            if reply is None:
+                return ("error", True) if worker.dead() else ("timeout", False)
+            if reply.get("id") != req_id:
+                return "error", False
+            healthy = True
+            return str(reply.get("status")), False
+        except Exception:  # noqa: BLE001 - a check that cannot even be sent earns nothing, the pool keeps its size
+            logger.exception("symbolic check could not be run; it earns no credit")
+            return "error", False
+        finally:
+            if healthy and not worker.niced:
+                self._release(worker)
+            else:
+                self._discard(worker)
 
     def close(self) -> None:
         self._closed = True
+        while True:
+            try:
+                self._idle.get_nowait().kill()
+            except queue.Empty:
+                break
         with self._lock:
-            workers = list(self._all)
-        for w in workers:
+            busy = list(self._busy)
+        for w in busy:
             w.kill()
+        with self._server_lock:
+            if self._server is not None:
+                self._server.close()
+                self._server = None

@@ -1,29 +1,55 @@
-"""Symbolic equivalence worker: one process, JSON lines in on stdin, out on a private pipe.
+"""Symbolic equivalence worker: JSON lines in and out over a Unix socket, one process per check.
 
-Runs math-verify's parser (latex2sympy2_extended) and grader in its own main thread, so
-their signal-based soft timeouts work here; the parent kills the whole process when its
-hard deadline passes (see recipe_bcr.symbolic). Extra rules on top of math-verify, each
-closing a false-credit case seen in public grader suites:
+The pool (recipe_bcr.symbolic) starts one *fork server* per pool: a process that imports
+math-verify, warms its parser and then only forks. Each fork is a worker that serves
+checks on its own socket and can be killed at any moment; a replacement is a fork (a few
+milliseconds), not a fresh interpreter (2-3 s of imports), so a killed worker is replaced
+before the next check needs it. math-verify's own wall-clock timeouts are off: under CPU
+contention they would refuse honest answers (and a refused gold would be cached); the
+parent's deadline, which counts the worker's CPU time, is the one limit, enforced by a
+kill. Each worker's address space is capped (MEMORY_LIMIT), so an answer that builds a huge
+number fails with MemoryError instead of taking the machine's memory, and a worker dies with
+its fork server, which dies with the pool's process. Extra rules on top
+of math-verify, each closing a false-credit case:
+  * an answer is read whole or not at all: only the LaTeX reading of the full text counts
+    (math-verify's fallback to the last number it can find reads "3 \\lor 5" as 5);
   * a parse that stopped early (unbalanced braces in what was read) counts as unparsed;
   * a numeric equality whose left side holds no unknown ("4 = 5") is not an answer;
-  * two plain numbers must agree exactly (or to 1e-6 relative if one is a decimal),
-    never by rounding to six places, so 1/2004! is not 1/2006!; two numbers that differ are
-    rejected before math-verify's (slower) symbolic search;
+  * numbers compare exactly, or, where one side carries a decimal, by the rules of
+    recipe_bcr.normalize (a decimal stands for an exact value only if it is that value
+    rounded or cut at its own last digit, and within 1e-6 relative; a value with a finite
+    decimal expansion must be written exactly). math-verify's own number comparison, which
+    rounds to 6 decimals and chops tiny values to 0, is replaced by these rules everywhere
+    it is used (inside tuples, sets, intervals, matrices and equations too);
   * a number never equals an expression in unknowns other than an assignment ("x = 5")
     (12 vs 8n^2+4n+1, 8 vs y = -2x), nor an interval, union, list, tuple or matrix of
-    other than one element; both are decided before math-verify's (slower) search.
+    other than one element; both are decided before math-verify's (slower) search;
+  * `i` is the imaginary unit when it is the only unknown (e^{i\\pi} is -1), and infinities
+    compare by identity (+\\infty is \\infty; math-verify errors on oo - oo).
 """
 
 from __future__ import annotations
 
+import array
+import ctypes
+import gc
 import json
 import os
+import resource
+import signal
+import socket
 import sys
+from fractions import Fraction
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from recipe_bcr.normalize import decimal_matches, rounding_candidates, rounds_to, terminates
+
 Status = str  # "true" | "false" | "gold_unparsed" | "pred_unparsed" | "error"
+MEMORY_LIMIT = 4 << 30  # bytes of address space per worker
+CPU_LIMIT_S = 3600  # a worker is retired (and replaced by the pool) after an hour of CPU
+_FLOAT_NOISE = 1e-12  # a float written for a value with a finite decimal expansion may differ by this much
 
 
 def _balanced(s: str) -> bool:
@@ -38,7 +64,7 @@ def _balanced(s: str) -> bool:
 class Checker:
     def __init__(self, rel_tol: float) -> None:
         import sympy
-        from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
+        from math_verify import LatexExtractionConfig, grader, parse, verify
 
         from recipe_bcr import latex_two_stage
 
@@ -47,20 +73,20 @@ class Checker:
         self.sympy = sympy
         self._parse = parse
         self._verify = verify
-        self._config = [LatexExtractionConfig(boxed_match_priority=0), ExprExtractionConfig()]
+        self._config = [LatexExtractionConfig(boxed_match_priority=0)]
         self.rel_tol = rel_tol
         self.parse_gold = lru_cache(maxsize=4096)(self.parse_text)
+        grader.sympy_numeric_eq = self._numeric_eq  # math-verify's comparisons use our number rules
 
-    def parse_text(self, text: str, timeout: int = 5) -> list[Any] | None:
-        parsed = self._parse(f"${text}$", extraction_config=self._config, parsing_timeout=timeout)
-        if len(parsed) < 2 or not isinstance(parsed[1], str) or not _balanced(parsed[1]):
+    def parse_text(self, text: str) -> list[Any] | None:
+        """The whole text read as one LaTeX expression, or None (no fallback to a fragment)."""
+        parsed = self._parse(f"${text}$", extraction_config=self._config, parsing_timeout=None, fallback_mode="no_fallback")
+        if len(parsed) != 1 or isinstance(parsed[0], str):
             return None
-        if isinstance(parsed[0], str):
-            return None
-        return parsed
+        return [parsed[0], text] if _balanced(text) else None
 
     def _is_number(self, e: Any) -> bool:
-        return isinstance(e, self.sympy.Expr) and e.is_number and not e.free_symbols
+        return isinstance(e, self.sympy.Expr) and bool(e.is_number) and not e.free_symbols
 
     def _never_a_number(self, e: Any) -> bool:
         """True for answers that can never equal a single number: anything in unknowns other
@@ -80,45 +106,106 @@ class Checker:
         return False
 
     def _numbers_agree(self, g: Any, p: Any) -> bool:
+        """Exact for exact values; a float only within float noise of a value with a finite
+        decimal expansion, else within rel_tol; never by absolute rounding."""
         S = self.sympy
+        g, p = g.doit(), p.doit()
         if isinstance(g, S.Rational) and isinstance(p, S.Rational):
             return bool(g == p)
+        if g.has(S.oo, -S.oo, S.zoo, S.nan) or p.has(S.oo, -S.oo, S.zoo, S.nan):
+            return bool(g == p)
         gv, pv = S.N(g, 60), S.N(p, 60)
-        if not (gv.is_real and pv.is_real):
-            return bool(abs(gv - pv) <= S.Float("1e-40", 60) * max(abs(gv), abs(pv), 1))
-        scale = max(abs(gv), abs(pv))
+        scale = max(abs(gv), abs(pv))  # complex values compare by the modulus of their difference
         if scale == 0:
             return True
-        approx = bool(g.atoms(S.Float) or p.atoms(S.Float))
-        tol = self.rel_tol if approx else 1e-30
+        g_float, p_float = bool(g.atoms(S.Float)), bool(p.atoms(S.Float))
+        if not (g_float or p_float):
+            tol = 1e-30
+        else:
+            exact = p if g_float and not p_float else g if p_float and not g_float else None
+            finite = isinstance(exact, S.Rational) and terminates(Fraction(int(exact.p), int(exact.q)))
+            tol = _FLOAT_NOISE if finite else self.rel_tol
         return bool(abs(gv - pv) <= tol * scale)
 
-    def _number(self, value: list[Any]) -> list[Any]:
-        """A plain number read by the parent, as the parser would have returned it."""
-        num, den, approximate = value
+    def _numeric_eq(self, a: Any, b: Any, float_rounding: int, numeric_precision: int) -> bool:
+        """Replacement for math_verify.grader.sympy_numeric_eq (same arguments, our number rules)."""
         S = self.sympy
-        q = S.Rational(int(num), int(den))
-        return [S.Float(q, 30) if approximate else q, str(q)]
+        if isinstance(a, S.MatrixBase) and isinstance(b, S.MatrixBase):
+            return a.shape == b.shape and all(self._numeric_eq(x, y, 0, 0) for x, y in zip(a, b))
+        if self._is_number(a) and self._is_number(b):
+            return self._numbers_agree(a, b)
+        try:
+            return bool((a - b).evalf(n=numeric_precision) == 0)  # no chop: tiny terms are not zero
+        except Exception:  # noqa: BLE001 - not comparable this way; math-verify tries symbolic equality next
+            return False
+
+    def _decimal_agrees(self, exact: Any, number: list[Any], rounding_only: bool = False) -> bool:
+        """A decimal the parent read exactly ([num, den, approximate, places]) against an exact value;
+        with `rounding_only` (a value claimed after \\approx) a rounding at its last digit suffices."""
+        S = self.sympy
+        q = Fraction(int(number[0]), int(number[1]))
+        places = int(number[3])
+        exact = exact.doit()  # 1 + 10^{-12} may come unevaluated
+        if exact.has(S.oo, -S.oo, S.zoo, S.nan):
+            return False
+        if isinstance(exact, S.Rational):
+            value = Fraction(int(exact.p), int(exact.q))
+            return rounds_to(value, q, places) if rounding_only else decimal_matches(value, q, places, self.rel_tol)
+        approx = S.N(exact, max(60, places + 30))
+        if not approx.is_real:
+            return False
+        # no finite decimal expansion: the decimal must be its cut or rounding (60 digits decide which)
+        scaled = Fraction(str(S.N(approx * S.Integer(10) ** places, max(60, places + 30))))
+        written = q * Fraction(10) ** places
+        if written.denominator != 1 or written.numerator not in rounding_candidates(scaled):
+            return False
+        return rounding_only or bool(abs(approx - S.Rational(q.numerator, q.denominator)) <= self.rel_tol * abs(approx))
+
+    def _number(self, value: list[Any]) -> list[Any]:
+        """A plain number read by the parent, as the parser would have returned it (exact)."""
+        q = self.sympy.Rational(int(value[0]), int(value[1]))
+        return [q, str(q)]
+
+    def _imaginary_unit(self, g: Any, p: Any) -> tuple[Any, Any]:
+        """`i` is the imaginary unit when it is the only unknown on either side (e^{i\\pi} against -1,
+        e^{i\\pi/3} against 0.5 + 0.866i)."""
+        S = self.sympy
+        names = {s.name for e in (g, p) for s in getattr(e, "free_symbols", ())}
+        if names != {"i"}:
+            return g, p
+        unit = lambda e: e.subs({s: S.I for s in e.free_symbols if s.name == "i"}) if getattr(e, "free_symbols", None) else e  # noqa: E731
+        return unit(g), unit(p)
 
     def check(
-        self, gold: str, pred: str, timeout: int, gold_number: list[Any] | None = None, pred_number: list[Any] | None = None
+        self,
+        gold: str,
+        pred: str,
+        gold_number: list[Any] | None = None,
+        pred_number: list[Any] | None = None,
+        pred_rounding: bool = False,
     ) -> Status:
         # a side the parent already read as a plain number skips the (slow) LaTeX parse
-        G = self._number(gold_number) if gold_number else self.parse_gold(gold, timeout)
+        G = self._number(gold_number) if gold_number else self.parse_gold(gold)
         if G is None:
             return "gold_unparsed"
-        P = self._number(pred_number) if pred_number else self.parse_text(pred, timeout)
+        P = self._number(pred_number) if pred_number else self.parse_text(pred)
         if P is None:
             return "pred_unparsed"
-        g, p = G[0], P[0]
         S = self.sympy
+        g, p = G[0], P[0]
+        g, p = self._imaginary_unit(g, p)
         if isinstance(p, S.Eq) and not getattr(p.lhs, "free_symbols", True) and not isinstance(g, S.Rel):
             return "false"
-        if self._is_number(g) and self._is_number(p) and not self._numbers_agree(g, p):
-            return "false"  # two different numbers: no need for math-verify's symbolic search
+        if self._is_number(g) and self._is_number(p):
+            if pred_number and pred_number[2]:
+                return "true" if self._decimal_agrees(g, pred_number, pred_rounding) else "false"
+            if gold_number and gold_number[2]:
+                return "true" if self._decimal_agrees(p, gold_number) else "false"
+            if not self._numbers_agree(g, p):
+                return "false"  # two different numbers: no need for math-verify's symbolic search
         if (self._is_number(g) and self._never_a_number(p)) or (self._is_number(p) and self._never_a_number(g)):
             return "false"
-        ok = self._verify(G, P, timeout_seconds=timeout)
+        ok = self._verify([g, G[1]], [p, P[1]], timeout_seconds=None)
         if ok and self._is_number(g) and self._is_number(p):
             ok = self._numbers_agree(g, p)
         return "true" if ok else "false"
@@ -143,11 +230,85 @@ def warm_up(checker: Checker) -> None:
         if line.strip() and not line.startswith("#"):
             checker.parse_text(line.strip())
     for gold, pred in _WARMUP_PAIRS:
-        checker.check(gold, pred, 5)
+        checker.check(gold, pred)
+
+
+def serve(checker: Checker, conn: socket.socket) -> None:
+    """Answer checks on `conn` until it closes: one JSON request line, one JSON reply line."""
+    reader = conn.makefile("rb")
+    for line in reader:
+        req_id = None
+        try:
+            req = json.loads(line)
+            req_id = req["id"]
+            status = checker.check(
+                req["gold"],
+                req["pred"],
+                req.get("gold_number"),
+                req.get("pred_number"),
+                bool(req.get("pred_rounding")),
+            )
+        except Exception as e:  # noqa: BLE001 - any library failure is "no credit", reported
+            status = "error"
+            print(f"symbolic check failed: {type(e).__name__}: {e}", file=sys.stderr)
+        conn.sendall((json.dumps({"id": req_id, "status": status}) + "\n").encode())
+
+
+def _die_with_parent() -> None:
+    """Ask the kernel to kill this worker when the fork server exits (the server itself exits when
+    the pool's process closes its socket), so no check outlives the training run that asked for it."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # not Linux: the worker still exits when its socket closes, once its check returns
+    if os.getppid() == 1:
+        os._exit(0)  # the server died before the request was served
+
+
+def _worker_main(checker: Checker, conn: socket.socket) -> None:
+    """In a fresh fork: say ready with our pid (and a pidfd, which cannot outlive us as the wrong
+    process), then serve until the parent closes the socket."""
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    _die_with_parent()
+    for limit, value in ((resource.RLIMIT_AS, MEMORY_LIMIT), (resource.RLIMIT_CPU, CPU_LIMIT_S)):
+        try:
+            resource.setrlimit(limit, (value, value))
+        except (ValueError, OSError):
+            pass  # a lower limit is already set
+    hello = (json.dumps({"ready": True, "pid": os.getpid()}) + "\n").encode()
+    pidfd = os.pidfd_open(os.getpid()) if hasattr(os, "pidfd_open") else None
+    if pidfd is None:
+        conn.sendall(hello)
+    else:
+        conn.sendmsg([hello], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [pidfd]))])
+        os.close(pidfd)
+    serve(checker, conn)
+
+
+def fork_server(checker: Checker, control: socket.socket) -> None:
+    """Fork one worker per socket received on `control`; exit when the pool closes it."""
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps killed workers
+    gc.collect()
+    gc.freeze()  # the warmed-up objects are never scanned again: a fork shares their pages instead of copying them
+    control.sendall(b'{"ready": true}\n')
+    while True:
+        _, fds, _, _ = socket.recv_fds(control, 16, 1)
+        if not fds:
+            return  # the pool closed (or its process died)
+        conn = socket.socket(fileno=fds[0])
+        if os.fork() == 0:
+            try:
+                control.close()
+                _worker_main(checker, conn)
+            finally:
+                os._exit(0)
+        conn.close()
 
 
 def main() -> None:
-    out = os.fdopen(os.dup(1), "w", buffering=1)
+    """`python -m recipe_bcr.symbolic_worker [rel_tol] [control-fd]`: with a control socket, the
+    pool's fork server; without, serve checks on stdin/stdout (for debugging a worker by hand)."""
     os.dup2(2, 1)  # anything the libraries print goes to stderr, never into the protocol
     rel_tol = float(sys.argv[1]) if len(sys.argv) > 1 else 1e-6
     checker = Checker(rel_tol)
@@ -155,17 +316,13 @@ def main() -> None:
         warm_up(checker)
     except Exception as e:  # noqa: BLE001 - a worker without warm-up is slower, never unusable
         print(f"parser warm-up skipped: {type(e).__name__}: {e}", file=sys.stderr)
-    out.write(json.dumps({"ready": True}) + "\n")
+    if len(sys.argv) > 2:
+        fork_server(checker, socket.socket(fileno=int(sys.argv[2])))
+        return
     for line in sys.stdin:
         req = json.loads(line)
-        try:
-            status = checker.check(
-                req["gold"], req["pred"], max(1, int(req.get("timeout", 5))), req.get("gold_number"), req.get("pred_number")
-            )
-        except Exception as e:  # noqa: BLE001 - any library failure is "no credit", reported
-            status = "error"
-            print(f"symbolic check failed: {type(e).__name__}: {e}", file=sys.stderr)
-        out.write(json.dumps({"id": req["id"], "status": status}) + "\n")
+        status = checker.check(req["gold"], req["pred"], req.get("gold_number"), req.get("pred_number"))
+        print(json.dumps({"id": req.get("id"), "status": status}), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -3,9 +3,13 @@
 The two fast paths run in-process and settle most answers (MATH-style integers and
 fractions); everything else goes to math-verify (latex2sympy2_extended + SymPy) in a
 kill-able worker process with a hard time limit (recipe_bcr.symbolic). Rules that hold at
-every stage: no credit for overlap ("1331 and 1728" vs "1728", "\\pm 2021" vs "2021"),
-decimals match to 1e-6 relative (0.333 is not 1/3), exact values match exactly (1/2004!
-is not 1/2006!), sequences with an ellipsis match only as normalised strings.
+every stage: no credit for overlap ("1331 and 1728" vs "1728", "\\pm 2021" vs "2021") or
+hedges ("3 \\lor 5", "\\ge 5"; recipe_bcr.shape), a wrapper ("x = ...", "P(A) = ...", a
+one-element set) is held to the rules of the value inside it, a decimal stands for an exact
+value only if it is that value rounded or cut at its last digit and within 1e-6 relative
+(0.333 is not 1/3, 1000000.0 is not 1000001), exact values match exactly (1/2004! is not
+1/2006!), sequences with an ellipsis match only as normalised strings. Nothing a policy
+writes is expanded in this process beyond recipe_bcr.normalize.MAX_DIGITS digits.
 """
 
 from __future__ import annotations
@@ -19,8 +23,20 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from recipe_bcr.normalize import ELLIPSIS, as_number, canonical, for_parser, is_compound, numbers_match
-from recipe_bcr.symbolic import SymbolicPool
+from recipe_bcr.extract import MAX_ANSWER_CHARS
+from recipe_bcr.normalize import (
+    ELLIPSIS,
+    as_number,
+    canonical,
+    for_parser,
+    is_compound,
+    is_oversized_number,
+    numbers_match,
+    rounds_to,
+    strip_wrappers,
+)
+from recipe_bcr.shape import has_invisible, hedge, unwrap_singleton, values, word_list
+from recipe_bcr.symbolic import HARD_CAP, SymbolicPool
 
 logger = logging.getLogger(__name__)
 
@@ -30,25 +46,31 @@ Gold = str | Sequence[str]
 @dataclass(frozen=True)
 class Verdict:
     correct: bool
-    method: str  # string | numeric | structure | symbolic | no_answer | too_long | timeout | unparsed
+    # string | numeric | structure | symbolic | hedge | invalid | no_answer | too_long | timeout | unparsed
+    method: str
 
 
 class Verifier:
-    """Equivalence checks with a hard per-check time limit; thread-safe."""
+    """Equivalence checks with a hard per-check time limit; thread-safe.
+
+    `workers` symbolic processes are kept ready; the pool grows with concurrent demand up to
+    `max_workers` (recipe_bcr.symbolic), so a slow answer never makes an honest one wait."""
 
     def __init__(
         self,
         timeout_s: float = 2.0,
         workers: int = 2,
         rel_tol: float = 1e-6,
-        max_answer_chars: int = 2000,
+        max_answer_chars: int = MAX_ANSWER_CHARS,
         cache_size: int = 100_000,
+        max_workers: int | None = None,
     ) -> None:
         self.timeout_s = timeout_s
         self.rel_tol = rel_tol
         self.max_answer_chars = max_answer_chars
-        self._pool = SymbolicPool(size=workers, rel_tol=rel_tol)
-        self._fanout = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bcr-verify")
+        self._pool = SymbolicPool(size=workers, rel_tol=rel_tol, max_size=max_workers)
+        # threads only wait on worker pipes: enough that no check queues here behind slow ones
+        self._fanout = ThreadPoolExecutor(max_workers=4 * self._pool.max_size, thread_name_prefix="bcr-verify")
         self._warned: set[str] = set()
         self._warn_lock = threading.Lock()
         # GRPO samples several rollouts per prompt and they often agree: symbolic verdicts repeat.
@@ -63,11 +85,19 @@ class Verifier:
             self._warned.add(gold)
         logger.warning("ground truth %r cannot be parsed as math; it is compared as a normalised string", gold)
 
-    def fast(self, pred: str | None, gold: str) -> Verdict | None:
-        """The in-process verdict, or None when only the symbolic check can decide."""
+    def _screen(self, pred: str | None) -> Verdict | None:
+        """Answers refused before any reading: missing, too long, invisible characters, numbers too big to expand."""
         if not isinstance(pred, str) or not pred.strip():
             return Verdict(False, "no_answer")
-        if len(pred) > self.max_answer_chars:
+        if len(pred) > self.max_answer_chars or is_oversized_number(pred):
+            return Verdict(False, "too_long")
+        if has_invisible(pred):
+            return Verdict(False, "invalid")
+        return None
+
+    def _fast_value(self, pred: str, gold: str) -> Verdict | None:
+        """The in-process verdict on one stated value, or None when only the symbolic check can decide."""
+        if is_oversized_number(pred):
             return Verdict(False, "too_long")
         c_gold = canonical(gold)
         if c_gold and canonical(pred) == c_gold:
@@ -77,61 +107,127 @@ class Verifier:
         num_p, num_g = as_number(pred), as_number(gold)
         if num_p is not None and num_g is not None:
             return Verdict(numbers_match(num_g, num_p, self.rel_tol), "numeric")
-        if (num_g is not None and is_compound(pred)) or (num_p is not None and is_compound(gold)):
+        if num_g is not None and (is_compound(pred) or word_list(canonical(pred))):
             return Verdict(False, "structure")  # one number never equals a list, tuple or interval
+        if num_p is not None and is_compound(gold):
+            return Verdict(False, "structure")
         return None
+
+    def _fast_part(self, part: str, approx: bool, gold: str) -> Verdict | None:
+        """`_fast_value`, except that a decimal after `\\approx` need only be a rounding of the gold value."""
+        num_p = as_number(part) if approx else None
+        if num_p is None or not num_p.approximate or num_p.percent:
+            return self._fast_value(part, gold)
+        num_g = as_number(gold)
+        if num_g is None or num_g.percent:
+            return None
+        return Verdict(rounds_to(num_g.value, num_p.value, num_p.places), "numeric")
+
+    def _values(self, pred: str, gold: str) -> list[tuple[str, bool]] | Verdict:
+        """The values `pred` states (see recipe_bcr.shape), or the verdict that refuses it as a hedge."""
+        p, g = strip_wrappers(pred), strip_wrappers(gold)
+        parts = values(p, g)
+        if parts is None:
+            return Verdict(False, "structure")
+        if any(hedge(part, g) for part, _ in parts):  # a label's own brackets, P(X > 2), are no hedge
+            return Verdict(False, "hedge")
+        return [(unwrap_singleton(part), approx) for part, approx in parts]
+
+    def fast(self, pred: str | None, gold: str) -> Verdict | None:
+        """The in-process verdict, or None when only the symbolic check can decide."""
+        refused = self._screen(pred)
+        if refused is not None:
+            return refused
+        assert isinstance(pred, str)
+        whole = self._fast_value(pred, gold)
+        if whole is not None and (whole.correct or whole.method == "numeric"):
+            return whole
+        parts = self._values(pred, gold)
+        if isinstance(parts, Verdict):
+            return parts
+        verdicts = [self._fast_part(p, approx, gold) for p, approx in parts]
+        wrong = next((v for v in verdicts if v is not None and not v.correct), None)
+        if wrong is not None:
+            return wrong
+        return verdicts[-1] if all(v is not None for v in verdicts) else None
+
+    def _check_one(self, pred: str | None, gold: str, budget: float, hard: float) -> tuple[Verdict, float]:
+        """Compare one prediction with one gold answer; also returns the symbolic seconds spent."""
+        verdict = self.fast(pred, gold)
+        if verdict is not None:
+            return verdict, 0.0
+        assert isinstance(pred, str)
+        parts = self._values(pred, gold)
+        assert not isinstance(parts, Verdict)
+        spent = 0.0
+        verdict = Verdict(False, "no_answer")
+        for part, approx in parts:  # every stated value must be the answer
+            verdict = self._fast_part(part, approx, gold)
+            if verdict is None:
+                verdict, used = self._symbolic_value(part, gold, budget - spent, hard, approx)
+                spent += used
+            if not verdict.correct:
+                break
+        return verdict, spent
 
     def check_one(self, pred: str | None, gold: str, deadline: float | None = None) -> Verdict:
         """Compare one prediction with one gold answer."""
-        gold = str(gold)
-        verdict = self.fast(pred, gold)
-        if verdict is not None:
-            return verdict
-        assert isinstance(pred, str)
-        hints = {}
+        return self._check_one(pred, str(gold), *self._limits(deadline))[0]
+
+    def _symbolic_value(
+        self, pred: str, gold: str, budget: float, hard: float, approx: bool = False
+    ) -> tuple[Verdict, float]:
+        hints: dict[str, Any] = {}
         for key, text in (("gold_number", gold), ("pred_number", pred)):
             num = as_number(text)
             if num is not None and not num.percent:
-                hints[key] = [num.value.numerator, num.value.denominator, num.approximate]
-        status = self._symbolic(for_parser(gold), for_parser(pred), deadline, hints)
+                hints[key] = [num.value.numerator, num.value.denominator, num.approximate, num.places]
+        if approx and "pred_number" in hints and hints["pred_number"][2]:
+            hints["pred_rounding"] = True  # after \approx: a rounding of the gold value is enough
+        status, used = self._symbolic(gold, pred, budget, hard, hints)
         if status == "gold_unparsed":
             self._warn_unparsed_gold(gold)
-            return Verdict(False, "unparsed")
+            return Verdict(False, "unparsed"), used
         if status in ("pred_unparsed", "error"):
-            return Verdict(False, "unparsed")
+            return Verdict(False, "unparsed"), used
         if status == "timeout":
-            return Verdict(False, "timeout")
-        return Verdict(status == "true", "symbolic")
+            return Verdict(False, "timeout"), used
+        return Verdict(status == "true", "symbolic"), used
 
-    def _symbolic(self, gold: str, pred: str, deadline: float | None, hints: dict[str, Any]) -> str:
-        key = (gold, pred)
+    def _symbolic(self, gold: str, pred: str, budget: float, hard: float, hints: dict[str, Any]) -> tuple[str, float]:
+        key = (gold, pred + ("\0~" if hints.get("pred_rounding") else ""))
         with self._cache_lock:
             if key in self._cache:
                 self._cache.move_to_end(key)
-                return self._cache[key]
-        if deadline is None:
-            deadline = time.monotonic() + self.timeout_s
-        remaining = min(self.timeout_s, deadline - time.monotonic())
-        if remaining <= 0:
-            return "timeout"
-        status = self._pool.check(gold, pred, remaining, hints)
-        if status in ("true", "false", "gold_unparsed", "pred_unparsed"):
-            with self._cache_lock:
+                return self._cache[key], 0.0
+        if budget <= 0:
+            return "timeout", 0.0
+        status, used = self._pool.check_timed(
+            for_parser(gold), for_parser(pred), min(budget, self.timeout_s), hints, hard_deadline=hard
+        )
+        if status in ("true", "false", "gold_unparsed", "pred_unparsed") and len(pred) <= 256:
+            with self._cache_lock:  # long answers are rarely repeated and would fill the memory
                 self._cache[key] = status
                 if len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)
-        return status
+        return status, used
+
+    def _limits(self, deadline: float | None) -> tuple[float, float]:
+        """The symbolic work allowed (the time limit: waiting for a worker is not work) and the hard
+        cut-off: HARD_CAP times the limit after the call started, `deadline` being when its limit ends."""
+        started = time.monotonic() if deadline is None else deadline - self.timeout_s
+        return self.timeout_s, started + HARD_CAP * self.timeout_s
 
     def check_many(self, pairs: Sequence[tuple[str | None, Gold]], deadline: float | None = None) -> list[Verdict]:
-        """Check several (pred, gold) pairs under one deadline, the slow ones in parallel."""
-        if deadline is None:
-            deadline = time.monotonic() + self.timeout_s
+        """Check several (pred, gold) pairs, the slow ones in parallel, each with the time limit for its
+        own symbolic work; `deadline` (when the calling reward's limit ends) anchors the hard cut-off."""
+        budget, hard = self._limits(deadline)
         verdicts: list[Verdict | None] = [self._settled(p, g) for p, g in pairs]
         slow = [i for i, v in enumerate(verdicts) if v is None]
         if len(slow) == 1:
-            verdicts[slow[0]] = self.check(*pairs[slow[0]], deadline)
+            verdicts[slow[0]] = self._check(*pairs[slow[0]], budget, hard)
         elif slow:
-            futures = {i: self._fanout.submit(self.check, *pairs[i], deadline) for i in slow}
+            futures = {i: self._fanout.submit(self._check, *pairs[i], budget, hard) for i in slow}
             for i, f in futures.items():
                 verdicts[i] = f.result()
         return [v for v in verdicts if v is not None]
@@ -146,19 +242,21 @@ class Verifier:
             return hit
         return verdicts[-1] if verdicts and all(v is not None for v in verdicts) else None
 
-    def check(self, pred: str | None, gold: Gold, deadline: float | None = None) -> Verdict:
-        """Compare with a gold answer or with any of a list of acceptable gold answers."""
+    def _check(self, pred: str | None, gold: Gold, budget: float, hard: float) -> Verdict:
         golds = [gold] if isinstance(gold, str) else [str(g) for g in gold]
         if not golds:
             raise ValueError("empty list of acceptable gold answers")
-        if deadline is None:
-            deadline = time.monotonic() + self.timeout_s
         last = Verdict(False, "no_answer")
-        for g in golds:
-            last = self.check_one(pred, g, deadline)
+        for g in golds:  # the alternatives share one budget
+            last, used = self._check_one(pred, g, budget, hard)
+            budget -= used
             if last.correct:
                 return last
         return last
+
+    def check(self, pred: str | None, gold: Gold, deadline: float | None = None) -> Verdict:
+        """Compare with a gold answer or with any of a list of acceptable gold answers."""
+        return self._check(pred, gold, *self._limits(deadline))
 
     def start(self, wait_s: float = 0.0) -> int:
         """Start the symbolic workers now (see SymbolicPool.start); returns how many are ready."""
@@ -167,6 +265,10 @@ class Verifier:
     @property
     def pool_size(self) -> int:
         return self._pool.size
+
+    @property
+    def pool(self) -> SymbolicPool:
+        return self._pool
 
     def clear_cache(self) -> None:
         with self._cache_lock:

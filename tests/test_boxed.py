@@ -19,8 +19,20 @@ def test_unclosed_box_has_no_content_but_later_boxes_do():
     assert [b.content for b in BoxIndex(r"\boxed{ oops \boxed{5}").top_level] == ["5"]
 
 
-def test_nested_box_is_not_a_separate_top_level_box():
-    assert [b.content for b in BoxIndex(r"\boxed{\boxed{3}} \boxed{4}").top_level] == [r"\boxed{3}", "4"]
+def test_a_box_holding_another_box_is_read_by_what_it_holds():
+    assert [b.content for b in BoxIndex(r"\boxed{\boxed{3}} \boxed{4}").top_level] == ["3", "4"]
+    # a box holding boxes beside other text is one box: its inner boxes are not answers of their own
+    assert [b.content for b in BoxIndex(r"\boxed{1 then \boxed{2} and \boxed{3} }").top_level] == [
+        r"1 then \boxed{2} and \boxed{3} "
+    ]
+
+
+def test_a_box_holding_a_barrier_is_no_box():
+    assert [b.content for b in BoxIndex(r"\boxed{1 \boxed{2}} \boxed{3}", barriers=[9]).top_level] == ["2", "3"]
+    text = r"\boxed{1 ### Problem 2 x}"
+    assert [b.content for b in BoxIndex(text).top_level] == ["1 ### Problem 2 x"]
+    assert BoxIndex(text, barriers=[text.index("#")]).top_level == []
+    assert [b.content for b in BoxIndex(text, barriers=[0, len(text)]).top_level] == ["1 ### Problem 2 x"]
 
 
 def test_boxedfoo_is_not_a_box():

@@ -69,3 +69,44 @@ def test_a_worker_that_cannot_start_is_reported_and_does_not_hang_checks(monkeyp
         assert any("did not start (exit code 1)" in r.getMessage() for r in caplog.records)
     finally:
         pool.close()
+
+
+def _honest_group(k: int) -> tuple[str, list[str]]:
+    """Three right answers, each written differently from its gold so that only the symbolic check can
+    tell (distinct per k, so no verdict comes from the cache)."""
+    golds = [f"\\frac{{\\sqrt{{{k}}}}}{{2}}", f"(x+{k})^2", f"{k}\\sqrt{{2}}"]
+    preds = [f"\\frac{{1}}{{2}}\\sqrt{{{k}}}", f"x^2+{2 * k}x+{k * k}", f"\\sqrt{{{2 * k * k}}}"]
+    text = "".join(f"### Problem {i}\nAnswer{i}: \\boxed{{{p}}}\n" for i, p in enumerate(preds, start=1))
+    return text, golds
+
+
+def test_honest_answers_keep_credit_beside_slow_ones_from_eight_threads():
+    """A correct answer's credit does not depend on what else is in the batch: 40 honest completions
+    (120 symbolic checks) and 4 completions with an answer that runs to the deadline, 8 at a time."""
+    from recipe_bcr.reward import score_completion
+    from recipe_bcr.verify import Verifier
+
+    timeout_s = 2.0
+    verifier = Verifier(timeout_s=timeout_s, workers=2)
+    try:
+        assert verifier.start(wait_s=120) == 2
+        slow = "### Problem 1\nAnswer1: \\boxed{10^{10^{10^{10}}}}\n### Problem 2\nAnswer2: \\boxed{7}\n"
+        jobs = [(slow, ["5", "7", "9"])] * 4 + [_honest_group(k) for k in range(3, 43)]
+        jobs = jobs[::2] + jobs[1::2]  # slow ones early in both halves, while honest ones run
+
+        def run(job):
+            t0 = time.monotonic()
+            scored = score_completion(job[0], job[1], verifier)
+            return time.monotonic() - t0, scored
+
+        with ThreadPoolExecutor(8) as pool:
+            results = list(pool.map(run, jobs))
+        honest = [s for (text, _), (_, s) in zip(jobs, results) if text != slow]
+        assert len(honest) == 40
+        assert [s.correct for s in honest] == [[True, True, True]] * 40
+        assert all(s.breakdown["verify_timeouts"] == 0 for s in honest)
+        slow_scored = [s for (text, _), (_, s) in zip(jobs, results) if text == slow]
+        assert [s.correct for s in slow_scored] == [[False, True, False]] * 4
+        assert max(latency for latency, _ in results) < 2 * timeout_s + 1.0
+    finally:
+        verifier.close()

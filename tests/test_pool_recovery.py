@@ -1,0 +1,138 @@
+"""The symbolic pool keeps its size whatever happens between taking a worker and returning it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from recipe_bcr.symbolic import SymbolicPool
+
+SIZE = 2
+
+
+def _back_to_full(pool: SymbolicPool, within_s: float = 10.0) -> bool:
+    """Every kept worker idle and ready again (a replacement is a fork: it should take milliseconds)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if pool.idle >= SIZE and pool.live >= SIZE:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def _honest_check_passes(pool: SymbolicPool) -> bool:
+    return pool.check("\\frac{\\sqrt{3}}{2}", "\\frac{1}{2}\\sqrt{3}", 2.0) == "true"
+
+
+@pytest.fixture(scope="module")
+def pool():
+    p = SymbolicPool(size=SIZE)
+    assert p.start(wait_s=120) == SIZE
+    yield p
+    p.close()
+
+
+def test_after_a_timeout_kill(pool):
+    t0 = time.monotonic()
+    assert pool.check("5", "10^{10^{10^{10}}}", 1.0) == "timeout"
+    assert time.monotonic() - t0 < 2 * 1.0 + 0.5  # never beyond twice the limit
+    assert _back_to_full(pool) and _honest_check_passes(pool)
+
+
+def test_after_a_worker_dies_while_idle(pool):
+    """A worker killed behind the pool's back (OOM killer, a crash) is found dead and the check is
+    retried on another: the honest answer keeps its credit."""
+    assert _back_to_full(pool)
+    victims = [w.pid for w in list(pool._idle.queue)]
+    for pid in victims:
+        os.kill(pid, signal.SIGKILL)
+    time.sleep(0.1)
+    assert _honest_check_passes(pool)
+    assert _back_to_full(pool)
+
+
+@pytest.mark.parametrize(
+    "hints",
+    [
+        {"pred_number": [10**5000, 1, False, 0]},  # json cannot write an int this long: raises before sending
+        {"pred_number": [object(), 1, False, 0]},  # not JSON at all
+    ],
+)
+def test_after_an_exception_between_checkout_and_return(pool, hints):
+    assert pool.check("5", "7", 2.0, hints) == "error"
+    assert _back_to_full(pool) and _honest_check_passes(pool)
+
+
+def test_after_a_garbled_reply(pool, monkeypatch):
+    from recipe_bcr import symbolic
+
+    def garbled(self, own_s, hard_deadline):
+        raise RuntimeError("garbled reply")
+
+    with monkeypatch.context() as m:
+        m.setattr(symbolic._Worker, "recv", garbled)
+        assert pool.check("5", "x+1", 2.0) == "error"
+    assert _back_to_full(pool) and _honest_check_passes(pool)
+
+
+def test_after_a_check_that_kills_its_worker(pool):
+    """A check whose worker dies mid-way (here: killed while busy) is retried once, then reported."""
+    import threading
+
+    def kill_busy_soon():
+        time.sleep(0.3)
+        for w in list(pool._busy):
+            os.kill(w.pid, signal.SIGKILL)
+
+    threading.Thread(target=kill_busy_soon).start()
+    assert pool.check("5", "10^{10^{10^{10}}}", 1.0) in ("error", "timeout")
+    assert _back_to_full(pool) and _honest_check_passes(pool)
+
+
+def test_after_the_fork_server_dies(pool):
+    """Its workers die with it; the next check waits for the restart (not its own fault) and scores."""
+    assert _back_to_full(pool)
+    pool._server.proc.kill()
+    pool._server.proc.wait()
+    time.sleep(0.2)
+    assert _honest_check_passes(pool)
+    assert _back_to_full(pool, within_s=60)
+    assert pool.check("5", "10^{10^{10^{10}}}", 1.0) == "timeout"
+    assert _back_to_full(pool) and _honest_check_passes(pool)
+
+
+def test_the_pool_grows_with_concurrency(pool):
+    """Four slow checks at once hold four workers; honest checks beside them get workers of their own
+    (with a fixed pool of two they would wait out their deadline behind the slow ones)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    assert _back_to_full(pool)
+    jobs = [("5", "10^{10^{10^{10}}}")] * 4 + [(f"\\frac{{\\sqrt{{{k}}}}}{{2}}", f"\\frac{{1}}{{2}}\\sqrt{{{k}}}") for k in (2, 3, 5, 6)]
+    with ThreadPoolExecutor(len(jobs)) as ex:
+        statuses = list(ex.map(lambda job: pool.check(*job, 2.0), jobs))
+    assert statuses == ["timeout"] * 4 + ["true"] * 4
+    assert _back_to_full(pool) and _honest_check_passes(pool)
+
+
+def test_after_forks_that_raise(pool, monkeypatch):
+    """A replacement that cannot be forked (say, out of file descriptors) leaves no phantom worker:
+    the pool counts only real ones and refills once forking works again."""
+    from recipe_bcr import symbolic
+
+    assert _back_to_full(pool)
+
+    def broken(self, timeout_s=10.0):
+        raise OSError("too many open files")
+
+    with monkeypatch.context() as m:
+        m.setattr(symbolic._ForkServer, "fork", broken)
+        assert pool.check("5", "10^{10^{10^{10}}}", 1.0) == "timeout"
+        deadline = time.monotonic() + 5
+        while pool.live != pool.idle and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pool.live == pool.idle  # every worker it counts is one it has
+    assert _honest_check_passes(pool)
+    assert _back_to_full(pool)
