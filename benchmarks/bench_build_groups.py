@@ -3,8 +3,11 @@
 Generates (once, cached in --workdir) a parquet in DeepMath-103K's exact layout from the real
 problems of the bundled stand-in, with R1 solutions stitched from real MATH-500 solutions to
 about --chars characters each. Then runs `python data_prep/build_groups.py n=[3,4,5]` in a
-fresh process for each difficulty source (column; r1_length in characters) and prints the
-wall time, the peak resident memory of that process, and the group-quality ratio.
+fresh process for each difficulty source (column; r1_length in characters, read as a local file and
+through the Hub id from an offline Hugging Face cache holding the same file) and prints the
+wall time, the peak resident memory of that process, and per N the spread of group-mean difficulty
+against a random grouping of the same problems next to the floor that this data allows (the step of
+coarse scores, the one-problem-per-stratum design; see recipe_bcr/grouping.py).
 
     python benchmarks/bench_build_groups.py [--rows 103110] [--chars 15000]
 """
@@ -58,9 +61,21 @@ def generate(path: Path, rows: int, chars: int, seed: int) -> None:
     os.replace(tmp, path)
 
 
-def run(cmd: list[str]) -> tuple[float, float, int]:
+def hub_cache(work: Path, data: Path) -> Path:
+    """An offline Hugging Face cache holding `data` as zwhe99/DeepMath-103K, so the Hub-id path is measured too."""
+    repo = work / "hub" / "datasets--zwhe99--DeepMath-103K"
+    shard = repo / "snapshots" / "bench" / "data" / "train-00000-of-00001.parquet"
+    shard.parent.mkdir(parents=True, exist_ok=True)
+    if not shard.exists():
+        shard.symlink_to(data)
+    (repo / "refs").mkdir(exist_ok=True)
+    (repo / "refs" / "main").write_text("bench")
+    return repo.parent
+
+
+def run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int]:
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, **(env or {})})
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     err = proc.stderr.read().decode() if proc.stderr else ""
@@ -86,23 +101,34 @@ def main() -> None:
         generate(data, args.rows, args.chars, args.seed)
         print(f"generated {data} ({data.stat().st_size / 2**30:.2f} GiB on disk) in {time.perf_counter() - t0:.0f} s")
     print(f"input: {args.rows} rows, R1 solutions ~{args.chars} chars x 3 ({data.stat().st_size / 2**30:.2f} GiB parquet)")
-    for method in ("column", "r1_length"):
-        out = work / f"out_{method}"
+    offline_hub = {"HF_HUB_CACHE": str(hub_cache(work, data)), "HF_HUB_OFFLINE": "1"}
+    cases = [
+        ("column", "local file", str(data), None),
+        ("r1_length", "local file", str(data), None),
+        ("r1_length", "Hub id, offline cache", "zwhe99/DeepMath-103K", offline_hub),
+    ]
+    for method, label, source, env in cases:
+        out = work / f"out_{method}_{'hub' if env else 'local'}"
         cmd = [
-            sys.executable, "data_prep/build_groups.py", f"source={data}", f"output_dir={out}",
+            sys.executable, "data_prep/build_groups.py", f"source={source}", f"output_dir={out}",
             "n=[3,4,5]", f"difficulty.method={method}", "progress=false",
         ]
-        wall, peak_gib, code = run(cmd)
+        wall, peak_gib, code = run(cmd, env)
         if code:
-            print(f"difficulty={method}: FAILED (exit {code})")
+            print(f"difficulty={method} ({label}): FAILED (exit {code})")
             continue
         manifest = json.loads((out / "manifest.json").read_text())
-        ratios = {n: round(v["quality"]["spread_ratio"], 3) for n, v in manifest["per_n"].items()}
         verdict = "OK" if wall < 60 and peak_gib < 4 else "MISSED"
         print(
-            f"difficulty={method:10s} n=[3,4,5]: wall {wall:5.1f} s, peak RSS {peak_gib:.2f} GiB "
-            f"(target < 60 s, < 4 GiB: {verdict}); group-mean std / random: {ratios}"
+            f"difficulty={method:10s} ({label}) n=[3,4,5]: wall {wall:5.1f} s, peak RSS {peak_gib:.2f} GiB "
+            f"(target < 60 s, < 4 GiB: {verdict})"
         )
+        for n, v in manifest["per_n"].items():
+            q = v["quality"]
+            print(
+                f"    n={n}: group-mean std / random {q['spread_ratio']:.4f}, floor {q['floor_ratio']:.4f} "
+                f"(value step {q['granularity']:g})"
+            )
 
 
 if __name__ == "__main__":

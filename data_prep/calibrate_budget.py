@@ -14,6 +14,8 @@ from recipe_bcr.data.clean import clean
 from recipe_bcr.data.io import DataError, read_table
 from recipe_bcr.data.sources import load_problems
 from recipe_bcr.engines import Sampling, make_engine
+from recipe_bcr.engines.context import with_context
+from recipe_bcr.prompt import build_messages
 from recipe_bcr.probe import probe_lengths
 
 log = logging.getLogger("calibrate_budget")
@@ -39,12 +41,14 @@ def main(cfg: DictConfig) -> None:
             questions = [str(q).strip() for q in kept["question"][: int(cfg.probe.size)]]
             options = {"model": cfg.model.path, "tokenizer": cfg.model.tokenizer, "random_init": cfg.model.get("random_init", False)}
             options.update(OmegaConf.to_container(cfg.engine_options, resolve=True))
+            sampling = Sampling(**OmegaConf.to_container(cfg.sampling))
+            options = with_context(cfg.engine, options, [build_messages([q], style="single") for q in questions], sampling)
             engine = make_engine(cfg.engine, options)
-            results = probe_lengths(engine, questions, Sampling(**OmegaConf.to_container(cfg.sampling)), progress=cfg.progress)
+            results = probe_lengths(engine, questions, sampling, progress=cfg.progress)
             lengths = [float(x) for r in results for x in r.lengths]
             truncated = sum(r.truncated for r in results)
         l_avg, raw, cap = calibrate(lengths, cfg.n, cfg.compression, cfg.round_to)
-    except (DataError, OSError, ValueError) as e:  # bad data, a missing model/tokenizer, a bad option
+    except (DataError, OSError, ValueError, RuntimeError) as e:  # bad data, a missing model/tokenizer, a bad option, engine failure
         log.error("%s", e)
         sys.exit(2)
     log.info("probe: %d lengths, L_avg = %.1f tokens (%d hit max_tokens, so L_avg is a lower bound)", len(lengths), l_avg, truncated)

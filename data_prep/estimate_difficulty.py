@@ -15,7 +15,9 @@ from recipe_bcr.data.io import DataError, Staging
 from recipe_bcr.data.pipeline import problem_id
 from recipe_bcr.data.sources import load_problems
 from recipe_bcr.engines import Sampling, make_engine
+from recipe_bcr.engines.context import with_context
 from recipe_bcr.probe import probe_lengths
+from recipe_bcr.prompt import build_messages
 
 log = logging.getLogger("estimate_difficulty")
 SCHEMA = pa.schema(
@@ -44,12 +46,13 @@ def main(cfg: DictConfig) -> None:
         questions = questions[: int(cfg.limit)]
     options = {"model": cfg.model.path, "tokenizer": cfg.model.tokenizer, "random_init": cfg.model.get("random_init", False)}
     options.update(OmegaConf.to_container(cfg.engine_options, resolve=True))
+    sampling = Sampling(**OmegaConf.to_container(cfg.sampling, resolve=True))
     try:
+        options = with_context(cfg.engine, options, [build_messages([q], style="single") for q in questions], sampling)
         engine = make_engine(cfg.engine, options)
-    except (OSError, ValueError, ImportError) as e:  # a missing model/tokenizer, an unknown engine, no vLLM
+    except (OSError, ValueError, ImportError, RuntimeError) as e:  # a missing model/tokenizer, an unknown engine, no vLLM, no fit
         log.error("cannot start engine %r for model %r: %s", cfg.engine, cfg.model.path, e)
         sys.exit(2)
-    sampling = Sampling(**OmegaConf.to_container(cfg.sampling, resolve=True))
     results = probe_lengths(engine, questions, sampling, chunk=cfg.chunk_size, progress=cfg.progress)
     rows = [
         {

@@ -10,13 +10,20 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m recipe_bcr", description="bcr-recipe utilities")
     sub = ap.add_subparsers(dest="command", required=True)
     sub.add_parser("doctor", help="check that verl + Hydra will run +recipe=bcr, and say how to fix what is not")
-    demo = sub.add_parser("demo", help="offline end-to-end demo on the bundled data (no GPU)")
+    demo = sub.add_parser("demo", help="the whole pipeline in miniature on CPU: data, GRPO training, merge, evaluation")
     demo.add_argument("--out", default="demo_out", help="output folder (default: demo_out)")
+    toy = sub.add_parser("toy", help="build (or reuse) the tiny warm-started Qwen3 and write toy training data")
+    toy.add_argument("--out", default="data/bcr_toy", help="data folder (default: data/bcr_toy)")
+    toy.add_argument("overrides", nargs="*", help="toy.yaml overrides, e.g. data.n=2 model.sft_steps=300")
     args = ap.parse_args(argv)
     if args.command == "doctor":
         from recipe_bcr.doctor import run
 
         return run()
+    if args.command == "toy":
+        from recipe_bcr.toy.cli import run_toy
+
+        return run_toy(args.out, args.overrides)
     from recipe_bcr.demo import run_demo
 
     return run_demo(args.out)

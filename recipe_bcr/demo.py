@@ -1,120 +1,119 @@
-"""`python -m recipe_bcr demo`: the recipe end to end on bundled data, offline, on CPU.
+"""`python -m recipe_bcr demo --out DIR`: the whole recipe in miniature, on CPU, offline.
 
-1. build_groups on the bundled DeepMath-schema sample (N=3) -> verl parquet + manifest;
-2. build_eval_sets for N = 1..3 on two bundled benchmarks;
-3. score sample N=3 completions (right, wrong, malformed, hacking attempts) with the reward;
-4. evaluate through the real harness with the replay engine on completions written from
-   the real MATH-500 solutions -> samples.jsonl, summary, table.md and plots.
-Training itself needs GPUs: see the README's runbook.
+Each stage runs the product's own command, as a user would:
+1. `build_groups` on the bundled DeepMath-shaped sample (the data pipeline, N=3);
+2. the toy task and the tiny Qwen3 warm-started on it (`python -m recipe_bcr toy`, cached);
+3. GRPO with the stock `python -m verl.trainer.main_ppo +recipe=bcr_toy` on the CPU runtime
+   (real Ray, FSDP2, the HF rollout, the BCR reward) -> DIR/train/checkpoints, metrics.jsonl;
+4. `python -m verl.model_merger merge` -> DIR/train/hf_model (config.json + safetensors);
+5. `python -m recipe_bcr.eval` with the transformers engine at N = 1..3 -> DIR/eval_run;
+then a short report. Steps and sizes are in hydra_configs/demo.yaml.
 """
 
 from __future__ import annotations
 
 import json
-import random
+import subprocess
+import sys
+import time
+from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from omegaconf import OmegaConf
 
-from recipe_bcr.benchmarks import BUNDLED, resolve_path
-from recipe_bcr.data.eval_sets import build_eval_sets
 from recipe_bcr.data.pipeline import build_groups
-from recipe_bcr.engines.base import Sampling
-from recipe_bcr.engines.replay import ReplayEngine
-from recipe_bcr.eval.__main__ import summarise_runs
-from recipe_bcr.eval.runner import run_tasks
-from recipe_bcr.eval.tasks import build_tasks
-from recipe_bcr.verify import default_verifier
-from reward_fns.bcr import compute_score
+from recipe_bcr.toy.model import ensure_model, load_specs
+from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
 
 
-def _paper_benchmarks() -> dict:
-    from importlib import resources
-
-    path = Path(str(resources.files("hydra_configs") / "benchmarks" / "paper.yaml"))
-    return OmegaConf.to_container(OmegaConf.load(path))
+def _cfg() -> dict[str, Any]:
+    return OmegaConf.to_container(OmegaConf.load(Path(str(resources.files("hydra_configs") / "demo.yaml"))))
 
 
-def _sample_completions(golds: list[str]) -> list[tuple[str, str]]:
-    a, b, c = golds
+def _run(cmd: list[str], log: Path, what: str) -> None:
+    """Run one stage's command; its full output goes to `log`, a failure names the log."""
+    print(f"      $ {' '.join(cmd)}", flush=True)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("w") as f:
+        proc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
+    if proc.returncode != 0:
+        tail = "\n".join(log.read_text(errors="replace").splitlines()[-30:])
+        raise RuntimeError(f"{what} failed (exit {proc.returncode}); full log: {log}\n{tail}")
+
+
+def train_command(data_dir: Path, model: Path, ckpt: Path, metrics_log: Path, steps: int,
+                  save_freq: int | None = None, extra: tuple[str, ...] = ()) -> list[str]:
+    """The stock verl entry point with the toy recipe: validation at start and end, a checkpoint
+    every `save_freq` steps (default: at the end), verl's file logger at `metrics_log`."""
     return [
-        ("all right, in format", f"### Problem 1\n...\nAnswer1: \\boxed{{{a}}}\n### Problem 2\n...\nAnswer2: \\boxed{{{b}}}\n### Problem 3\n...\nAnswer3: \\boxed{{{c}}}"),
-        ("one wrong", f"### Problem 1\nAnswer1: \\boxed{{{a}}}\n### Problem 2\nAnswer2: \\boxed{{-12345}}\n### Problem 3\nAnswer3: \\boxed{{{c}}}"),
-        ("right but no sections", f"Answer1: \\boxed{{{a}}} Answer2: \\boxed{{{b}}} Answer3: \\boxed{{{c}}}"),
-        ("truncated after problem 1", f"### Problem 1\nAnswer1: \\boxed{{{a}}}\n### Problem 2\nLet me think about this carefully, wait"),
-        ("template copied", "### Problem 1\nAnswer1: \\boxed{...}\n### Problem 2\nAnswer2: \\boxed{...}\n### Problem 3\nAnswer3: \\boxed{...}"),
-        ("box spam", "".join(f"\\boxed{{{k}}}" for k in range(500))),
+        sys.executable, "-m", "verl.trainer.main_ppo", "+recipe=bcr_toy",
+        f"bcr.data_dir={data_dir}", f"bcr.model.path={model}", f"trainer.default_local_dir={ckpt}",
+        f"trainer.total_training_steps={steps}", f"trainer.save_freq={save_freq or steps}", f"trainer.test_freq={steps}",
+        "trainer.logger=[console,file]",
+        f"+ray_kwargs.ray_init.runtime_env.env_vars.VERL_FILE_LOGGER_PATH={metrics_log}",
+        *extra,
     ]
 
 
-def _write_replay_source(tasks: list, out: Path, rng: random.Random, tokenizer) -> None:
-    """Completions written from the real MATH-500 solutions (1 in 4 answers wrong), with token
-    ids from the demo tokenizer, as an engine would have returned them."""
-    sols = {}
-    path = resolve_path(f"{BUNDLED}benchmarks/math500.jsonl")
-    for line in path.read_text().splitlines():
-        row = json.loads(line)
-        sols[row["problem"].strip()] = row["solution"]
-    out.mkdir(parents=True, exist_ok=True)
-    with (out / "samples.jsonl").open("w") as f:
-        for t in tasks:
-            parts = []
-            for i, p in enumerate(t.problems, start=1):
-                answer = p.answers[0] if rng.random() < 0.75 else "-1"
-                parts.append(f"### Problem {i}\n{sols[p.question]}\nAnswer{i}: \\boxed{{{answer}}}\n")
-            text = "\n".join(parts)
-            ids = tokenizer(text, add_special_tokens=False)["input_ids"]
-            f.write(json.dumps({"prompt": t.messages, "sample": 0, "completion": text, "token_ids": ids,
-                                "generated_tokens": len(ids), "finish_reason": "stop"}) + "\n")
+def flatten_metrics(verl_log: Path, out: Path) -> list[dict[str, Any]]:
+    """verl's file logger writes {"step", "data"} per log call (validation and training);
+    metrics.jsonl holds one flat object per training step: {"step": N, "<verl metric>": value}."""
+    steps: dict[int, dict[str, Any]] = {}
+    for line in verl_log.read_text().splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            steps.setdefault(int(rec["step"]), {}).update(rec["data"])
+    rows = [{"step": s, **m} for s, m in sorted(steps.items()) if "training/global_step" in m]
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    tmp.replace(out)
+    return rows
 
 
 def run_demo(out: str) -> int:
-    root = Path(out)
-    paper = _paper_benchmarks()
-    print(f"[1/4] build_groups on the bundled sample -> {root / 'data'}")
+    cfg = _cfg()
+    root = Path(out).resolve()
+    t0 = time.time()
+    print(f"[1/5] build_groups on the bundled DeepMath-shaped sample -> {root / 'data'}")
     m = build_groups(source="sample", output_dir=root / "data", n=[3], groups=300, val_groups=20, seed=42, progress=False)
     q = m["per_n"]["3"]["quality"]
-    print(f"      {m['input_rows']} rows read, {m['cleaning']['dropped']} dropped {m['cleaning']['dropped_by_reason']}; "
-          f"{m['per_n']['3']['train_groups']} train / {m['per_n']['3']['val_groups']} val groups; "
-          f"group-mean spread vs random {q['spread_ratio']:.2f}, position-difficulty corr {q['position_difficulty_corr']:+.3f}")
-    print(f"[2/4] build_eval_sets N=1..3 (AIME25, AMC23) -> {root / 'eval_sets'}")
-    e = build_eval_sets(benchmarks={k: paper[k] for k in ("AIME25", "AMC23")}, output_dir=root / "eval_sets", n=[1, 2, 3], seed=0, progress=False)
-    print(f"      {len(e['sets'])} files; every problem scored once at every N")
-    print("[3/4] reward on sample N=3 completions (score = 2 x acc + 1 x fmt)")
-    golds = ["12", "\\frac{3}{4}", "1728"]
-    for name, text in _sample_completions(golds):
-        r = compute_score("demo", text, golds, {"n": 3})
-        print(f"      {name:28s} score {r['score']:.2f}  acc {r['acc']:.2f}  fmt {r['fmt']:.0f}  answered {r['answered']:.2f}")
-    print(f"[4/4] evaluation harness, replay engine, MATH-500 (first 30 problems) at N=1..3 -> {root / 'eval_run'}")
-    tasks = build_tasks({"MATH-500": paper["MATH-500"]}, [1, 2, 3], seed=0, limit=30)
-    tokenizer = _demo_tokenizer()
-    _write_replay_source(tasks, root / "replay_source", random.Random(0), tokenizer)
+    print(f"      {m['input_rows']} rows read, {m['cleaning']['dropped']} dropped; {m['per_n']['3']['train_groups']} train "
+          f"/ {m['per_n']['3']['val_groups']} val groups; group-mean spread vs random {q['spread_ratio']:.2f}")
+
+    print("[2/5] toy addition task + tiny Qwen3 warm-started on it (cached)")
+    task, mspec, toy = load_specs()
+    model = ensure_model(Path(toy["cache_dir"]), task, mspec)
+    data_dir = root / "toy"
+    write_toy_data(data_dir, toy["data"]["n"], toy["data"]["train_groups"], toy["data"]["val_groups"], toy["data"]["seed"], task)
+    bench = write_toy_benchmark(data_dir / "toy_benchmark.jsonl", cfg["eval_problems"], toy["data"]["seed"], task)
+    print(f"      model {model}; data {data_dir}")
+
+    steps = int(cfg["train_steps"])
+    train = root / "train"
+    print(f"[3/5] GRPO, {steps} steps: stock verl entry point, CPU runtime -> {train}")
+    verl_log = train / "verl_metrics.jsonl"
+    _run(train_command(data_dir, model, train / "checkpoints", verl_log, steps), train / "train.log", "training")
+    rows = flatten_metrics(verl_log, train / "metrics.jsonl")
+
+    print(f"[4/5] merge the last checkpoint -> {train / 'hf_model'}")
+    _run([sys.executable, "-m", "verl.model_merger", "merge", "--backend", "fsdp",
+          "--local_dir", str(train / "checkpoints" / f"global_step_{steps}" / "actor"),
+          "--target_dir", str(train / "hf_model")], train / "merge.log", "model merge")
+
     run_dir = root / "eval_run"
-    run_tasks(tasks, ReplayEngine(str(root / "replay_source")), Sampling(k=1), _fresh(run_dir), default_verifier(),
-              tokenizer, thinking=False, markers=["wait", "alternatively"], progress=False)
-    summarise_runs([("demo-replay", run_dir)], run_dir)
-    print("      (tokens from an offline byte-level demo tokenizer: one token per byte)")
+    print(f"[5/5] evaluate the trained model at N = 1..3 (transformers engine) -> {run_dir}")
+    _run([sys.executable, "-m", "recipe_bcr.eval", "engine=transformers", "bcr_model@model=tiny_qwen3",
+          f"model.path={train / 'hf_model'}", "label=demo-bcr-toy", f"run_dir={run_dir}", "n=[1,2,3]",
+          f"+benchmarks.Toy={{path:{bench},question:problem,answer:answer}}", "only=[Toy]",
+          f"sampling.max_tokens={cfg['eval_max_tokens']}", "sampling.temperature=1.0", "sampling.top_p=1.0",
+          "progress=false"], root / "eval.log", "evaluation")
+
+    print("\nreport")
+    keys = ("critic/score/mean", "bcr/acc", "bcr/fmt", "bcr/tokens_per_problem", "actor/grad_norm")
+    for r in (rows[0], rows[-1]):
+        print(f"  step {r['step']:>3}: " + "  ".join(f"{k} {r[k]:.3f}" for k in keys if k in r))
     print((run_dir / "table.md").read_text())
-    print(f"plots: {sorted(p.name for p in (run_dir / 'plots').iterdir())}")
+    print(f"done in {time.time() - t0:.0f} s: {train / 'metrics.jsonl'}, {train / 'checkpoints'}, "
+          f"{train / 'hf_model'}, {run_dir / 'summary.csv'}")
     return 0
-
-
-def _fresh(path: Path) -> Path:
-    if (path / "samples.jsonl").exists():
-        (path / "samples.jsonl").unlink()
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def _demo_tokenizer():
-    """A byte-level tokenizer built offline (no merges: one token per byte), so the demo needs no
-    download; real runs use the model's own tokenizer."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
-
-    alphabet = pre_tokenizers.ByteLevel.alphabet()
-    vocab = {ch: i for i, ch in enumerate(sorted(alphabet))}
-    tok = Tokenizer(models.BPE(vocab=vocab, merges=[]))
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    return PreTrainedTokenizerFast(tokenizer_object=tok)

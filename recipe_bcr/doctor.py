@@ -86,11 +86,42 @@ def _reward() -> Check:
 def _reward_manager() -> Check:
     from verl.utils.import_utils import load_extern_object
 
-    cls = load_extern_object("pkg://recipe_bcr.verl_reward_manager", "BCRRewardManager")
+    cls = load_extern_object("pkg://recipe_bcr.verl_ext.reward_manager", "BCRRewardManager")
     return Check("reward manager", True, f"{cls.__module__}.{cls.__name__} loads")
 
 
-CHECKS: list[Callable[[], Check]] = [_verl_version, _editable_finder, _plugin, _recipe_composes, _reward, _reward_manager]
+def _verl_hooks() -> Check:
+    """What every Ray worker registers (recipe_bcr.verl_ext.plugin.worker_setup) still fits this verl."""
+    from verl.trainer.ppo.v1 import get_trainer_cls
+    from verl.workers.rollout.base import get_rollout_class
+
+    from recipe_bcr.verl_ext.plugin import worker_setup
+
+    worker_setup()
+    trainer, rollout = get_trainer_cls("sync").__name__, get_rollout_class("hf", "async").__name__
+    return Check("verl hooks", True, f"trainer_mode=sync -> {trainer}; rollout hf -> {rollout}; platform cpu registered")
+
+
+def runtimes() -> dict[str, str | None]:
+    """bcr_runtime name -> None if this install can run it, else why not."""
+    import importlib.util
+
+    import torch
+
+    gpu = None if torch.cuda.is_available() else "no CUDA device visible to torch"
+    vllm = None if importlib.util.find_spec("vllm") else "vllm is not installed (pip install -e '.[gpu]')"
+    gloo = None if torch.distributed.is_gloo_available() else "torch was built without gloo"
+    return {"vllm": gpu or vllm, "hf": gpu, "cpu": gloo}
+
+
+def _runtimes() -> Check:
+    found = runtimes()
+    detail = "; ".join(f"{name}: {'yes' if why is None else 'no (' + why + ')'}" for name, why in found.items())
+    return Check("runtimes (bcr_runtime=...)", any(why is None for why in found.values()), detail)
+
+
+CHECKS: list[Callable[[], Check]] = [_verl_version, _editable_finder, _plugin, _recipe_composes, _reward, _reward_manager,
+                                     _verl_hooks, _runtimes]
 
 
 def run() -> int:

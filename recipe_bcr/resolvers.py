@@ -1,7 +1,7 @@
 """OmegaConf resolvers used by hydra_configs/recipe/bcr.yaml.
 
 Registered by the Hydra plugin in the driver and by the Ray worker setup hook
-(recipe_bcr.verl_setup) in verl's actors, where the config is resolved again.
+(recipe_bcr.verl_ext.plugin.worker_setup) in verl's actors, where the config is resolved again.
 """
 
 from __future__ import annotations

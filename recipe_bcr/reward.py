@@ -55,7 +55,7 @@ def require_length(weights: RewardWeights, response_length: int | None, max_resp
         raise ValueError(
             "the explicit length penalty (w_len != 0) needs the response token length and the budget; "
             "use the BCR reward manager (reward.reward_manager.source=importlib, "
-            "name=BCRRewardManager, module.path=pkg://recipe_bcr.verl_reward_manager), which passes them"
+            "name=BCRRewardManager, module.path=pkg://recipe_bcr.verl_ext.reward_manager), which passes them"
         )
 
 

@@ -22,7 +22,7 @@ def _eval(args, shared, cwd):
 def run(tmp_path_factory, shared):
     root = tmp_path_factory.mktemp("eval_run")
     args = [
-        "bcr_model@model=tiny_qwen3", "engine=transformers", "only=[AIME25,AMC23]", "limit=5", "n=[1,2,3]",
+        "bcr_model@model=tiny_random_qwen3", "engine=transformers", "only=[AIME25,AMC23]", "limit=5", "n=[1,2,3]",
         "sampling.max_tokens=10", "sampling.k=1", f"run_dir={root / 'run'}", "progress=false",
     ]
     first = _eval(args, shared, root)
@@ -37,7 +37,7 @@ def test_run_directory_is_complete(run):
     for plot in ("accuracy_vs_n.png", "tokens_per_problem_vs_n.png", "pareto_accuracy_vs_tokens.png"):
         assert (run_dir / "plots" / plot).read_bytes()[:4] == b"\x89PNG"
     table = (run_dir / "table.md").read_text()
-    assert "| tiny-qwen3 | 3 |" in table and "AIME25 Acc" in table
+    assert "| tiny-random-qwen3 | 3 |" in table and "AIME25 Acc" in table
     # 5 problems at N=1,2,3 -> 5 + 3 + 2 groups per benchmark
     records = [json.loads(x) for x in (run_dir / "samples.jsonl").read_text().splitlines()]
     assert len(records) == 2 * (5 + 3 + 2)

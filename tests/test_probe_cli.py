@@ -21,7 +21,7 @@ def _run(args, shared, cwd):
 def test_estimate_difficulty_feeds_build_groups(tmp_path, shared):
     out = tmp_path / "roll.parquet"
     proc = _run(
-        [str(REPO / "data_prep/estimate_difficulty.py"), "bcr_model@model=tiny_qwen3", "source=sample", "limit=9",
+        [str(REPO / "data_prep/estimate_difficulty.py"), "bcr_model@model=tiny_random_qwen3", "source=sample", "limit=9",
          "engine=transformers", "sampling.k=2", "sampling.max_tokens=6", f"output={out}", "progress=false"],
         shared, tmp_path,
     )

@@ -41,6 +41,8 @@ def test_cli_cfg_job_shows_the_paper_settings(tmp_path):
     assert cfg["data"]["max_response_length"] == a["rollout"]["response_length"] == 5120
     assert cfg["reward"]["custom_reward_function"]["path"] == "pkg://reward_fns.bcr"
     assert cfg["reward"]["reward_manager"]["name"] == "BCRRewardManager"
+    assert cfg["trainer"]["v1"]["trainer_mode"] == "sync"  # verl takes async paths for any other name
+    assert cfg["actor_rollout_ref"]["rollout"]["name"] == "vllm"  # the paper's runtime by default
     assert cfg["data"]["train_files"] == "data/bcr/train_n3.parquet"
     assert cfg["data"]["val_files"][0] == "data/bcr_eval/AIME25_n3.parquet"
     assert "custom_reward_function" not in cfg or cfg["custom_reward_function"]["path"] is None  # old key unused
@@ -68,6 +70,20 @@ def test_presets_and_ablations(overrides, budget, path, name_part):
     cfg = composed(*overrides)
     assert cfg.data.max_response_length == budget and cfg.actor_rollout_ref.model.path == path
     assert name_part in cfg.trainer.experiment_name
+
+
+@pytest.mark.parametrize(
+    "runtime,rollout,device,strategy",
+    [("vllm", "vllm", "cuda", "fsdp"), ("hf", "hf", "cuda", "fsdp"), ("cpu", "hf", "cpu", "fsdp2")],
+)
+def test_one_override_switches_the_runtime(runtime, rollout, device, strategy):
+    cfg = composed(f"bcr_runtime={runtime}")
+    assert cfg.actor_rollout_ref.rollout.name == rollout
+    assert cfg.trainer.device == device and cfg.actor_rollout_ref.actor.strategy == strategy
+    assert cfg.trainer.v1.trainer_mode == "sync"
+    if runtime == "cpu":
+        assert cfg.trainer.n_gpus_per_node == 1 and cfg.ray_kwargs.ray_init.num_gpus >= 1
+        assert cfg.transfer_queue.backend.SimpleStorage.num_data_storage_units == 1
 
 
 @pytest.mark.parametrize("preset,weights", [("len_2_1_1", (2.0, 1.0, 1.0)), ("len_5_1_1", (5.0, 1.0, 1.0)), ("paper", (2.0, 1.0, 0.0))])
@@ -114,7 +130,7 @@ def test_ray_workers_get_our_resolver_and_trainer():
     cfg = OmegaConf.create({"bcr": {"n": 4, "tpp": 1706.6667, "budget": None}, "len": "${bcr_budget:${bcr.n},${bcr.tpp},${bcr.budget}}"})
     ray.init(
         num_cpus=1, include_dashboard=False, log_to_driver=False,
-        runtime_env={"worker_process_setup_hook": "recipe_bcr.verl_setup.setup"},
+        runtime_env={"worker_process_setup_hook": "recipe_bcr.verl_ext.plugin.worker_setup"},
     )
     try:
         @ray.remote
@@ -122,7 +138,7 @@ def test_ray_workers_get_our_resolver_and_trainer():
             from verl.trainer.ppo.v1 import get_trainer_cls
 
             OmegaConf.resolve(c)
-            return c.len, get_trainer_cls("bcr_sync").__name__
+            return c.len, get_trainer_cls("sync").__name__
 
         assert ray.get(resolve.remote(cfg)) == (6827, "BCRTrainer")
     finally:

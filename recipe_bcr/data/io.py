@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +33,66 @@ def json_record(line: str, path: Path, line_no: int) -> dict[str, Any]:
     return record
 
 
-def _table_files(path: Path) -> list[Path]:
+SHARD = re.compile(r"^(?P<stem>.+)-(?P<index>\d{5})-of-(?P<total>\d{5})$")  # train-00003-of-00010.parquet
+
+
+def hf_cache_snapshot(path: Path) -> Path | None:
+    """For a Hugging Face cache folder (datasets--owner--name, models--...), the snapshot of the
+    revision refs/main points to (the only one, if there are no refs); None for other folders."""
+    snapshots = path / "snapshots"
+    if not (path.name.startswith(("datasets--", "models--")) and snapshots.is_dir()):
+        return None
+    ref = path / "refs" / "main"
+    if ref.is_file():
+        revision = ref.read_text().strip()
+        if not (snapshots / revision).is_dir():
+            raise DataError(f"{path}: refs/main names revision {revision}, but snapshots/{revision} is missing")
+        return snapshots / revision
+    revisions = sorted(p.name for p in snapshots.iterdir() if p.is_dir())
+    if len(revisions) != 1:
+        raise DataError(
+            f"{path}: a Hugging Face cache folder without refs/main and with {len(revisions)} revisions "
+            f"{revisions}; point source at one of them (snapshots/<revision>)"
+        )
+    return snapshots / revisions[0]
+
+
+def check_shards(files: list[Path], root: Path) -> None:
+    """Refuse a sharded table (NAME-0000k-of-0000n) with shards missing or from two shard sets."""
+    sets: dict[tuple[Path, str, str], dict[int, set[int]]] = {}
+    for f in files:
+        m = SHARD.match(f.name[: -len(f.suffix)])
+        if m:
+            sets.setdefault((f.parent, m["stem"], f.suffix), {}).setdefault(int(m["total"]), set()).add(int(m["index"]))
+    for (parent, stem, suffix), totals in sets.items():
+        where = parent.relative_to(root) if parent != root else Path(".")
+        if len(totals) > 1:
+            raise DataError(
+                f"{root}: {where / stem}-*{suffix} mixes shard sets of {sorted(totals)} files (two downloads or "
+                f"revisions in one folder); keep one set"
+            )
+        (total, present), = totals.items()
+        missing = [str(where / f"{stem}-{i:05d}-of-{total:05d}{suffix}") for i in range(total) if i not in present]
+        if missing:
+            raise DataError(
+                f"{root}: {len(missing)} of {total} shards missing: {', '.join(missing)}; the copy is incomplete "
+                f"(re-run the download, e.g. `hf download ... --repo-type dataset --local-dir {root}`)"
+            )
+
+
+def table_files(path: Path) -> list[Path]:
+    """The table files a source path stands for: the file itself, or every table file under a
+    directory (hidden folders such as `.cache/` skipped; an HF cache folder read at one revision),
+    refusing incomplete shard sets."""
     if path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.suffix in TABLE_SUFFIXES and p.is_file())
+        root = hf_cache_snapshot(path) or path
+        files = sorted(
+            p for p in root.rglob("*")
+            if p.suffix in TABLE_SUFFIXES and p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+        )
         if not files:
             raise DataError(f"{path}: directory holds no .parquet, .jsonl or .json files")
+        check_shards(files, root)
         return files
     if not path.exists():
         raise DataError(f"{path}: no such file or directory")
@@ -100,19 +156,21 @@ def _read_one(path: Path, columns: list[str] | None, derive: Derive | None, deri
 
 
 def read_table(
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str] | Sequence[Path],
     columns: list[str] | None = None,
     derive: Derive | None = None,
     derive_from: list[str] | None = None,
 ) -> pd.DataFrame:
-    """Read a parquet / JSONL / JSON file, or every such file of a directory, in order.
+    """Read a parquet / JSONL / JSON file, every such file of a directory (table_files), or a
+    list of files, in order.
 
     `columns` limits what is kept; `derive` computes extra columns from each chunk (reading
     `derive_from` too) before the chunk's text is let go. Adds `_file` and `_row` (0-based
     row within that file) so errors and manifests can point at the exact input row.
     """
     frames = []
-    for file in _table_files(Path(path)):
+    files = table_files(Path(path)) if isinstance(path, (str, os.PathLike)) else list(path)
+    for file in files:
         df = _read_one(file, columns, derive, derive_from or [])
         df["_file"] = str(file)
         df["_row"] = np.arange(len(df))

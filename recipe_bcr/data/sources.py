@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import socket
 from importlib import resources
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pandas as pd
 
-from recipe_bcr.data.io import DataError, Derive, read_table, require_columns
+from recipe_bcr.data.io import DataError, Derive, read_table, require_columns, table_files
 
 DEEPMATH_HUB_ID = "zwhe99/DeepMath-103K"
 REQUIRED = ["question", "final_answer"]
@@ -21,40 +18,29 @@ def sample_path() -> Path:
     return Path(str(resources.files("recipe_bcr") / "resources" / "sample" / "deepmath_sample.parquet"))
 
 
-def _hub_reachable(timeout_s: float = 3.0) -> bool:
-    if os.environ.get("HF_HUB_OFFLINE") == "1" or os.environ.get("HF_DATASETS_OFFLINE") == "1":
-        return False
-    host = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co")).hostname or "huggingface.co"
+def hub_files(hub_id: str, split: str) -> list[Path]:
+    """The split's table files of a Hub dataset, from the local HF cache or downloaded into it.
+
+    huggingface_hub decides how: it honours HTTPS_PROXY, HF_ENDPOINT and HF_HUB_OFFLINE, and
+    falls back to a warm cache when the Hub cannot be reached. Any failure is one line that
+    says how to bring a local copy.
+    """
+    from huggingface_hub import snapshot_download
+
+    patterns = [f"data/{split}-*", f"data/{split}/*", f"{split}-*", f"{split}/*"]
     try:
-        socket.create_connection((host, 443), timeout=timeout_s).close()
-        return True
-    except OSError:
-        return False
-
-
-def _load_hub(hub_id: str, split: str, columns: list[str] | None, derive: Derive | None) -> pd.DataFrame:
-    import datasets
-
-    if not _hub_reachable():  # fail at once instead of after datasets' retries
+        root = Path(snapshot_download(hub_id, repo_type="dataset", allow_patterns=patterns))
+    except Exception as e:  # noqa: BLE001 - every Hub failure becomes the same actionable message
+        reason = (str(e).strip().splitlines() or [""])[0]
         raise DataError(
-            f"the Hugging Face Hub is not reachable, so {hub_id!r} cannot be downloaded. Point at a local "
-            f"copy instead: source=/path/to/DeepMath-103K (a parquet/JSONL file or a directory of them, "
-            f"e.g. a `huggingface-cli download {hub_id} --repo-type dataset` snapshot), or use the bundled "
-            f"stand-in with source=sample"
-        )
-    try:
-        ds = datasets.load_dataset(hub_id, split=split)
-    except Exception as e:  # noqa: BLE001 - re-raised with what was asked for
-        raise DataError(f"could not load {hub_id!r} (split {split!r}) from the Hugging Face Hub: {e}") from e
-    table = ds.data.table
-    extra = derive(table) if derive else {}
-    table = table.select([c for c in (columns or table.column_names) if c in table.column_names])
-    for name, arr in extra.items():
-        table = table.append_column(name, arr)
-    df = table.to_pandas()
-    df["_file"] = f"hub:{hub_id}"
-    df["_row"] = range(len(df))
-    return df
+            f"cannot get {hub_id!r} from the Hugging Face Hub ({type(e).__name__}: {reason}). Where the Hub is "
+            f"reachable run `hf download {hub_id} --repo-type dataset --local-dir DIR` and use source=DIR "
+            f"(or source=sample for the bundled stand-in)"
+        ) from e
+    files = [f for f in table_files(root) if any(f.relative_to(root).match(p) for p in patterns)]
+    if not files:
+        raise DataError(f"{hub_id}: the Hub snapshot {root} has no table files for split {split!r}")
+    return files
 
 
 def load_problems(
@@ -70,7 +56,8 @@ def load_problems(
     elif Path(source).exists():
         df = read_table(source, columns, derive, derive_from)
     elif source.count("/") == 1 and not source.startswith((".", "/")):
-        df = _load_hub(source, split, columns, derive)
+        files = hub_files(source, split)  # then read like a local copy: streamed, shards checked
+        df = read_table(files, columns, derive, derive_from)
     else:
         raise DataError(f"source {source!r} is not 'sample', an existing file or directory, or a Hub id (owner/name)")
     require_columns(df, REQUIRED, f"{source}")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from recipe_bcr.data.io import json_record
-from recipe_bcr.engines.base import Generation, Messages, Sampling
+from recipe_bcr.engines.base import Generation, Messages, Request, Sampling, generate_all
 
 
 def _digest(messages: Messages) -> bytes:
@@ -35,23 +35,32 @@ class ReplayEngine:
                     except KeyError as e:
                         raise ValueError(f"{path} line {line_no}: record lacks {e}") from e
                     self._index[key] = line_no
+        self._wanted: dict[int, int] = {}  # line number -> request id
 
-    def generate(self, prompts: Sequence[Messages], sampling: Sampling) -> list[list[Generation]]:
-        wanted = {}
-        for i, p in enumerate(prompts):
-            for j in range(sampling.k):
-                key = (_digest(p), j)
-                if key not in self._index:
-                    raise KeyError(f"replay: {self.source} has no sample {j} for prompt #{i} of this run")
-                wanted[self._index[key]] = (i, j)
-        results: list[list[Generation | None]] = [[None] * sampling.k for _ in prompts]
-        with self.source.open() as f:  # one pass, only the lines asked for
+    def submit(self, requests: Sequence[Request], sampling: Sampling) -> None:
+        for r in requests:
+            line_no = self._index.get((_digest(r.messages), r.sample))
+            if line_no is None:
+                raise KeyError(f"replay: {self.source} has no sample {r.sample} for request {r.id} of this run")
+            self._wanted[line_no] = r.id
+
+    def unfinished(self) -> int:
+        return len(self._wanted)
+
+    def poll(self) -> list[tuple[int, Generation]]:
+        """Everything submitted, read in one pass over the saved file (only the lines asked for)."""
+        wanted, self._wanted = self._wanted, {}
+        out = []
+        with self.source.open() as f:
             for line_no, line in enumerate(f, start=1):
                 if line_no in wanted:
                     rec = json_record(line, self.source, line_no)
-                    i, j = wanted[line_no]
                     ids = rec.get("token_ids")
-                    results[i][j] = Generation(
+                    gen = Generation(
                         rec["completion"], tuple(ids) if ids is not None else None, rec["finish_reason"], int(rec["generated_tokens"])
                     )
-        return [[g for g in row if g is not None] for row in results]
+                    out.append((wanted[line_no], gen))
+        return out
+
+    def generate(self, prompts: Sequence[Messages], sampling: Sampling) -> list[list[Generation]]:
+        return generate_all(self, prompts, sampling)

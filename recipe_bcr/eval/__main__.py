@@ -12,6 +12,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from recipe_bcr.data.io import DataError
 from recipe_bcr.engines import Sampling, make_engine
+from recipe_bcr.engines.context import with_context
 from recipe_bcr.eval.plots import write_plots
 from recipe_bcr.eval.runner import run_tasks
 from recipe_bcr.eval.summary import markdown_table, summarize, write_csv, write_json
@@ -73,13 +74,18 @@ def evaluate(cfg: DictConfig) -> Path:
     options = {k: v for k, v in OmegaConf.to_container(cfg.engine_options, resolve=True).items() if v is not None}
     if cfg.engine != "replay":
         options.update(model=cfg.model.path, tokenizer=cfg.model.tokenizer, random_init=cfg.model.get("random_init", False))
+        options = with_context(cfg.engine, options, [t.messages for t in tasks], sampling)
     engine = make_engine(cfg.engine, options)
     verifier = configure_default(cfg.verify.timeout_s, cfg.verify.workers)
-    new = run_tasks(
-        tasks, engine, sampling, run_dir, verifier, _tokenizer(engine, cfg),
-        thinking=bool(cfg.model.thinking), markers=list(cfg.markers), chunk_size=cfg.chunk_size,
-        keep_token_ids=cfg.keep_token_ids, progress=cfg.progress,
-    )
+    try:
+        new = run_tasks(
+            tasks, engine, sampling, run_dir, verifier, _tokenizer(engine, cfg),
+            thinking=bool(cfg.model.thinking), markers=list(cfg.markers),
+            keep_token_ids=cfg.keep_token_ids, progress=cfg.progress,
+        )
+    finally:
+        if hasattr(engine, "close"):  # Ray replicas
+            engine.close()
     log.info("%d new samples (%d tasks x %d samples in the run)", new, len(tasks), sampling.k)
     summarise_runs([(cfg.label, run_dir)], run_dir)
     return run_dir
@@ -104,7 +110,7 @@ def compare(cfg: DictConfig) -> Path:
 def main(cfg: DictConfig) -> None:
     try:
         out = compare(cfg) if cfg.mode == "compare" else evaluate(cfg)
-    except (DataError, OSError, KeyError, ValueError, ImportError) as e:  # bad input, missing model, bad option
+    except (DataError, OSError, KeyError, ValueError, ImportError, RuntimeError) as e:  # bad input, missing model, bad option, engine failure
         log.error("%s", e)
         sys.exit(2)
     log.info("wrote %s (summary.csv, summary.json, table.md, plots/)", out)

@@ -1,4 +1,4 @@
-"""Generate and score pending tasks into samples.jsonl, resumably, one chunk at a time."""
+"""Generate and score pending tasks into samples.jsonl, resumably, as samples finish."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import json
 import logging
 import os
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -13,12 +14,13 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from recipe_bcr.data.io import json_record
-from recipe_bcr.engines.base import Engine, Sampling
+from recipe_bcr.engines.base import FAILED, Engine, Sampling, build_requests, drain
 from recipe_bcr.eval.scoring import score_sample
 from recipe_bcr.eval.tasks import Task
 from recipe_bcr.verify import Verifier
 
 SAMPLES = "samples.jsonl"
+FAILED_FILE = "failed.jsonl"  # requests the engine aborted or failed (no model answer); retried on rerun
 log = logging.getLogger(__name__)
 
 
@@ -59,51 +61,67 @@ def run_tasks(
     *,
     thinking: bool,
     markers: Sequence[str],
-    chunk_size: int = 64,
     keep_token_ids: bool = True,
     progress: bool = True,
+    fsync_every_s: float = 10.0,
 ) -> int:
-    """Generate what samples.jsonl lacks; return the number of new samples."""
+    """Generate what samples.jsonl lacks; return the number of new samples.
+
+    Every pending request is submitted at once (a continuous-batching engine keeps them all in
+    flight); each sample is scored and appended (flushed) the moment it finishes, so a killed
+    run loses only what was in flight. Aborted or errored requests are not model answers: they
+    are not scored, go to failed.jsonl and are retried by the next run.
+    """
     path = run_dir / SAMPLES
     done = done_keys(path)
-    pending = [t for t in tasks if any(t.key(j) not in done for j in range(sampling.k))]
-    todo = sum(1 for t in pending for j in range(sampling.k) if t.key(j) not in done)
-    new = 0
-    tokens = 0
+    requests = build_requests(
+        [t.messages for t in tasks], sampling, getattr(engine, "render_ids", None), lambda i, j: tasks[i].key(j) in done
+    )
+    new = tokens = 0
     scoring_s = 0.0
-    t0 = time.perf_counter()
-    with tqdm(total=todo, desc="eval", unit="sample", disable=not progress) as bar:
-        for start in range(0, len(pending), chunk_size):
-            chunk = pending[start : start + chunk_size]
-            generations = engine.generate([t.messages for t in chunk], sampling)
-            t_score = time.perf_counter()
-            jobs = []
-            for task, gens in zip(chunk, generations):
-                if len(gens) != sampling.k:
-                    raise RuntimeError(f"engine returned {len(gens)} samples for {task.key(0)}, expected {sampling.k}")
-                jobs += [(task, j, gen) for j, gen in enumerate(gens) if task.key(j) not in done]
-
-            lines = [
-                json.dumps(
-                    score_sample(
-                        task, j, gen, verifier, tokenizer,
-                        thinking=thinking, markers=markers, seed=sampling.seed, keep_token_ids=keep_token_ids,
-                    ),
-                    ensure_ascii=False,
+    reasons: Counter[str] = Counter()
+    failed: list[dict[str, Any]] = []
+    t0 = last_sync = time.perf_counter()
+    if requests:
+        engine.submit(requests, sampling)
+    with path.open("a") as f, tqdm(total=len(requests), desc="eval", unit="sample", disable=not progress) as bar:
+        try:
+            for rid, gen in drain(engine):
+                task, j = tasks[rid // sampling.k], rid % sampling.k
+                reasons[gen.finish_reason] += 1
+                bar.update(1)
+                if gen.failed:
+                    failed.append({"key": task.key(j), "finish_reason": gen.finish_reason, "error": gen.error})
+                    continue
+                t_score = time.perf_counter()
+                record = score_sample(
+                    task, j, gen, verifier, tokenizer,
+                    thinking=thinking, markers=markers, seed=sampling.seed, keep_token_ids=keep_token_ids,
                 )
-                + "\n"
-                for task, j, gen in jobs
-            ]
-            tokens += sum(gen.num_tokens for _, _, gen in jobs)
-            with path.open("a") as f:
-                f.writelines(lines)
+                f.write(json.dumps(record, ensure_ascii=False) + "\n")
                 f.flush()
-                os.fsync(f.fileno())
-            scoring_s += time.perf_counter() - t_score
-            new += len(lines)
-            bar.update(len(lines))
-            elapsed = max(time.perf_counter() - t0, 1e-9)
-            bar.set_postfix(tok_per_s=f"{tokens / elapsed:.0f}", samples_per_s=f"{new / elapsed:.2f}")
+                now = time.perf_counter()
+                scoring_s += now - t_score
+                if now - last_sync > fsync_every_s:
+                    os.fsync(f.fileno())
+                    last_sync = now
+                new += 1
+                tokens += gen.num_tokens
+                elapsed = max(now - t0, 1e-9)
+                bar.set_postfix(tok_per_s=f"{tokens / elapsed:.0f}", samples_per_s=f"{new / elapsed:.2f}", refresh=False)
+        finally:
+            f.flush()
+            os.fsync(f.fileno())
+            if failed:
+                with (run_dir / FAILED_FILE).open("a") as ff:
+                    ff.writelines(json.dumps(x) + "\n" for x in failed)
+    if reasons:
+        log.info("finish reasons: %s", ", ".join(f"{r} {c}" for r, c in sorted(reasons.items())))
+    if failed:
+        log.warning(
+            "%d request(s) produced no model answer (%s): not scored, listed in %s; rerun to retry them",
+            len(failed), ", ".join(f"{r} {c}" for r, c in sorted(reasons.items()) if r in FAILED), run_dir / FAILED_FILE,
+        )
     if new:
         log.info("scoring: %d samples in %.2f s (%.0f samples/s, generation excluded)", new, scoring_s, new / max(scoring_s, 1e-9))
     return new

@@ -7,7 +7,7 @@ the policy is trained on) and the budget from the rollout config, and hands both
 in `extra_info` (copied, never mutating the batch). Select it with
   reward.reward_manager.source=importlib
   reward.reward_manager.name=BCRRewardManager
-  reward.reward_manager.module.path=pkg://recipe_bcr.verl_reward_manager
+  reward.reward_manager.module.path=pkg://recipe_bcr.verl_ext.reward_manager
 """
 
 from __future__ import annotations

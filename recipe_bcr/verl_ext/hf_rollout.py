@@ -1,0 +1,317 @@
+"""A Hugging Face transformers rollout for verl 0.9.1 (`actor_rollout_ref.rollout.name=hf`).
+
+verl 0.9.1 registers only vLLM, SGLang and TensorRT-LLM rollouts. This one serves the
+same token-in/token-out contract (`generate(prompt_ids, sampling_params, request_id)` ->
+`TokenOutput`) from a transformers model, so training runs where vLLM is not installed:
+a CPU machine, or a GPU without vLLM. Three pieces, as verl's own backends have them:
+
+- `HFReplica` (RolloutReplicaRegistry "hf"): one server actor per training rank, on the
+  rank's node and device (hybrid mode: rollout and trainer share the device);
+- `HFRolloutServer` (Ray actor): the model; batches concurrent requests, samples with
+  exactly the configured temperature / top-p / top-k, returns log-probs when asked;
+- `HFServerAdapter` (verl's worker-side `BaseRollout`): receives the actor's full weights
+  at every sync (`checkpoint_engine.backend=naive`) and loads them into its server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import Any, Generator, Optional
+
+import ray
+import torch
+from verl.workers.rollout.base import BaseRollout
+from verl.workers.rollout.replica import RolloutMode, RolloutReplica, TokenOutput
+
+logger = logging.getLogger(__name__)
+
+_WEIGHT_BUCKET_BYTES = 256 << 20
+
+
+def server_name(replica_rank: int) -> str:
+    return f"bcr_hf_rollout_server_{replica_rank}"
+
+
+@dataclass(frozen=True)
+class SamplingKey:
+    """Requests are batched together only when they sample identically."""
+
+    temperature: float
+    top_p: float
+    top_k: int
+    repetition_penalty: float
+    max_tokens: int
+    logprobs: bool
+
+
+def sampling_key(params: dict[str, Any], default_max_tokens: int) -> SamplingKey:
+    """verl's sampling dict -> the settings generate() gets; top_k <= 0 means off (vLLM's -1)."""
+    known = {"temperature", "top_p", "top_k", "repetition_penalty", "max_tokens", "max_new_tokens", "logprobs",
+             "ignore_eos", "seed"}
+    unknown = sorted(set(params) - known)
+    if unknown:
+        raise ValueError(f"HF rollout: sampling parameters {unknown} are not supported")
+    if params.get("ignore_eos"):
+        raise ValueError("HF rollout: ignore_eos=True is not supported")
+    max_tokens = params.get("max_tokens", params.get("max_new_tokens", default_max_tokens))
+    return SamplingKey(
+        temperature=float(params.get("temperature", 1.0)),
+        top_p=float(params.get("top_p", 1.0)),
+        top_k=max(0, int(params.get("top_k", -1) or 0)),
+        repetition_penalty=float(params.get("repetition_penalty", 1.0) or 1.0),
+        max_tokens=int(max_tokens),
+        logprobs=bool(params.get("logprobs")),
+    )
+
+
+@dataclass
+class _Request:
+    prompt_ids: list[int]
+    key: SamplingKey
+    future: asyncio.Future = field(repr=False)
+
+
+def trim_completion(row: list[int], eos_ids: set[int]) -> list[int]:
+    """Generated ids up to and including the first EOS, as vLLM returns them (the rest is padding)."""
+    for i, tok in enumerate(row):
+        if tok in eos_ids:
+            return row[: i + 1]
+    return row
+
+
+class HFRolloutServer:
+    """Ray actor holding one transformers model copy; async so requests queue while a batch runs."""
+
+    def __init__(self, config: Any, model_config: Any, replica_rank: int, cuda_visible_devices: Optional[str]) -> None:
+        if cuda_visible_devices:
+            os.environ["CUDA_VISIBLE_DEVICES"] = cuda_visible_devices
+        from transformers import AutoModelForCausalLM
+        from verl.utils.config import omega_conf_to_dataclass
+        from verl.utils.torch_dtypes import PrecisionType
+        from verl.workers.config import HFModelConfig
+
+        self.config = omega_conf_to_dataclass(config)
+        self.model_config = omega_conf_to_dataclass(model_config, dataclass_type=HFModelConfig)
+        self.replica_rank = replica_rank
+        self.device = torch.device("cuda", 0) if torch.cuda.is_available() else torch.device("cpu")
+        self.dtype = PrecisionType.to_dtype(self.config.dtype)
+        self.model = AutoModelForCausalLM.from_pretrained(
+            self.model_config.local_path,
+            torch_dtype=self.dtype,
+            attn_implementation="sdpa",
+            trust_remote_code=self.model_config.trust_remote_code,
+        ).to(self.device)
+        self.model.eval()
+        tok = self.model_config.tokenizer
+        gen = self.model_config.generation_config
+        eos = getattr(gen, "eos_token_id", None) if gen is not None else None
+        eos = eos if eos is not None else tok.eos_token_id
+        self.eos_ids = set(eos if isinstance(eos, list) else [eos])
+        self.pad_id = tok.pad_token_id if tok.pad_token_id is not None else next(iter(self.eos_ids))
+        torch.manual_seed(int(self.config.seed) + replica_rank)
+        self.global_steps: Optional[int] = None
+        self.max_batch = max(1, int(self.config.max_num_seqs))
+        self._pending: list[_Request] = []
+        self._batcher: Optional[asyncio.Task] = None
+        self._model_lock = asyncio.Lock()
+
+    def ready(self) -> bool:
+        return True
+
+    async def generate(self, prompt_ids: list[int], sampling_params: dict[str, Any], request_id: str,
+                       **kwargs: Any) -> TokenOutput:
+        media = [k for k in ("image_data", "video_data", "audio_data") if kwargs.get(k) is not None]
+        if media:
+            raise ValueError(f"HF rollout: multimodal inputs {media} are not supported")
+        prompt_ids = [int(t) for t in prompt_ids]
+        room = int(self.config.prompt_length + self.config.response_length) - len(prompt_ids)
+        default = max(1, min(int(self.config.response_length), room))
+        key = sampling_key(dict(sampling_params), default)
+        key = SamplingKey(**{**key.__dict__, "max_tokens": max(1, min(key.max_tokens, default))})
+        fut = asyncio.get_running_loop().create_future()
+        self._pending.append(_Request(prompt_ids, key, fut))
+        if self._batcher is None or self._batcher.done():
+            self._batcher = asyncio.create_task(self._drain())
+        token_ids, log_probs = await fut
+        return TokenOutput(token_ids=token_ids, log_probs=log_probs, stop_reason="completed",
+                           extra_fields={"global_steps": self.global_steps})
+
+    async def _drain(self) -> None:
+        await asyncio.sleep(0.02)  # let the concurrent requests of one batch arrive
+        while self._pending:
+            key = self._pending[0].key
+            batch = [r for r in self._pending if r.key == key][: self.max_batch]
+            taken = {id(r) for r in batch}
+            self._pending = [r for r in self._pending if id(r) not in taken]
+            try:
+                async with self._model_lock:
+                    results = await asyncio.to_thread(self._generate_batch, [r.prompt_ids for r in batch], key)
+            except Exception as e:  # noqa: BLE001 - every waiting request gets the error
+                for r in batch:
+                    if not r.future.done():
+                        r.future.set_exception(e)
+                continue
+            for r, res in zip(batch, results):
+                if not r.future.done():
+                    r.future.set_result(res)
+
+    @torch.inference_mode()
+    def _generate_batch(self, prompts: list[list[int]], key: SamplingKey) -> list[tuple[list[int], Optional[list[float]]]]:
+        from transformers import GenerationConfig
+
+        width = max(len(p) for p in prompts)
+        ids = torch.full((len(prompts), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros_like(ids)
+        for i, p in enumerate(prompts):  # left padding
+            ids[i, width - len(p):] = torch.tensor(p, dtype=torch.long)
+            mask[i, width - len(p):] = 1
+        sample = key.temperature > 0
+        # A fresh GenerationConfig: nothing from the model's generation_config (e.g. top_k=50) applies.
+        gen_cfg = GenerationConfig(
+            max_new_tokens=key.max_tokens,
+            do_sample=sample,
+            temperature=key.temperature if sample else None,
+            top_p=key.top_p if sample else None,
+            top_k=key.top_k if sample else None,
+            repetition_penalty=key.repetition_penalty,
+            eos_token_id=sorted(self.eos_ids),
+            pad_token_id=self.pad_id,
+            output_scores=key.logprobs,
+            return_dict_in_generate=True,
+        )
+        out = self.model.generate(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
+                                  generation_config=gen_cfg)
+        new = out.sequences[:, width:].tolist()
+        results = []
+        for i, row in enumerate(new):
+            tokens = trim_completion(row, self.eos_ids)
+            lps = None
+            if key.logprobs:
+                lps = [float(torch.log_softmax(out.scores[t][i].float(), -1)[tok]) for t, tok in enumerate(tokens)]
+            results.append((tokens, lps))
+        return results
+
+    async def load_weights(self, named: dict[str, torch.Tensor], global_steps: Optional[int] = None,
+                           last: bool = True) -> None:
+        async with self._model_lock:
+            state = {k: v.to(self.device, self.dtype) for k, v in named.items()}
+            missing, unexpected = self.model.load_state_dict(state, strict=False)
+            if unexpected:
+                raise KeyError(f"HF rollout: weights not in the model: {unexpected[:5]}")
+        if last:
+            self.global_steps = global_steps
+
+    async def wake_up(self, tags: Optional[list[str]] = None) -> None:
+        if self.device.type == "cuda" and (tags is None or "weights" in tags):
+            self.model.to(self.device)
+
+    async def sleep(self) -> None:
+        if self.device.type == "cuda":
+            async with self._model_lock:
+                self.model.to("cpu")
+                torch.cuda.empty_cache()
+
+    async def set_global_steps(self, global_steps: int) -> None:
+        self.global_steps = global_steps
+
+    async def wait_for_requests_to_drain(self) -> None:
+        while self._pending or (self._batcher is not None and not self._batcher.done()):
+            await asyncio.sleep(0.01)
+
+    async def clear_kv_cache(self) -> None:  # no persistent KV cache between requests
+        return None
+
+    async def release_kv_cache(self) -> None:
+        return None
+
+    async def resume_kv_cache(self) -> None:
+        return None
+
+    async def abort_all_requests(self, reset_prefix_cache: bool = True, reject_request: bool = False) -> dict:
+        return {}
+
+    async def resume_generation(self) -> None:
+        return None
+
+    async def start_profile(self, **kwargs: Any) -> None:
+        return None
+
+    async def stop_profile(self) -> None:
+        return None
+
+
+class HFReplica(RolloutReplica):
+    """One HF server per training rank, colocated with it (hybrid mode only)."""
+
+    async def launch_servers(self) -> None:
+        from verl.plugin.platform import get_platform
+
+        if self.rollout_mode != RolloutMode.HYBRID:
+            raise NotImplementedError("the HF rollout runs colocated with the trainer only (hybrid mode)")
+        if self.world_size != 1:
+            raise ValueError(
+                "the HF rollout keeps one model copy per device: set actor_rollout_ref.rollout."
+                "tensor_model_parallel_size, data_parallel_size and pipeline_model_parallel_size to 1"
+            )
+        worker = self.workers[0]
+        node_id, devices = await worker.__ray_call__.remote(
+            lambda w: (ray.get_runtime_context().get_node_id(), os.environ.get("CUDA_VISIBLE_DEVICES"))
+        )
+        env_vars = {var: "1" for var in get_platform().ray_noset_envvars()}
+        server = (
+            ray.remote(HFRolloutServer)
+            .options(
+                scheduling_strategy=ray.util.scheduling_strategies.NodeAffinitySchedulingStrategy(node_id=node_id, soft=False),
+                runtime_env={"env_vars": env_vars},
+                name=server_name(self.replica_rank),
+                max_concurrency=self.max_concurrency,
+                num_cpus=0,
+            )
+            .remote(config=self.config, model_config=self.model_config, replica_rank=self.replica_rank,
+                    cuda_visible_devices=devices)
+        )
+        await server.ready.remote()
+        self.servers = [server]
+        self._server_handle = server
+        self._server_address = f"hf-rollout-{self.replica_rank}"
+
+
+class HFServerAdapter(BaseRollout):
+    """Worker-side end of the HF rollout: forwards weight syncs and sleep/wake to its server."""
+
+    def __init__(self, config: Any, model_config: Any, device_mesh: Any, *args: Any, **kwargs: Any) -> None:
+        super().__init__(config, model_config, device_mesh)
+        self.replica_rank = torch.distributed.get_rank() if torch.distributed.is_initialized() else 0
+        self._server = None
+
+    def _handle(self):  # the server starts after this adapter; look it up on first use
+        if self._server is None:
+            self._server = ray.get_actor(server_name(self.replica_rank))
+        return self._server
+
+    async def resume(self, tags: list[str]) -> None:
+        await self._handle().wake_up.remote(tags)
+
+    async def release(self) -> None:
+        await self._handle().sleep.remote()
+
+    async def update_weights(self, weights: Generator[tuple[str, torch.Tensor], None, None],
+                             wire_format: str = "named_tensors", **kwargs: Any) -> None:
+        if wire_format != "named_tensors":
+            raise ValueError(f"HF rollout: weight wire format {wire_format!r} is not supported")
+        steps = kwargs.get("global_steps")
+        bucket: dict[str, torch.Tensor] = {}
+        size = 0
+        for name, tensor in weights:
+            t = tensor.detach()
+            if hasattr(t, "full_tensor"):
+                t = t.full_tensor()
+            bucket[name] = t.to("cpu", copy=True)
+            size += t.numel() * t.element_size()
+            if size >= _WEIGHT_BUCKET_BYTES:
+                await self._handle().load_weights.remote(bucket, global_steps=steps, last=False)
+                bucket, size = {}, 0
+        await self._handle().load_weights.remote(bucket, global_steps=steps, last=True)

@@ -1,0 +1,50 @@
+"""verl's synchronous v1 trainer plus the per-step `bcr/*` metrics.
+
+verl 0.9.1 compares `trainer.v1.trainer_mode` with the literal "sync": any other name takes
+its asynchronous paths (async replay buffer, gen_batch_size 1, TransferQueue state in every
+checkpoint). So the recipe keeps `trainer_mode: sync`, and `plugin.install_trainer` makes
+that name resolve to this subclass of verl's `PPOTrainerSync`. It changes two things:
+- after verl computes its metrics, it adds `recipe_bcr.metrics.training_metrics` over the
+  step's reward breakdowns (read from TransferQueue's `extra_fields`);
+- on a CPU-only machine, the hybrid worker is `engine_cpu.CPUActorRolloutRefWorker`.
+"""
+
+from __future__ import annotations
+
+import ray
+import transfer_queue as tq
+from verl.trainer.ppo.utils import Role
+from verl.trainer.ppo.v1.trainer_sync import PPOTrainerSync
+from verl.utils.device import get_device_name
+
+from recipe_bcr.metrics import training_metrics
+
+_HYBRID_ROLES = (Role.ActorRollout, Role.ActorRolloutRef, Role.Actor, Role.RefPolicy)
+
+
+class BCRTrainer(PPOTrainerSync):
+    def on_train_begin(self) -> None:
+        super().on_train_begin()
+        rb = self.replay_buffer
+        print(f"bcr-recipe trainer: {type(self).__name__} mode={self.trainer_mode} "
+              f"replay_buffer={type(rb).__name__} gen_batch_size={getattr(rb, 'gen_batch_size', None)}", flush=True)
+
+    def _init_resource_pool_mgr(self) -> None:
+        super()._init_resource_pool_mgr()
+        if get_device_name() == "cpu":
+            from recipe_bcr.verl_ext.engine_cpu import CPUActorRolloutRefWorker
+
+            for role in _HYBRID_ROLES:
+                if role in self.role_worker_mapping:
+                    self.role_worker_mapping[role] = ray.remote(CPUActorRolloutRefWorker)
+
+    def _compute_metrics(self, batch, metrics, timing_raw, global_steps, epoch):  # type: ignore[no-untyped-def]
+        super()._compute_metrics(batch, metrics, timing_raw, global_steps, epoch)
+        data = tq.kv_batch_get(keys=batch.keys, partition_id=batch.partition_id, select_fields=["extra_fields"])
+        fields = data.pop("extra_fields").tolist()
+        infos = [
+            f.get("reward_extra_info", {})
+            for f, tag in zip(fields, batch.tags)
+            if isinstance(f, dict) and not tag.get("is_padding", False)
+        ]
+        metrics.update(training_metrics(infos))

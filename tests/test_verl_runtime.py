@@ -1,0 +1,82 @@
+"""bcr-recipe's verl runtime pieces against the real verl 0.9.1: registrations (including the two
+verl-private hooks, which must fail loudly if verl moves them), the CPU platform, HF rollout helpers."""
+
+import pytest
+
+pytestmark = pytest.mark.verl
+
+
+@pytest.fixture(scope="module")
+def registered():
+    from recipe_bcr.verl_ext.plugin import worker_setup
+
+    worker_setup()
+
+
+def test_hf_rollout_is_registered_on_both_sides(registered):
+    from verl.workers.rollout.base import get_rollout_class
+    from verl.workers.rollout.replica import get_rollout_replica_class
+
+    from recipe_bcr.verl_ext.hf_rollout import HFReplica, HFServerAdapter
+
+    assert get_rollout_class("hf", "async") is HFServerAdapter  # private _ROLLOUT_REGISTRY hook
+    assert get_rollout_replica_class("hf") is HFReplica
+
+
+def test_sync_trainer_mode_builds_the_bcr_trainer(registered):
+    from verl.trainer.ppo.v1 import get_trainer_cls
+    from verl.trainer.ppo.v1.trainer_sync import PPOTrainerSync
+
+    from recipe_bcr.verl_ext.trainer import BCRTrainer
+
+    cls = get_trainer_cls("sync")  # private TRAINER_REGISTRY hook
+    assert cls is BCRTrainer and issubclass(cls, PPOTrainerSync)
+
+
+def test_trainer_hook_refuses_an_unknown_sync_trainer(registered, monkeypatch):
+    from verl.trainer.ppo.v1 import trainer_base
+
+    from recipe_bcr.verl_ext.plugin import install_trainer
+
+    class Other(trainer_base.PPOTrainer):
+        def on_step_end(self):
+            pass
+
+        def on_sample_end(self):
+            pass
+
+    monkeypatch.setitem(trainer_base.TRAINER_REGISTRY, "sync", Other)
+    with pytest.raises(RuntimeError, match="must be updated"):
+        install_trainer()
+
+
+def test_cpu_platform_keeps_the_cpu_device(registered):
+    from omegaconf import OmegaConf
+    from verl.plugin.platform import get_platform
+    from verl.utils.device import auto_set_device, get_device_name, get_nccl_backend
+
+    assert get_platform().device_name == "cpu" == get_device_name()  # this machine has no accelerator
+    assert get_nccl_backend() == "gloo"
+    cfg = OmegaConf.create({"trainer": {"device": "cpu"}})
+    auto_set_device(cfg)
+    assert cfg.trainer.device == "cpu"
+
+
+def test_sampling_key_applies_exactly_the_configured_settings():
+    from recipe_bcr.verl_ext.hf_rollout import sampling_key
+
+    k = sampling_key({"temperature": 0.6, "top_p": 0.9, "top_k": -1, "repetition_penalty": 1.0, "logprobs": True}, 48)
+    assert (k.temperature, k.top_p, k.top_k, k.repetition_penalty, k.max_tokens, k.logprobs) == (0.6, 0.9, 0, 1.0, 48, True)
+    assert sampling_key({"top_k": 20, "max_tokens": 7}, 48).top_k == 20
+    with pytest.raises(ValueError, match="presence_penalty"):
+        sampling_key({"presence_penalty": 1.0}, 48)
+    with pytest.raises(ValueError, match="ignore_eos"):
+        sampling_key({"ignore_eos": True}, 48)
+
+
+def test_trim_completion_keeps_the_first_eos_like_vllm():
+    from recipe_bcr.verl_ext.hf_rollout import trim_completion
+
+    assert trim_completion([5, 6, 2, 0, 0], {2}) == [5, 6, 2]
+    assert trim_completion([5, 6, 2, 9, 2], {2, 9}) == [5, 6, 2]
+    assert trim_completion([5, 6, 7], {2}) == [5, 6, 7]
