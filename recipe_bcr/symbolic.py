@@ -327,7 +327,7 @@ class SymbolicPool:
         that has waited too long: slow answers never leave honest ones without workers, while bursts of
         short checks queue for milliseconds on warm workers instead of forking cold ones."""
         with self._lock:
-            target = self.size + self._slow + self._waiting
+            target = max(self.size + self._slow, len(self._busy) + self._waiting)
         self._grow(target)
 
     def _mark_slow(self) -> None:
