@@ -78,15 +78,18 @@ def replace_last_box(solution: str, answer: str) -> str:
 Data = list[tuple[str, list[str], list[bool]]]
 
 
-def build(groups: int, rollouts: int, seed: int, wrong_rate: float = 0.5) -> Data:
+def _groups_of_three(seed: int, groups: int) -> tuple[random.Random, list[list[dict]], list[dict]]:
+    """MATH-500 rows shuffled by `seed`, the first `groups` full groups of three, and all rows; the rng goes on."""
     rows = [json.loads(x) for x in (SHARED / "data/benchmarks/math500.jsonl").read_text().splitlines() if x.strip()]
     rng = random.Random(seed)
     rng.shuffle(rows)
+    return rng, [rows[3 * g : 3 * g + 3] for g in range(groups) if len(rows[3 * g : 3 * g + 3]) == 3], rows
+
+
+def build(groups: int, rollouts: int, seed: int, wrong_rate: float = 0.5) -> Data:
+    rng, chunks, rows = _groups_of_three(seed, groups)
     out = []
-    for g in range(groups):
-        members = rows[3 * g : 3 * g + 3]
-        if len(members) < 3:
-            break
+    for members in chunks:
         wrong = [
             [a for a in (rng.choice(rows)["answer"] for _ in range(2)) if canonical(a) != canonical(r["answer"])]
             for r in members
@@ -197,14 +200,9 @@ def symbolic_spelling(answer: str) -> str:
 def build_mixed(groups: int, seed: int, slow_rate: float) -> Data:
     """N=3 completions from MATH-500 solutions with symbolically spelled right answers; each
     answer is, with probability `slow_rate`, a distinct power tower instead (wrong, and slow)."""
-    rows = [json.loads(x) for x in (SHARED / "data/benchmarks/math500.jsonl").read_text().splitlines() if x.strip()]
-    rng = random.Random(seed)
-    rng.shuffle(rows)
+    rng, chunks, _ = _groups_of_three(seed, groups)
     out = []
-    for g in range(groups):
-        members = rows[3 * g : 3 * g + 3]
-        if len(members) < 3:
-            break
+    for members in chunks:
         parts, golds, labels = [], [], []
         for i, row in enumerate(members, start=1):
             slow = rng.random() < slow_rate
