@@ -80,3 +80,13 @@ def test_trim_completion_keeps_the_first_eos_like_vllm():
     assert trim_completion([5, 6, 2, 0, 0], {2}) == [5, 6, 2]
     assert trim_completion([5, 6, 2, 9, 2], {2, 9}) == [5, 6, 2]
     assert trim_completion([5, 6, 7], {2}) == [5, 6, 7]
+
+
+def test_toy_cli_names_a_bad_override(tmp_path):
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "recipe_bcr", "toy", "--out", str(tmp_path), "model.hiden_size=8"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "hiden_size" in proc.stderr and "Traceback" not in proc.stderr
+    assert not list(tmp_path.iterdir())  # nothing written

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from recipe_bcr.toy.model import ensure_model, load_specs
@@ -9,7 +10,11 @@ from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
 
 
 def run_toy(out: str, overrides: list[str]) -> int:
-    task, mspec, cfg = load_specs(overrides)
+    try:
+        task, mspec, cfg = load_specs(overrides)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     model = ensure_model(Path(cfg["cache_dir"]), task, mspec)
     d = cfg["data"]
     paths = write_toy_data(Path(out), d["n"], d["train_groups"], d["val_groups"], d["seed"], task)

@@ -55,8 +55,11 @@ def load_specs(overrides: list[str] | None = None) -> tuple[ToySpec, ModelSpec, 
     cfg = OmegaConf.load(Path(str(resources.files("hydra_configs") / "toy.yaml")))
     cfg = OmegaConf.merge(cfg, OmegaConf.from_dotlist(overrides or []))
     raw = OmegaConf.to_container(cfg, resolve=True)
-    model = dict(raw["model"], n_values=tuple(raw["model"]["n_values"]))
-    return ToySpec(**raw["task"]), ModelSpec(**model), raw
+    try:
+        model = dict(raw["model"], n_values=tuple(raw["model"]["n_values"]))
+        return ToySpec(**raw["task"]), ModelSpec(**model), raw
+    except (TypeError, KeyError) as e:
+        raise ValueError(f"hydra_configs/toy.yaml with overrides {overrides or []}: {e}") from None
 
 
 def cache_key(spec: ToySpec, mspec: ModelSpec) -> str:

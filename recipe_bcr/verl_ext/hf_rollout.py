@@ -117,6 +117,7 @@ class HFRolloutServer:
         self._pending: list[_Request] = []
         self._batcher: Optional[asyncio.Task] = None
         self._model_lock = asyncio.Lock()
+        self._synced: set[str] = set()
 
     def ready(self) -> bool:
         return True
@@ -196,12 +197,19 @@ class HFRolloutServer:
 
     async def load_weights(self, named: dict[str, torch.Tensor], global_steps: Optional[int] = None,
                            last: bool = True) -> None:
+        """One bucket of a weight sync; the last bucket checks that every parameter arrived,
+        so a partial sync never leaves the rollout sampling from stale weights unnoticed."""
         async with self._model_lock:
             state = {k: v.to(self.device, self.dtype) for k, v in named.items()}
-            missing, unexpected = self.model.load_state_dict(state, strict=False)
+            _, unexpected = self.model.load_state_dict(state, strict=False)
             if unexpected:
                 raise KeyError(f"HF rollout: weights not in the model: {unexpected[:5]}")
+            self._synced.update(state)
         if last:
+            stale = sorted({n for n, _ in self.model.named_parameters()} - self._synced)
+            self._synced = set()
+            if stale:
+                raise KeyError(f"HF rollout: the weight sync left {len(stale)} parameter(s) stale, e.g. {stale[:5]}")
             self.global_steps = global_steps
 
     async def wake_up(self, tags: Optional[list[str]] = None) -> None:
