@@ -102,26 +102,64 @@ def _verl_hooks() -> Check:
     return Check("verl hooks", True, f"trainer_mode=sync -> {trainer}; rollout hf -> {rollout}; platform cpu registered")
 
 
-def runtimes() -> dict[str, str | None]:
-    """bcr_runtime name -> None if this install can run it, else why not."""
+def _vllm_platform() -> tuple[str | None, str | None]:
+    """(vLLM's platform device type, None) if vLLM imports and finds a device, else (None, why not)."""
+    import importlib.metadata
     import importlib.util
 
+    if importlib.util.find_spec("vllm") is None:
+        return None, "vllm is not installed (GPU: pip install -e '.[gpu]'; CPU: bash .ci/setup)"
+    from vllm.platforms import current_platform
+
+    if current_platform.is_unspecified():
+        return None, f"vLLM {importlib.metadata.version('vllm')} finds no device it can run on"
+    return current_platform.device_type, None
+
+
+def runtimes() -> dict[str, str | None]:
+    """`bcr_device=D bcr_runtime=R` (and eval engine) -> None if this install can run it, else why not."""
     import torch
 
-    gpu = None if torch.cuda.is_available() else "no CUDA device visible to torch"
-    vllm = None if importlib.util.find_spec("vllm") else "vllm is not installed (pip install -e '.[gpu]')"
-    gloo = None if torch.distributed.is_gloo_available() else "torch was built without gloo"
-    return {"vllm": gpu or vllm, "hf": gpu, "cpu": gloo}
+    devices = {
+        "gpu": None if torch.cuda.is_available() else "no CUDA device visible to torch",
+        "cpu": None if torch.distributed.is_gloo_available() else "torch was built without gloo",
+    }
+    vllm_device, vllm_why = _vllm_platform()
+    found: dict[str, str | None] = {}
+    for device, why in devices.items():
+        wrong = None if vllm_device is None or vllm_device == ("cpu" if device == "cpu" else "cuda") else \
+            f"this vLLM build runs on {vllm_device}"
+        found[f"bcr_device={device} bcr_runtime=vllm"] = why or vllm_why or wrong
+        found[f"bcr_device={device} bcr_runtime=hf"] = why
+    found["eval engine=vllm"] = vllm_why
+    found["eval engine=transformers"] = None
+    return found
 
 
 def _runtimes() -> Check:
     found = runtimes()
     detail = "; ".join(f"{name}: {'yes' if why is None else 'no (' + why + ')'}" for name, why in found.items())
-    return Check("runtimes (bcr_runtime=...)", any(why is None for why in found.values()), detail)
+    return Check("runtimes", any(why is None for why in found.values()), detail)
+
+
+def _vllm_plugin() -> Check:
+    """vLLM loads the recipe's plugin in its own processes (verl's rollout on a CPU needs it)."""
+    import importlib.metadata
+
+    if _vllm_platform()[0] is None:
+        return Check("vllm plugin", True, "not needed: vLLM cannot run here")
+    names = [ep.name for ep in importlib.metadata.entry_points(group="vllm.general_plugins")]
+    if "bcr_recipe" not in names:
+        return Check("vllm plugin", False, f"entry point vllm.general_plugins:bcr_recipe not found ({names}) -> fix: "
+                                          "reinstall bcr-recipe into this environment")
+    from recipe_bcr.verl_ext.vllm_plugin import check_vllm_hook
+
+    check_vllm_hook()
+    return Check("vllm plugin", True, "vllm.general_plugins:bcr_recipe registered; its vLLM hook fits this vLLM")
 
 
 CHECKS: list[Callable[[], Check]] = [_verl_version, _editable_finder, _plugin, _recipe_composes, _reward, _reward_manager,
-                                     _verl_hooks, _runtimes]
+                                     _verl_hooks, _vllm_plugin, _runtimes]
 
 
 def run() -> int:

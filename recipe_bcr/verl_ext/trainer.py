@@ -27,7 +27,8 @@ class BCRTrainer(PPOTrainerSync):
         super().on_train_begin()
         rb = self.replay_buffer
         print(f"bcr-recipe trainer: {type(self).__name__} mode={self.trainer_mode} "
-              f"replay_buffer={type(rb).__name__} gen_batch_size={getattr(rb, 'gen_batch_size', None)}", flush=True)
+              f"replay_buffer={type(rb).__name__} gen_batch_size={getattr(rb, 'gen_batch_size', None)} "
+              f"rollout={self.config.actor_rollout_ref.rollout.name} device={get_device_name()}", flush=True)
 
     def _init_resource_pool_mgr(self) -> None:
         super()._init_resource_pool_mgr()
