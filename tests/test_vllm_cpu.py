@@ -54,7 +54,8 @@ def test_greedy_ids_equal_the_transformers_engine(engine, toy, prompts):
     ours = generate_all(engine, prompts, greedy)
     hf = generate_all(TransformersEngine(str(toy[1]), dtype="float32", batch_size=1), prompts, greedy)
     assert [g[0].token_ids for g in ours] == [g[0].token_ids for g in hf]
-    assert all(g[0].finish_reason == "stop" and g[0].text for g in ours)  # the toy model ends its answers
+    assert [g[0].finish_reason for g in ours] == [g[0].finish_reason for g in hf]
+    assert "stop" in {g[0].finish_reason for g in ours} and all(g[0].text for g in ours)
 
 
 def test_finish_reason_length_and_seeded_samples(engine, prompts):
@@ -139,14 +140,17 @@ def test_eval_runs_then_resumes_without_regenerating(eval_args, shared):
     run_dir = root / "run"
     first = _run([*args, f"run_dir={run_dir}", "limit=6"], shared, root)
     assert first.returncode == 0, first.stderr[-3000:]
-    assert "enforce_eager=True" in first.stderr  # eager on a CPU unless configured
+    assert "vLLM on CPU: dtype=float32 enforce_eager=True" in first.stdout + first.stderr  # eager unless configured
     done = _records(run_dir)
     assert len(done) == 6 + 2 and all(r["finish_reason"] in ("stop", "length") for r in done)
-    assert (run_dir / "summary.csv").exists() and "| 3 |" in (run_dir / "table.md").read_text()
-    second = _run([*args, f"run_dir={run_dir}", "limit=12"], shared, root)  # 6 more problems: only those run
+    assert "| 3 |" in (run_dir / "table.md").read_text()
+    kept = (run_dir / "samples.jsonl").read_text().splitlines()[:3]  # as if killed after 3 samples were written
+    (run_dir / "samples.jsonl").write_text("\n".join(kept) + "\n")
+    second = _run([*args, f"run_dir={run_dir}", "limit=6"], shared, root)
     assert second.returncode == 0, second.stderr[-3000:]
     after = _records(run_dir)
-    assert after[: len(done)] == done and len(after) == 12 + 4
+    assert after[:3] == done[:3] and len(after) == 8  # the 3 kept, untouched; only the 5 missing generated
+    assert sorted((r["n"], r["group"]) for r in after) == sorted((r["n"], r["group"]) for r in done)
 
 
 def test_eval_on_two_ray_replicas_gives_one_run(eval_args, shared):
