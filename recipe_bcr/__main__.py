@@ -1,4 +1,4 @@
-"""`python -m recipe_bcr {doctor,demo}`."""
+"""`python -m recipe_bcr {doctor,demo,toy,gpu-check}`."""
 
 from __future__ import annotations
 
@@ -15,6 +15,11 @@ def main(argv: list[str] | None = None) -> int:
     toy = sub.add_parser("toy", help="build (or reuse) the tiny warm-started Qwen3 and write toy training data")
     toy.add_argument("--out", default="data/bcr_toy", help="data folder (default: data/bcr_toy)")
     toy.add_argument("overrides", nargs="*", help="toy.yaml overrides, e.g. data.n=2 model.sft_steps=300")
+    gpu = sub.add_parser("gpu-check", help="on a GPU machine: train and evaluate the toy model through both rollout "
+                                           "engines with the paper's GPU settings, one verdict per stage (~10 min)")
+    gpu.add_argument("--out", default="gpu_check_out", help="output folder (default: gpu_check_out)")
+    gpu.add_argument("--device", choices=["gpu", "cpu"], default="gpu", help="bcr_device (cpu: the same stages here)")
+    gpu.add_argument("--steps", type=int, default=3, help="GRPO steps per rollout engine")
     args = ap.parse_args(argv)
     if args.command == "doctor":
         from recipe_bcr.doctor import run
@@ -24,6 +29,10 @@ def main(argv: list[str] | None = None) -> int:
         from recipe_bcr.toy.cli import run_toy
 
         return run_toy(args.out, args.overrides)
+    if args.command == "gpu-check":
+        from recipe_bcr.gpu_check import run_gpu_check
+
+        return run_gpu_check(args.out, args.device, args.steps)
     from recipe_bcr.demo import run_demo
 
     return run_demo(args.out)

@@ -3,10 +3,11 @@
 Each stage runs the product's own command, as a user would:
 1. `build_groups` on the bundled DeepMath-shaped sample (the data pipeline, N=3);
 2. the toy task and the tiny Qwen3 warm-started on it (`python -m recipe_bcr toy`, cached);
-3. GRPO with the stock `python -m verl.trainer.main_ppo +recipe=bcr_toy` on the CPU runtime
-   (real Ray, FSDP2, the HF rollout, the BCR reward) -> DIR/train/checkpoints, metrics.jsonl;
+3. GRPO with the stock `python -m verl.trainer.main_ppo +recipe=bcr_toy` on the CPU (real Ray,
+   FSDP2, verl's vLLM rollout: the paper's runtime, the BCR reward) -> DIR/train/checkpoints,
+   metrics.jsonl;
 4. `python -m verl.model_merger merge` -> DIR/train/hf_model (config.json + safetensors);
-5. `python -m recipe_bcr.eval` with the transformers engine at N = 1..3 -> DIR/eval_run;
+5. `python -m recipe_bcr.eval` with the vLLM engine at N = 1..3 -> DIR/eval_run;
 then a short report. Steps and sizes are in hydra_configs/demo.yaml.
 """
 
@@ -91,7 +92,7 @@ def run_demo(out: str) -> int:
 
     steps = int(cfg["train_steps"])
     train = root / "train"
-    print(f"[3/5] GRPO, {steps} steps: stock verl entry point, CPU runtime -> {train}")
+    print(f"[3/5] GRPO, {steps} steps: stock verl entry point, CPU, vLLM rollout -> {train}")
     verl_log = train / "verl_metrics.jsonl"
     _run(train_command(data_dir, model, train / "checkpoints", verl_log, steps), train / "train.log", "training")
     rows = flatten_metrics(verl_log, train / "metrics.jsonl")
@@ -102,8 +103,8 @@ def run_demo(out: str) -> int:
           "--target_dir", str(train / "hf_model")], train / "merge.log", "model merge")
 
     run_dir = root / "eval_run"
-    print(f"[5/5] evaluate the trained model at N = 1..3 (transformers engine) -> {run_dir}")
-    _run([sys.executable, "-m", "recipe_bcr.eval", "engine=transformers", "bcr_model@model=tiny_qwen3",
+    print(f"[5/5] evaluate the trained model at N = 1..3 (vLLM engine) -> {run_dir}")
+    _run([sys.executable, "-m", "recipe_bcr.eval", "engine=vllm", "engine_options.dtype=float32", "bcr_model@model=tiny_qwen3",
           f"model.path={train / 'hf_model'}", "label=demo-bcr-toy", f"run_dir={run_dir}", "n=[1,2,3]",
           f"+benchmarks.Toy={{path:{bench},question:problem,answer:answer}}", "only=[Toy]",
           f"sampling.max_tokens={cfg['eval_max_tokens']}", "sampling.temperature=1.0", "sampling.top_p=1.0",

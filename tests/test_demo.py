@@ -22,6 +22,8 @@ def test_demo_trains_merges_and_evaluates(tmp_path):
     for r in rows:
         assert {"critic/score/mean", "critic/advantages/max", "actor/grad_norm", "bcr/acc", "bcr/fmt"} <= set(r)
     assert (out / "train" / "checkpoints" / "global_step_4" / "actor").is_dir()
+    assert "rollout=vllm device=cpu" in (out / "train" / "train.log").read_text()  # the paper's runtime
+    assert "engine: vllm" in (out / "eval_run" / "config.yaml").read_text()
     assert (out / "train" / "hf_model" / "config.json").exists()
     assert list((out / "train" / "hf_model").glob("*.safetensors"))
     with (out / "eval_run" / "summary.csv").open() as f:

