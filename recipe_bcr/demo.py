@@ -32,7 +32,7 @@ def _cfg() -> dict[str, Any]:
     return OmegaConf.to_container(OmegaConf.load(Path(str(resources.files("hydra_configs") / "demo.yaml"))))
 
 
-def _run(cmd: list[str], log: Path, what: str) -> None:
+def run_stage(cmd: list[str], log: Path, what: str) -> None:
     """Run one stage's command; its full output goes to `log`, a failure names the log."""
     print(f"      $ {' '.join(cmd)}", flush=True)
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -94,17 +94,17 @@ def run_demo(out: str) -> int:
     train = root / "train"
     print(f"[3/5] GRPO, {steps} steps: stock verl entry point, CPU, vLLM rollout -> {train}")
     verl_log = train / "verl_metrics.jsonl"
-    _run(train_command(data_dir, model, train / "checkpoints", verl_log, steps), train / "train.log", "training")
+    run_stage(train_command(data_dir, model, train / "checkpoints", verl_log, steps), train / "train.log", "training")
     rows = flatten_metrics(verl_log, train / "metrics.jsonl")
 
     print(f"[4/5] merge the last checkpoint -> {train / 'hf_model'}")
-    _run([sys.executable, "-m", "verl.model_merger", "merge", "--backend", "fsdp",
+    run_stage([sys.executable, "-m", "verl.model_merger", "merge", "--backend", "fsdp",
           "--local_dir", str(train / "checkpoints" / f"global_step_{steps}" / "actor"),
           "--target_dir", str(train / "hf_model")], train / "merge.log", "model merge")
 
     run_dir = root / "eval_run"
     print(f"[5/5] evaluate the trained model at N = 1..3 (vLLM engine) -> {run_dir}")
-    _run([sys.executable, "-m", "recipe_bcr.eval", "engine=vllm", "engine_options.dtype=float32", "bcr_model@model=tiny_qwen3",
+    run_stage([sys.executable, "-m", "recipe_bcr.eval", "engine=vllm", "engine_options.dtype=float32", "bcr_model@model=tiny_qwen3",
           f"model.path={train / 'hf_model'}", "label=demo-bcr-toy", f"run_dir={run_dir}", "n=[1,2,3]",
           f"+benchmarks.Toy={{path:{bench},question:problem,answer:answer}}", "only=[Toy]",
           f"sampling.max_tokens={cfg['eval_max_tokens']}", "sampling.temperature=1.0", "sampling.top_p=1.0",

