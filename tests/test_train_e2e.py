@@ -21,7 +21,7 @@ from recipe_bcr.toy.model import ensure_model, load_specs
 from recipe_bcr.toy.task import write_toy_data
 
 pytestmark = pytest.mark.verl
-STEPS = int(os.environ.get("BCR_E2E_STEPS", "16"))
+STEPS = int(os.environ.get("BCR_E2E_STEPS", "12"))
 
 
 RUNTIMES = {
