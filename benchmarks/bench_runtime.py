@@ -26,14 +26,25 @@ from recipe_bcr.toy.model import ensure_model, load_specs
 from recipe_bcr.toy.task import make_problem, write_toy_data
 
 
-def eval_throughput(model: Path, prompts: list, sampling: Sampling) -> dict[str, dict[str, float]]:
-    from recipe_bcr.engines.hf_engine import TransformersEngine
-    from recipe_bcr.engines.vllm_engine import VLLMEngine
+def engine_options() -> dict:
+    """The engine settings the product's commands use (hydra_configs/engine_options/default.yaml), in fp32
+    so that both engines run the same arithmetic."""
+    from importlib import resources
 
+    from omegaconf import OmegaConf
+
+    options = OmegaConf.to_container(OmegaConf.load(str(resources.files("hydra_configs") / "engine_options/default.yaml")))
+    return {**options, "dtype": "float32", "replicas": 1}
+
+
+def eval_throughput(model: Path, prompts: list, sampling: Sampling) -> dict[str, dict[str, float]]:
+    from recipe_bcr.engines.base import make_engine
+
+    options = {**engine_options(), "model": str(model)}
     results = {}
     for name, build in (
-        ("vllm", lambda: VLLMEngine(model=str(model), max_model_len=512, dtype="float32")),
-        ("transformers", lambda: TransformersEngine(str(model), dtype="float32", batch_size=16)),
+        ("vllm", lambda: make_engine("vllm", {**options, "max_model_len": 512})),
+        ("transformers", lambda: make_engine("transformers", {**options, "batch_size": 16})),
     ):
         t0 = time.perf_counter()
         engine = build()

