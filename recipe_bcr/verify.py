@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from recipe_bcr.answer_gate import exact_decimals, tree_verdict
 from recipe_bcr.extract import MAX_ANSWER_CHARS
 from recipe_bcr.normalize import (
     ELLIPSIS,
@@ -139,6 +140,10 @@ class Verifier:
         if refused is not None:
             return refused
         assert isinstance(pred, str)
+        decided = tree_verdict(pred, gold, self.rel_tol)
+        if decided is not None:
+            correct, method = decided
+            return Verdict(correct, method)
         whole = self._fast_value(pred, gold)
         if whole is not None and (whole.correct or whole.method == "numeric"):
             return whole
@@ -203,7 +208,8 @@ class Verifier:
         if budget <= 0:
             return "timeout", 0.0
         status, used = self._pool.check_timed(
-            for_parser(gold), for_parser(pred), min(budget, self.timeout_s), hints, hard_deadline=hard
+            exact_decimals(for_parser(gold)), exact_decimals(for_parser(pred)), min(budget, self.timeout_s), hints,
+            hard_deadline=hard,
         )
         if status in ("true", "false", "gold_unparsed", "pred_unparsed") and len(pred) <= 256:
             with self._cache_lock:  # long answers are rarely repeated and would fill the memory

@@ -1,0 +1,95 @@
+"""Where the answer tree meets the verifier: read both answers whole, apply the tree rules, and
+prepare what the symbolic check may read.
+
+A prediction the tree cannot read is wrong (it is never handed, in part, to a lenient parser). A
+prose gold (names, yes/no, a choice letter) is compared as prose. What reaches the symbolic
+check has every decimal literal written as its exact fraction, so the check's float tolerance can
+never stand in for the decimal rule (whole-answer decimals go there as exact hints anyway).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from recipe_bcr.answer_compare import judge
+from recipe_bcr.answer_lex import tokens
+from recipe_bcr.answer_tree import Node, parse
+from recipe_bcr.answer_words import prose_key
+from recipe_bcr.normalize import canonical, strip_wrappers
+
+_CONTAINERS = frozenset(("tuple", "set", "interval", "list", "list1", "matrix", "rel", "conn"))
+_CACHE_CHARS = 256  # longer answers are rarely repeated and would fill the caches
+
+
+def read_answer(text: str) -> Node | None:
+    """The tree of an answer without its delimiters, box and trailing period; a leading "=" says nothing."""
+    return _read_cached(text) if len(text) <= _CACHE_CHARS else _read(text)
+
+
+@lru_cache(maxsize=65536)
+def _read_cached(text: str) -> Node | None:
+    return _read(text)
+
+
+def _read(text: str) -> Node | None:
+    body = strip_wrappers(text)
+    if body.startswith("=") and not body.startswith("=="):
+        body = body[1:]
+    return parse(body)
+
+
+def is_prose(text: str, tree: Node | None) -> bool:
+    """A gold written in words: text the tree reads as prose, or a bare run of three or more letters."""
+    if tree is None:
+        return False
+    if any(n.kind == "text" for n in tree.walk()):
+        return True
+    if tree.kind == "sym" and strip_wrappers(text).startswith("\\text"):
+        return True  # \text{C}: a choice, compared as prose
+    letters = [n for n in tree.walk()]
+    return (
+        tree.kind == "mul"
+        and len(tree.children) >= 3
+        and all(n.kind == "sym" and len(n.text) == 1 for n in letters[1:])
+    )
+
+
+def tree_verdict(pred: str, gold: str, rel_tol: float) -> tuple[bool, str] | None:
+    """(correct, method) when the trees decide; None when the symbolic check must."""
+    g_tree = read_answer(gold)
+    if is_prose(gold, g_tree):
+        key = prose_key(strip_wrappers(gold))
+        return bool(key) and prose_key(strip_wrappers(pred)) == key, "string"
+    if g_tree is None:
+        return None  # a gold we cannot read: the normalised-string and symbolic checks, with a warning
+    p_tree = read_answer(pred)
+    if p_tree is None:
+        return False, "unparsed"
+    decided = judge(p_tree, g_tree, _body(pred), _body(gold), rel_tol)
+    if decided is None:
+        return None
+    if decided:
+        return True, "string" if canonical(pred) == canonical(gold) else "numeric"
+    return False, "structure" if p_tree.kind in _CONTAINERS or g_tree.kind in _CONTAINERS else "numeric"
+
+
+def _body(text: str) -> str:
+    body = strip_wrappers(text)
+    return body[1:] if body.startswith("=") and not body.startswith("==") else body
+
+
+def exact_decimals(text: str) -> str:
+    """`text` with every decimal literal written as the fraction it is exactly (0.25 -> {\\frac{25}{100}})."""
+    toks = tokens(text)
+    if not toks or not any(t.kind == "num" and "." in t.text for t in toks):
+        return text
+    out, last = [], 0
+    for t in toks:
+        if t.kind == "num" and "." in t.text:
+            digits = "".join(c for c in t.text if c.isdigit() or c == ".")
+            whole, _, frac = digits.partition(".")
+            out.append(text[last : t.start])
+            out.append(f"{{\\frac{{{int(whole or '0') * 10 ** len(frac) + int(frac or '0')}}}{{{10 ** len(frac)}}}}}")
+            last = t.end
+    out.append(text[last:])
+    return "".join(out)
