@@ -151,48 +151,50 @@ def numeric(node: Node, imaginary: bool) -> tuple[Any, Any] | None:
     the way (the scale of its rounding noise), or None where it cannot be bounded."""
     mags: list[Any] = [_CTX.mpf(0)]
     try:
-        return _num(node, imaginary, mags), mags[0]
+        return _num(node, imaginary, mags, {}), mags[0]
     except (_Guard, ZeroDivisionError, ValueError, OverflowError, TypeError, ArithmeticError):
         return None
 
 
-def _num(node: Node, im: bool, mags: list[Any]) -> Any:
-    value = _eval(node, im, mags)
+def _num(node: Node, im: bool, mags: list[Any], env: dict[str, Any]) -> Any:
+    value = _eval(node, im, mags, env)
     size = abs(value)
     if size > mags[0]:
         mags[0] = size
     return value
 
 
-def _eval(node: Node, im: bool, mags: list[Any]) -> Any:  # noqa: C901 - one case per node kind
+def _eval(node: Node, im: bool, mags: list[Any], env: dict[str, Any]) -> Any:  # noqa: C901 - one case per node kind
     k, ch = node.kind, node.children
+    if k == "prime":
+        return _derivative(ch[0], im, mags, env)
     if k == "num":
         return _CTX.mpf(node.value.numerator) / node.value.denominator  # type: ignore[union-attr]
     if k in ("degree", "unit"):
-        return _num(ch[0], im, mags)
+        return _num(ch[0], im, mags, env)
     if k == "sym":
         if node.text == "e":
             return _CTX.e
         if node.text == "i" and im:
             return _CTX.mpc(0, 1)
-        return _point(node.text)
+        return env[node.text] if node.text in env else _point(node.text)
     if k == "const":
         if node.text == "pi":
             return _CTX.pi
         raise _Guard  # infinities compare by identity, elsewhere
     if k == "neg":
-        return -_num(ch[0], im, mags)
+        return -_num(ch[0], im, mags, env)
     if k == "add":
-        return _CTX.fsum(_num(c, im, mags) for c in ch)
+        return _CTX.fsum(_num(c, im, mags, env) for c in ch)
     if k == "mul":
         out = _CTX.mpf(1)
         for c in ch:
-            out *= _num(c, im, mags)
+            out *= _num(c, im, mags, env)
         return out
     if k == "div":
-        return _num(ch[0], im, mags) / _num(ch[1], im, mags)
+        return _num(ch[0], im, mags, env) / _num(ch[1], im, mags, env)
     if k == "pow":
-        base, exp = _num(ch[0], im, mags), _num(ch[1], im, mags)
+        base, exp = _num(ch[0], im, mags, env), _num(ch[1], im, mags, env)
         if abs(exp) > _MAX_EXPONENT or (base != 0 and abs(exp * _CTX.log(abs(base))) > 1e6):
             raise _Guard
         if base == 0 and _CTX.re(exp) <= 0:
@@ -202,39 +204,50 @@ def _eval(node: Node, im: bool, mags: list[Any]) -> Any:  # noqa: C901 - one cas
         n = exact(ch[1]) if len(ch) > 1 else Fraction(2)
         if n is None or n.denominator != 1 or not 1 <= n <= 64:
             raise _Guard
-        x = _num(ch[0], im, mags)
+        x = _num(ch[0], im, mags, env)
         if _CTX.im(x) == 0 and x < 0 and int(n) % 2 == 1:
             return -_CTX.root(-x, int(n))  # the real odd root of a negative number
         return _CTX.root(x, int(n)) if x >= 0 or _CTX.im(x) != 0 else _CTX.sqrt(x) if n == 2 else _raise()
     if k == "fact":
-        x = _num(ch[0], im, mags)
+        x = _num(ch[0], im, mags, env)
         if _CTX.im(x) != 0 or x < 0 or x > 10_000 or x != _CTX.floor(x):
             raise _Guard
         if node.text == "!!":
             return _CTX.mpf(_double_factorial(int(x))) if x <= 3000 else _raise()
         return _CTX.factorial(x)
     if k == "binom":
-        a, b = _num(ch[0], im, mags), _num(ch[1], im, mags)
+        a, b = _num(ch[0], im, mags, env), _num(ch[1], im, mags, env)
         if abs(a) > 10_000:
             raise _Guard
         return _CTX.binomial(a, b)
     if k == "abs":
-        return abs(_num(ch[0], im, mags))
+        return abs(_num(ch[0], im, mags, env))
     if k in ("floor", "ceil"):
-        x = _num(ch[0], im, mags)
+        x = _num(ch[0], im, mags, env)
         return _CTX.floor(x) if k == "floor" else _CTX.ceil(x)
     if k == "func":
         if node.text == "log_base":
-            x, b = _num(ch[0], im, mags), _num(ch[1], im, mags)
+            x, b = _num(ch[0], im, mags, env), _num(ch[1], im, mags, env)
             return _CTX.log(x) / _CTX.log(b)
         fn = _FUNCS.get(node.text)
         if fn is None or len(ch) != 1:
             raise _Guard
-        x = _num(ch[0], im, mags)
+        x = _num(ch[0], im, mags, env)
         if abs(x) > 1e6:
             raise _Guard
         return fn(x)
     raise _Guard
+
+
+def _derivative(node: Node, im: bool, mags: list[Any], env: dict[str, Any]) -> Any:
+    """(f)' in its one unknown, at that unknown's fixed point; its noise is taken as 10^10 times larger."""
+    names = unknowns(node) - {"e", "i"} - set(env)
+    if len(names) != 1:
+        raise _Guard
+    name = names.pop()
+    value = _CTX.diff(lambda t: _num(node, im, mags, {**env, name: t}), _point(name))
+    mags[0] = max(mags[0], abs(value) * _CTX.mpf(10) ** 10)
+    return value
 
 
 def _real_power(base: Any, exp: Any, exp_node: Node) -> Any:
