@@ -14,8 +14,12 @@ from functools import lru_cache
 from recipe_bcr.answer_compare import judge
 from recipe_bcr.answer_lex import tokens
 from recipe_bcr.answer_tree import Node, parse
+from recipe_bcr.answer_value import exact, unknowns
 from recipe_bcr.answer_words import prose_key
 from recipe_bcr.normalize import canonical, strip_wrappers
+from recipe_bcr.shape import is_label
+
+Gold = str | list[str]
 
 _CONTAINERS = frozenset(("tuple", "set", "interval", "list", "list1", "matrix", "rel", "conn"))
 _CACHE_CHARS = 256  # longer answers are rarely repeated and would fill the caches
@@ -93,3 +97,47 @@ def exact_decimals(text: str) -> str:
             last = t.end
     out.append(text[last:])
     return "".join(out)
+
+
+def gives_answer(answer: str | None, gold: Gold) -> bool:
+    """Format credit means an answer was given: a box holding only prose or a stand-in (`\\text{pending}`,
+    a bare name such as `x` or `n`, a run of letters) gives none, unless the gold is prose or itself
+    written in unknowns. Answers we cannot read still count as given (they earn no accuracy)."""
+    if answer is None:
+        return False
+    golds = [gold] if isinstance(gold, str) else [str(g) for g in gold]
+    trees = [read_answer(g) for g in golds]
+    if any(is_prose(g, t) or t is None for g, t in zip(golds, trees)):
+        return True
+    tree = read_answer(answer)
+    if tree is None:
+        return any(c.isdigit() for c in answer)
+    kinds = {n.kind for n in tree.walk()}
+    if "text" in kinds and kinds <= {"text", "list", "mul"}:
+        return False  # prose only
+    if kinds <= {"sym", "mul"}:  # names only: an answer only where the gold itself is written in unknowns
+        return any(unknowns(t) - {"e", "i"} for t in trees if t is not None)
+    return True
+
+
+def restatement_key(answer: str) -> tuple[str, object] | None:
+    """What two spellings of one answer share (`2^{3}` and `8`, `y = 4` and `4`): the exact value of
+    the value it states, or None when it has none (the caller falls back to the normalised text)."""
+    tree = read_answer(answer)
+    if tree is None:
+        return None
+    if tree.kind == "rel":
+        value = _stated_value(tree, _body(answer))
+        if value is None:
+            return None
+        tree = value
+    v = exact(tree)
+    return None if v is None else ("number", v)
+
+
+def _stated_value(tree: Node, source: str) -> Node | None:
+    ops = tree.text.split(",")
+    lhs = tree.children[0]
+    if ops != ["="] or not is_label(source[lhs.span[0] : lhs.span[1]]):
+        return None
+    return tree.children[1]

@@ -24,9 +24,10 @@ from fractions import Fraction
 
 from recipe_bcr.answer_lex import Token, tokens
 from recipe_bcr.answer_words import CONNECTIVE_WORDS, UNITS, text_kind
+from recipe_bcr.normalize import MAX_DIGITS
 
 MAX_DEPTH = 40  # brackets, fractions and powers nested deeper than this are no answer a reader checks
-MAX_TOKENS = 600
+MAX_TOKENS = 4000  # more than any answer the verifier reads (recipe_bcr.extract.MAX_ANSWER_CHARS characters)
 
 FUNCTIONS = frozenset(
     "\\sin \\cos \\tan \\cot \\sec \\csc \\arcsin \\arccos \\arctan \\sinh \\cosh \\tanh \\log \\ln \\lg \\exp "
@@ -85,6 +86,7 @@ class _Reader:
         self.i = 0
         self.depth = 0
         self.src = source
+        self.undo: list[tuple[int, Token]] = []  # tokens split by single-digit arguments, to restore on a re-read
 
     # -- token helpers ---------------------------------------------------------------------------
     def peek(self, k: int = 0) -> Token | None:
@@ -341,9 +343,11 @@ class _Reader:
         if tok.kind == "char" and tok.text == "{":
             return self.group()
         if tok.kind == "num":
-            self.take()
             if len(tok.text) > 1:  # \frac12: the first digit is the argument, the rest is read next
-                self.t.insert(self.i, Token("num", tok.text[1:], tok.start + 1, tok.end, False))
+                self.undo.append((self.i, tok))
+                self.t[self.i] = Token("num", tok.text[1:], tok.start + 1, tok.end, False)
+            else:
+                self.take()
             digit = tok.text[0]
             if not digit.isdigit():
                 raise Refused("a point as an argument")
@@ -548,6 +552,8 @@ class _Reader:
     def number(self) -> Node:
         tok = self.take()
         text = "".join(c for c in tok.text if c.isdigit() or c == ".")
+        if len(text) > MAX_DIGITS:
+            raise Refused("a number longer than any answer's")  # and int() would refuse past 4300 digits
         whole, _, frac = text.partition(".")
         places = len(frac) if "." in text else None
         value = Fraction(int(whole or "0") * 10 ** len(frac) + int(frac or "0"), 10 ** len(frac))
@@ -557,6 +563,8 @@ class _Reader:
         if nxt is not None and nxt.kind == "letter" and nxt.text in "eE" and not nxt.spaced:
             exp = self._e_exponent()
             if exp is not None:
+                if abs(exp) > MAX_DIGITS:
+                    raise Refused("an exponent beyond the digits an answer is read to")
                 places = (places or 0) - exp
                 value, end = value * Fraction(10) ** exp, self.t[self.i - 1].end
         elif self.is_("\\times") and self._ten_power_follows():
@@ -565,7 +573,7 @@ class _Reader:
             self.take()  # ^
             exp_node = self.argument()
             exp = _integer(exp_node)
-            if exp is None or abs(exp) > 10_000:
+            if exp is None or abs(exp) > MAX_DIGITS:
                 raise Refused("a bad exponent")
             places = (places or 0) - exp
             value, end = value * Fraction(10) ** exp, exp_node.span[1]
@@ -586,11 +594,14 @@ class _Reader:
     def _mixed(self, tok: Token, whole: Fraction) -> Node:
         """`918\\frac{1}{2}` renders as the mixed number 918 1/2; `2\\frac{\\pi}{3}` is a product.
         Integer literals over integer literals that do not form a proper fraction are refused."""
-        save = self.i
+        save, mark = self.i, len(self.undo)
         frac = self.primary()
         a, b = frac.children
         if a.kind != "num" or b.kind != "num" or a.places is not None or b.places is not None:
             self.i = save
+            while len(self.undo) > mark:
+                index, original = self.undo.pop()
+                self.t[index] = original
             return Node("num", text=tok.text, value=whole, places=None, span=(tok.start, tok.end))
         if not 0 < a.value < b.value:  # type: ignore[operator]
             raise Refused("an improper mixed number")
@@ -620,7 +631,7 @@ class _Reader:
         self.take()  # _
         base_node = self.argument()
         base = _integer(base_node)
-        if base is None or not 2 <= base <= 36 or any(int(d, 36) >= base for d in digits if d != ","):
+        if len(digits) > MAX_DIGITS or base is None or not 2 <= base <= 36 or any(int(d, 36) >= base for d in digits if d != ","):
             raise Refused("a bad base")
         value = Fraction(int(digits.replace(",", ""), base))
         return Node("num", text=f"{digits}_{base}", value=value, places=None, span=(tok.start, base_node.span[1]))
