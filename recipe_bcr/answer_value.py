@@ -142,6 +142,9 @@ _FUNCS = {
 }
 
 
+_TRIG = frozenset("sin cos tan cot sec csc".split())
+
+
 class _Guard(Exception):
     pass
 
@@ -233,6 +236,8 @@ def _eval(node: Node, im: bool, mags: list[Any], env: dict[str, Any]) -> Any:  #
         if fn is None or len(ch) != 1:
             raise _Guard
         x = _num(ch[0], im, mags, env)
+        if ch[0].kind == "degree" and node.text in _TRIG:
+            x = x * _CTX.pi / 180  # \sin 60^\circ: the degrees are the argument's unit
         if abs(x) > 1e6:
             raise _Guard
         return fn(x)
