@@ -25,7 +25,7 @@ from fractions import Fraction
 from typing import Any
 
 from recipe_bcr.answer_tree import Node
-from recipe_bcr.answer_value import _CTX, exact, numeric, refutes, unknowns
+from recipe_bcr.answer_value import _CTX, exact, log10_floor, numeric, refutes, unknowns
 from recipe_bcr.normalize import Number, numbers_match, rounding_candidates
 from recipe_bcr.shape import is_label
 
@@ -286,7 +286,23 @@ def _scalar(pred: Node, gold: Node, rel_tol: float, approx: bool) -> Decision:
         return _complex(pred, gold, rel_tol)
     if p_exact is not None and g_exact is not None:
         return p_exact == g_exact
+    same_base = _same_base_powers(pred, gold)
+    if same_base is not None:
+        return same_base
     return _refute(pred, gold)
+
+
+def _same_base_powers(pred: Node, gold: Node) -> Decision:
+    """a^b against a^c for one exact base a > 1 and positive towers b, c: equal exactly when b = c
+    (decides `10^{10^{10^{10}}}` against `10^{10^{10^{9}}}` without computing either)."""
+    if pred.kind != "pow" or gold.kind != "pow":
+        return None
+    base_p, base_g = exact(pred.children[0]), exact(gold.children[0])
+    if base_p is None or base_p != base_g or base_p <= 1:
+        return None
+    if log10_floor(pred.children[1]) is None or log10_floor(gold.children[1]) is None:
+        return None  # exponents that are not positive towers: the symbolic check
+    return _scalar(pred.children[1], gold.children[1], 0.0, False)
 
 
 def _number(node: Node) -> Number | None:
@@ -306,8 +322,16 @@ def _refute(pred: Node, gold: Node) -> Decision:
     im = _imaginary(pred, gold)
     a, b = numeric(pred, im), numeric(gold, im)
     if a is None or b is None:
-        return None
+        return False if _beyond(pred, b) is False or _beyond(gold, a) is False else None
     return False if refutes(a, b) else None
+
+
+def _beyond(tower: Node, other: tuple[Any, Any] | None) -> Decision:
+    """False when `tower` is provably more than 10^1000 and the other side a number far below it."""
+    floor = log10_floor(tower)
+    if other is None or floor is None or floor <= 1000:
+        return None
+    return False if abs(other[0]) < _CTX.mpf(10) ** 900 else None
 
 
 def _decimal(

@@ -278,3 +278,39 @@ def refutes(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:
 
 
 __all__ = ["exact", "numeric", "refutes", "unknowns"]
+
+
+_TOWER = frozenset(("num", "pow", "mul", "fact"))
+
+
+def log10_floor(node: Node) -> float | None:
+    """A lower bound of log10 of a value built only from positive numbers by products, powers and
+    factorials (a power tower), possibly infinite; None for anything else. Refutes `7^{7^{7^7}}`
+    against a small gold without computing it."""
+    if any(n.kind not in _TOWER for n in node.walk()):
+        return None
+    try:
+        return _log_floor(node)
+    except (OverflowError, ValueError, ZeroDivisionError):
+        return None
+
+
+def _log_floor(node: Node) -> float | None:
+    k, ch = node.kind, node.children
+    if k == "num":
+        v = node.value
+        return None if v is None or v <= 0 else math.log10(v.numerator) - math.log10(v.denominator)
+    if k == "mul":
+        parts = [_log_floor(c) for c in ch]
+        return None if any(p is None for p in parts) else sum(parts)  # type: ignore[arg-type]
+    if k == "pow":
+        base, exp = exact(ch[0]), _log_floor(ch[1])
+        if base is None or base <= 1 or exp is None:
+            return None
+        return math.inf if exp > 300 else 10**exp * math.log10(base)
+    if k == "fact":
+        n = _log_floor(ch[0])
+        if n is None or n < 1:
+            return None
+        return math.inf if n > 300 else 10**n * (n - 0.4343)  # log10(n!) >= n (log10 n - log10 e)
+    return None

@@ -111,6 +111,9 @@ def test_decimals_that_stand_for_the_value_score(verifier, gold, pred):
         ("\\sqrt{8}", "2\\sqrt{2}", True),
         ("\\pi", "\\frac{355}{113}", False),
         ("e^{-100}", "0", False),
+        ("5", "7^{7^{7^{7}}}", False),  # refuted without computing the tower
+        ("10^{10^{10^{9}}}", "10^{10^{10^{10}}}", False),  # one base: equal only with equal exponents
+        ("10^{10^{10^{9}}}", "10^{10^{10^{9}}}", True),
     ],
 )
 def test_exact_values_compare_exactly(verifier, gold, pred, correct):

@@ -129,7 +129,7 @@ def test_unparseable_gold_compares_as_string_and_warns_once(caplog):
 
 def test_tower_times_out_without_credit(verifier):
     verdict = verifier.check("10^{10^{10^{10}}}", "10^{10^{10^{9}}}")
-    assert not verdict.correct and verdict.method in ("timeout", "symbolic")
+    assert not verdict.correct and verdict.method in ("timeout", "symbolic", "numeric")  # numeric: same base, other exponent
 
 
 def test_number_reader():
