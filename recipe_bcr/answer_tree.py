@@ -19,11 +19,11 @@ Anything else (an unknown command, `\\begin{cases}`, a dangling brace, "5 6") re
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 from recipe_bcr.answer_lex import Token, tokens
-from recipe_bcr.answer_words import CONNECTIVE_WORDS, UNITS, text_kind
+from recipe_bcr.answer_words import CONNECTIVE_WORDS, text_kind
 from recipe_bcr.normalize import MAX_DIGITS
 
 MAX_DEPTH = 40  # brackets, fractions and powers nested deeper than this are no answer a reader checks
@@ -54,7 +54,6 @@ ACCENTS = frozenset("\\overline \\vec \\hat \\bar \\tilde \\overrightarrow \\wid
 NAME_PREFIXES = frozenset("\\angle \\triangle \\measuredangle".split())
 MATRICES = frozenset("pmatrix bmatrix matrix Bmatrix array".split())
 _OPEN = {"(": ")", "[": "]", "\\{": "\\}", "\\lbrace": "\\rbrace", "\\langle": "\\rangle", "\\lbrack": "\\rbrack"}
-_CLOSERS = frozenset((")", "]", "\\}", "\\rbrace", "\\rangle", "\\rbrack", "}", "|", "\\rvert", "\\rfloor", "\\rceil", "&", "\\end"))
 
 
 @dataclass(frozen=True)
@@ -64,8 +63,7 @@ class Node:
     text: str = ""  # an operator, a name, a relation, a container's brackets, a unit, prose words
     value: Fraction | None = None  # numbers: the exact value of the literal as written
     places: int | None = None  # numbers: digits after the point less the exponent; None for an integer literal
-    span: tuple[int, int] = (0, 0)
-    meta: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+    span: tuple[int, int] = (0, 0)  # where it is written in the answer (names are read back from the source)
 
     def walk(self):  # noqa: ANN201 - a generator of Nodes
         """Every node of the tree, this one first."""
@@ -395,7 +393,7 @@ class _Reader:
                 return _respan(inner, (tok.start, tok.end))
             if kind == "letter":
                 return Node("sym", text=tok.text.strip(), span=(tok.start, tok.end))
-            if kind == "function" and (nxt := self.peek()) is not None:
+            if kind == "function":
                 return self.function("\\" + tok.text.strip(), tok)
             return Node("text", text=" ".join(tok.text.lower().split()), span=(tok.start, tok.end))
         text = tok.text
@@ -657,7 +655,7 @@ class _Reader:
         if pair in ("()", "[]") and inner.kind != "list":
             return _respan(inner, span) if pair == "()" else Node("list1", (inner,), text="[]", span=span)
         if pair in ("\\{\\}", "\\lbrace\\rbrace"):
-            return Node("set", items, text="{}", span=span, meta={"seps": inner.text if inner.kind == "list" else ""})
+            return Node("set", items, text="{}", span=span)
         if pair == "\\langle\\rangle":
             return Node("tuple", items, text="<>", span=span)
         if pair in ("()", "[]", "(]", "[)", "\\lbrack\\rbrack"):
@@ -727,7 +725,7 @@ class _Reader:
 
 
 def _respan(node: Node, span: tuple[int, int]) -> Node:
-    return Node(node.kind, node.children, node.text, node.value, node.places, span, node.meta)
+    return Node(node.kind, node.children, node.text, node.value, node.places, span)
 
 
 def _bare_number(node: Node) -> bool:
@@ -757,5 +755,3 @@ def parse(text: str) -> Node | None:
     except (Refused, RecursionError):
         return None
 
-
-__all__ = ["Node", "parse", "UNITS", "FUNCTIONS"]

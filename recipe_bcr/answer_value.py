@@ -277,8 +277,6 @@ def refutes(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:
     return abs(a[0] - b[0]) > REFUTE_REL * noise
 
 
-__all__ = ["exact", "numeric", "refutes", "unknowns"]
-
 
 _TOWER = frozenset(("num", "pow", "mul", "fact"))
 
@@ -312,5 +310,6 @@ def _log_floor(node: Node) -> float | None:
         n = _log_floor(ch[0])
         if n is None or n < 1:
             return None
-        return math.inf if n > 300 else 10**n * (n - 0.4343)  # log10(n!) >= n (log10 n - log10 e)
+        whole = math.inf if n > 300 else 10**n * (n - 0.4343)  # log10(N!) >= N (log10 N - log10 e)
+        return whole / 2 if node.text == "!!" else whole  # N!!^2 >= N! (N! = N!! (N-1)!!)
     return None
