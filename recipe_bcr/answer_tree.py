@@ -306,6 +306,8 @@ class _Reader:
                 self.take()
                 if self.is_("!") and not self.peek().spaced:  # type: ignore[union-attr]
                     self.take()
+                    if self.is_("!") and not self.peek().spaced:  # type: ignore[union-attr]
+                        raise Refused("a triple factorial")  # 3!!! is neither (3!!)! nor 3!
                     node = Node("fact", (node,), text="!!", span=node.span)
                 else:
                     node = Node("fact", (node,), text="!", span=node.span)

@@ -168,6 +168,7 @@ def test_units_and_prose_golds_still_score(verifier, gold, pred):
         ("15", "5!!", True),
         ("120", "5!!", False),
         ("15", "(5!)!", False),
+        ("6", "3!!!", False),  # a triple factorial is neither (3!!)! nor 3!
         ("-2", "\\sqrt[3]{-8}", True),
         ("2", "\\sqrt[3]{-8}", False),
         ("-2", "(-8)^{1/3}", True),

@@ -20,13 +20,15 @@ _PIECES = [
 ]
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(_PIECES), max_size=30), st.lists(st.sampled_from(_PIECES), max_size=12))
-def test_the_in_process_reading_never_raises(pred_parts, gold_parts):
+def test_the_in_process_reading_never_raises(verifier, pred_parts, gold_parts):
     pred, gold = "".join(pred_parts), "".join(gold_parts) or "5"
     tree_verdict(pred, gold, 1e-6)
     gives_answer(pred, gold)
     restatement_key(pred)
+    verifier.fast(pred, gold)
+    extract_group(f"### Problem 1\nAnswer1: \\boxed{{{pred}}}\nAnswer1: \\boxed{{{gold}}}", 1)
 
 
 def test_a_label_or_header_with_thousands_of_digits_never_raises(verifier):
