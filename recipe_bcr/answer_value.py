@@ -12,6 +12,7 @@ Euler's number.
 from __future__ import annotations
 
 import math
+import threading
 import zlib
 from fractions import Fraction
 from typing import Any
@@ -23,6 +24,7 @@ from recipe_bcr.normalize import MAX_DIGITS
 
 _CTX = mpmath.MPContext()  # private: never changes the precision another thread's mpmath uses
 _CTX.dps = 50
+_DIFF_LOCK = threading.Lock()
 _MAX_BITS = int(MAX_DIGITS * 3.33)
 _MAX_FACTORIAL = 450  # 450! has about 1000 digits
 _MAX_EXPONENT = 10_000
@@ -250,7 +252,8 @@ def _derivative(node: Node, im: bool, mags: list[Any], env: dict[str, Any]) -> A
     if len(names) != 1:
         raise _Guard
     name = names.pop()
-    value = _CTX.diff(lambda t: _num(node, im, mags, {**env, name: t}), _point(name))
+    with _DIFF_LOCK:  # diff raises the shared context's precision and restores it: one at a time
+        value = _CTX.diff(lambda t: _num(node, im, mags, {**env, name: t}), _point(name))
     mags[0] = max(mags[0], abs(value) * _CTX.mpf(10) ** 10)
     return value
 
