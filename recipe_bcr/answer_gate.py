@@ -9,6 +9,7 @@ never stand in for the decimal rule (whole-answer decimals go there as exact hin
 
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import lru_cache
 
 from recipe_bcr.answer_compare import judge
@@ -83,7 +84,35 @@ def _body(text: str) -> str:
 
 
 def exact_decimals(text: str) -> str:
-    """`text` with every decimal literal written as the fraction it is exactly (0.25 -> {\\frac{25}{100}})."""
+    """`text` as the symbolic check must read it: every number literal whose written form that check
+    would misread (a decimal, which it compares within a float tolerance; a mixed number `2\\frac12`;
+    a base subscript `1010_2`; a repeating decimal; scientific notation) replaced by its exact value
+    (`0.25` -> `{\\frac{25}{100}}`, `1010_2` -> `{10}`). Text the tree cannot read keeps its decimals
+    rewritten token by token."""
+    tree = parse(text)
+    if tree is None:
+        return _decimal_tokens(text)
+    spans = [
+        (n.span, n.value)
+        for n in tree.walk()
+        if n.kind == "num" and n.value is not None and (n.places is not None or not n.text.isdigit())
+    ]
+    out, last = [], 0
+    for (start, end), value in sorted(spans):
+        if start < last:
+            continue  # a literal inside one already replaced
+        out.append(text[last:start])
+        out.append(_exact_latex(value))
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _exact_latex(value: Fraction) -> str:
+    return f"{{{value.numerator}}}" if value.denominator == 1 else f"{{\\frac{{{value.numerator}}}{{{value.denominator}}}}}"
+
+
+def _decimal_tokens(text: str) -> str:
     toks = tokens(text)
     if not toks or not any(t.kind == "num" and "." in t.text for t in toks):
         return text
@@ -93,7 +122,7 @@ def exact_decimals(text: str) -> str:
             digits = "".join(c for c in t.text if c.isdigit() or c == ".")
             whole, _, frac = digits.partition(".")
             out.append(text[last : t.start])
-            out.append(f"{{\\frac{{{int(whole or '0') * 10 ** len(frac) + int(frac or '0')}}}{{{10 ** len(frac)}}}}}")
+            out.append(_exact_latex(Fraction(int(whole or "0") * 10 ** len(frac) + int(frac or "0"), 10 ** len(frac))))
             last = t.end
     out.append(text[last:])
     return "".join(out)

@@ -18,6 +18,8 @@ from recipe_bcr.answer_words import UNITS, WORDS_IN_MATH
 _DIGITS = re.compile(r"[0-9]+")
 # 10,080 / 10{,}080 / 10,\\!080 / 10,\\! 080, and "1 000" (one space, groups of three)
 _THOUSANDS_GROUP = re.compile(r"(?: ?\{ ?, ?\}|,)(?:\\[!,] ?)?[0-9]{3}(?![0-9])| [0-9]{3}(?![0-9.])")
+# inside brackets a plain comma separates elements ("(12,102)" is a pair): only {,} and ,\! group digits there
+_MARKED_GROUP = re.compile(r"(?: ?\{ ?, ?\}|,\\[!,] ?)[0-9]{3}(?![0-9])")
 _LETTERS = re.compile(r"[A-Za-z]+")
 _COMMAND = re.compile(r"\\[A-Za-z]+")
 _SPACING = frozenset(
@@ -67,9 +69,13 @@ TEXT_COMMANDS = frozenset("\\text \\textrm \\textnormal \\textbf \\textit \\text
 def tokens(s: str) -> list[Token] | None:
     """The tokens of `s`, or None when some character is outside the answer vocabulary."""
     out: list[Token] = []
-    i, n, spaced = 0, len(s), False
+    i, n, spaced, depth = 0, len(s), False, 0
     while i < n:
         c = s[i]
+        if c in "([" or s.startswith("\\{", i):
+            depth += 1
+        elif c in ")]" or s.startswith("\\}", i):
+            depth = max(depth - 1, 0)
         if c.isspace() or c == "~" or c == "$":  # a dollar only opens or closes math mode
             spaced, i = True, i + 1
             continue
@@ -82,7 +88,8 @@ def tokens(s: str) -> list[Token] | None:
             assert m is not None
             j = m.end()
             if j - i <= 3:  # 1,234,567: every group after the first has exactly three digits
-                while (g := _THOUSANDS_GROUP.match(s, j)) is not None:
+                groups = _THOUSANDS_GROUP if depth == 0 else _MARKED_GROUP
+                while (g := groups.match(s, j)) is not None:
                     j = g.end()
             if j < n and s[j] == "." and j + 1 < n and "0" <= s[j + 1] <= "9":
                 j = _DIGITS.match(s, j + 1).end()  # type: ignore[union-attr]

@@ -50,6 +50,9 @@ def test_what_the_tree_cannot_read_earns_nothing(verifier, gold, pred):
         ("1024", "2^{10}"),
         ("10080", "10{,}080"),
         ("1000", "1 000"),
+        ("10080", "x = 10,080"),
+        ("(12, 102)", "(12,102)"),  # inside brackets a plain comma separates elements
+        ("(10080, 1)", "(10{,}080, 1)"),
         ("\\frac{5}{2}", "2\\frac{1}{2}"),  # a mixed number renders as one
         ("\\frac{2\\pi}{3}", "2\\frac{\\pi}{3}"),  # a product, not a mixed number
     ],
@@ -266,9 +269,27 @@ def test_restating_is_not_hedging(verifier, first, second, same):
 
 
 # -- what reaches the symbolic check -------------------------------------------------------------
-def test_the_symbolic_check_reads_decimals_as_exact_fractions():
-    assert exact_decimals("0.25\\pi + x") == "{\\frac{25}{100}}\\pi + x"
+def test_the_symbolic_check_reads_literals_as_their_exact_values():
+    assert exact_decimals("0.25\\pi + x") == "{\\frac{1}{4}}\\pi + x"
     assert exact_decimals("\\frac{1}{3}") == "\\frac{1}{3}"
+    assert exact_decimals("918\\frac{1}{2}\\sqrt{2}") == "{\\frac{1837}{2}}\\sqrt{2}"  # a mixed number
+    assert exact_decimals("1010_2 \\sqrt{2}") == "{10} \\sqrt{2}"  # a base subscript
+    assert exact_decimals("1.5 \\times 10^{6} \\pi") == "{1500000} \\pi"
+    assert exact_decimals("0.\\overline{3}\\pi") == "{\\frac{1}{3}}\\pi"
+    assert exact_decimals("0.5 \\unknown") == "{\\frac{1}{2}} \\unknown"  # unread text: decimals token by token
+
+
+@pytest.mark.parametrize(
+    "gold,pred,correct",
+    [
+        ("10\\sqrt{2}", "1010_2 \\sqrt{2}", True),
+        ("1010\\sqrt{2}", "1010_2 \\sqrt{2}", False),
+        ("\\frac{5}{2}\\sqrt{2}", "2\\frac{1}{2}\\sqrt{2}", True),
+        ("\\sqrt{2}", "2\\frac{1}{2}\\sqrt{2}", False),  # not read as 2 * 1/2
+    ],
+)
+def test_the_symbolic_check_reads_what_the_tree_read(verifier, gold, pred, correct):
+    assert _right(verifier, gold, pred) is correct
 
 
 # -- linear scans --------------------------------------------------------------------------------
