@@ -39,7 +39,7 @@ def has_prose(node: Node) -> bool:
 
 
 def _strip_units(node: Node) -> Node:
-    while node.kind == "unit" and node.children:
+    while node.kind in ("unit", "words") and node.children:
         node = node.children[0]
     return node
 
@@ -87,18 +87,22 @@ def _label_values(node: Node, source: str) -> list[tuple[Node, bool]] | None:
 def _gold_statement(gold: Node, source: str) -> Node | None:
     """A gold `label = value` (`k = 1`, `(p, q) = (3, 2)`, `\\frac{NO}{BO} = ...`): its value, the answer.
     A gold equation between values (`2a - b = 3`, `x + y = 1`) or any other relation is no statement."""
-    if gold.kind != "rel" or gold.text != "=" or len(gold.children) != 2:
+    ops = gold.text.split(",") if gold.kind == "rel" else []
+    if not ops or ops[-1] != "=" or any(op != "ratio" for op in ops[:-1]):
         return None
-    lhs = gold.children[0]
-    text = source[lhs.span[0] : lhs.span[1]]
-    names_only = all(n.kind in ("sym", "div", "mul", "abs", "tuple") for n in lhs.walk())
-    return gold.children[1] if is_label(text) or names_only else None
+    sides = gold.children[:-1]  # `A:B = 1` names a ratio of names
+    names_only = all(n.kind in ("sym", "div", "mul", "abs", "tuple") for side in sides for n in side.walk())
+    text = source[sides[0].span[0] : sides[-1].span[1]]
+    return gold.children[-1] if names_only or (len(sides) == 1 and is_label(text)) else None
 
 
 def judge(pred: Node, gold: Node, pred_src: str, gold_src: str, rel_tol: float) -> Decision:
     """The verdict of the tree rules, or None when only the symbolic check can decide."""
     if has_prose(pred):
         return False
+    carried = {n.text for n in gold.walk() if n.kind == "words"}
+    if any(n.kind == "words" and n.text not in carried for n in pred.walk()):
+        return False  # words the gold does not carry: 4 \text{, possibly 5}, 3 \text{ billion}
     value = _gold_statement(gold, gold_src)
     if value is not None:
         if pred.kind == "rel" and _gold_statement(pred, pred_src) is None:

@@ -65,11 +65,11 @@ def tree_verdict(pred: str, gold: str, rel_tol: float) -> tuple[bool, str] | Non
     if is_prose(gold, g_tree):
         key = prose_key(strip_wrappers(gold))
         return bool(key) and prose_key(strip_wrappers(pred)) == key, "string"
+    p_tree = read_answer(pred)
+    if p_tree is None:  # never read in part: only the gold's own spelling can still match
+        return (True, "string") if g_tree is None and canonical(pred) and canonical(pred) == canonical(gold) else (False, "unparsed")
     if g_tree is None:
         return None  # a gold we cannot read: the normalised-string and symbolic checks, with a warning
-    p_tree = read_answer(pred)
-    if p_tree is None:
-        return False, "unparsed"
     decided = judge(p_tree, g_tree, _body(pred), _body(gold), rel_tol)
     if decided is None:
         return None

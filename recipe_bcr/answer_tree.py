@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from recipe_bcr.answer_lex import Token, tokens
-from recipe_bcr.answer_words import CONNECTIVE_WORDS, text_kind
+from recipe_bcr.answer_words import CONNECTIVE_WORDS, text_kind, words_key
 from recipe_bcr.normalize import MAX_DIGITS
 
 MAX_DEPTH = 40  # brackets, fractions and powers nested deeper than this are no answer a reader checks
@@ -42,6 +42,7 @@ RELATIONS = {
     "=": "=", "<": "<", ">": ">", "\\lt": "<", "\\gt": ">", "\\le": "<=", "\\leq": "<=", "\\leqslant": "<=",
     "\\leqq": "<=", "\\ge": ">=", "\\geq": ">=", "\\geqslant": ">=", "\\geqq": ">=", "\\ne": "!=", "\\neq": "!=",
     "\\approx": "~", "\\equiv": "==", "\\sim": "sim", "\\cong": "cong", "\\in": "in", "\\propto": "prop",
+    ":": "ratio",
 }
 CONNECTIVES = {
     "\\lor": "or", "\\vee": "or", "\\land": "and", "\\wedge": "and", "\\Rightarrow": "implies",
@@ -131,6 +132,9 @@ class _Reader:
             tok = self.peek()
             if tok is not None and tok.kind == "char" and tok.text in ",;":
                 seps.append(self.take().text)
+                nxt = self.peek()
+                if nxt is not None and nxt.kind == "text" and text_kind(nxt.text) == "connective":
+                    seps.append(CONNECTIVE_WORDS[self.take().text.strip().lower()])  # 2, 3, and 4
             elif tok is not None and tok.kind == "text" and text_kind(tok.text) == "connective":
                 seps.append(CONNECTIVE_WORDS[tok.text.strip().lower()])
                 self.take()
@@ -261,6 +265,7 @@ class _Reader:
         return tok.text in FUNCTIONS or tok.text in GREEK or tok.text in STYLES or tok.text in NAME_PREFIXES or tok.text in (
             "\\frac", "\\dfrac", "\\tfrac", "\\cfrac", "\\sqrt", "\\pi", "\\infty", "\\binom", "\\dbinom", "\\tbinom",
             "\\lfloor", "\\lceil", "\\lvert", "\\mathbb", "\\mathcal", "\\{", "\\lbrace", "\\langle", "\\begin", "\\degree",
+            "\\sum", "\\prod",
         ) or tok.text in ACCENTS
 
     def factor(self) -> Node:
@@ -325,7 +330,7 @@ class _Reader:
         return node
 
     def _units(self, node: Node) -> Node:
-        """Units after a value, from the closed list only (`5 \\text{ cm}^2`, `3\\text{ square units}`)."""
+        """Units after a value, from the closed list (`5 \\text{ cm}^2`, `3\\text{ square units}`), then words."""
         while (tok := self.peek()) is not None and tok.kind == "text" and text_kind(tok.text) == "unit":
             self.take()
             unit = " ".join(tok.text.split()).lower()
@@ -333,6 +338,9 @@ class _Reader:
                 self.i += 2
                 unit += "^"
             node = Node("unit", (node,), text=unit, span=(node.span[0], tok.end))
+        while (tok := self.peek()) is not None and tok.kind == "text" and text_kind(tok.text) == "prose":
+            self.take()  # words after a value (`2 \text{ euros}`): right only where the gold carries them
+            node = Node("words", (node,), text=words_key(tok.text), span=(node.span[0], tok.end))
         return node
 
     def argument(self) -> Node:
@@ -433,6 +441,15 @@ class _Reader:
         if text in ("\\pi", "\\infty"):
             self.take()
             return Node("const", text=text[1:], span=(tok.start, tok.end))
+        if text in ("\\sum", "\\prod"):
+            self.take()  # a sum or product over a range: read whole, decided by the symbolic check
+            bounds = []
+            for mark in ("_", "^"):
+                if self.is_(mark):
+                    self.take()
+                    bounds.append(self.argument())
+            body = self.term()
+            return Node("bigop", (body, *bounds), text=text[1:], span=(tok.start, body.span[1]))
         if text in GREEK:
             self.take()
             return self._subscripted(Node("sym", text=text, span=(tok.start, tok.end)))
@@ -732,7 +749,7 @@ def _respan(node: Node, span: tuple[int, int]) -> Node:
 
 def _bare_number(node: Node) -> bool:
     """A number literal, maybe with a sign, percent, degrees or unit: never the right side of an implied product."""
-    while node.kind in ("neg", "percent", "degree", "unit") and node.children:
+    while node.kind in ("neg", "percent", "degree", "unit", "words") and node.children:
         node = node.children[0]
     return node.kind == "num"
 

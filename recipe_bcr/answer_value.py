@@ -74,7 +74,7 @@ def exact(node: Node) -> Fraction | None:
     try:
         if k == "num":
             return node.value
-        if k in ("degree", "unit"):
+        if k in ("degree", "unit", "words"):
             return exact(ch[0])
         if k == "neg":
             v = exact(ch[0])
@@ -175,7 +175,7 @@ def _eval(node: Node, im: bool, mags: list[Any], env: dict[str, Any]) -> Any:  #
         return _derivative(ch[0], im, mags, env)
     if k == "num":
         return _CTX.mpf(node.value.numerator) / node.value.denominator  # type: ignore[union-attr]
-    if k in ("degree", "unit"):
+    if k in ("degree", "unit", "words"):
         return _num(ch[0], im, mags, env)
     if k == "sym":
         if node.text == "e":

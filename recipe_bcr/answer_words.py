@@ -50,3 +50,8 @@ def prose_key(text: str) -> str:
     text commands' names and math delimiters removed (`\\text{(C)}` and `C` are both "c")."""
     out = re.sub(r"\\(?:text[a-z]*|mathrm|mathbf|textbf|mbox|operatorname)\b", "", text)
     return "".join(c for c in out.lower() if c.isascii() and c.isalnum())
+
+
+def words_key(text: str) -> str:
+    """Words as compared between an answer and its gold: lowercase letters and digits, single spaces."""
+    return " ".join("".join(c for c in w.lower() if c.isascii() and c.isalnum()) for w in text.split()).strip()

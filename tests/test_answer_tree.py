@@ -134,6 +134,9 @@ def test_exact_values_compare_exactly(verifier, gold, pred, correct):
         ("5", "5 \\text{ or more}"),
         ("\\text{Evelyn}", "\\text{Devon}"),
         ("\\text{(C)}", "\\text{(D)}"),
+        ("2 \\text{ euros}", "2 \\text{ euros, or 3}"),
+        ("2 \\text{ euros}", "3 \\text{ euros}"),
+        ("\\weird{5}", "5 \\unknown"),  # an unreadable gold does not open the door to an unreadable answer
     ],
 )
 def test_words_the_gold_does_not_carry_are_wrong(verifier, gold, pred):
@@ -152,6 +155,9 @@ def test_words_the_gold_does_not_carry_are_wrong(verifier, gold, pred):
         ("\\text{(C)}", "C"),
         ("\\text{yes}", "\\text{Yes}"),
         ("3, 5", "3 \\text{ and } 5"),
+        ("2 \\text{ euros}", "2"),  # words the gold carries may be kept or dropped
+        ("2 \\text{ euros}", "2 \\text{ Euros}"),
+        ("2, 3, \\text{ and } 4", "2, 3, 4"),
     ],
 )
 def test_units_and_prose_golds_still_score(verifier, gold, pred):
