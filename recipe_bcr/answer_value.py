@@ -80,8 +80,15 @@ def exact(node: Node) -> Fraction | None:
             v = exact(ch[0])
             return None if v is None else -v
         if k == "add":
-            vals = [exact(c) for c in ch]
-            return None if any(v is None for v in vals) else sum(vals, Fraction(0))  # type: ignore[arg-type]
+            total = Fraction(0)
+            for c in ch:
+                v = exact(c)
+                if v is None:
+                    return None
+                total += v
+                if total.denominator.bit_length() > _MAX_BITS:  # 1/2 + 1/3 + 1/5 + ...: no exact sum here
+                    return None
+            return total
         if k == "mul":
             out = Fraction(1)
             for c in ch:
