@@ -30,7 +30,6 @@ from recipe_bcr.normalize import Number, numbers_match, rounding_candidates
 from recipe_bcr.shape import is_label
 
 Decision = bool | None
-_COLLECTIONS = ("set", "list")
 _MAX_ITEMS = 64
 
 
