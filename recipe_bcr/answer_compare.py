@@ -26,6 +26,7 @@ from typing import Any
 
 from recipe_bcr.answer_tree import Node
 from recipe_bcr.answer_value import _CTX, exact, log10_floor, numeric, refutes, unknowns
+from recipe_bcr.answer_words import MAGNITUDES
 from recipe_bcr.normalize import Number, numbers_match, rounding_candidates
 from recipe_bcr.shape import is_label
 
@@ -100,8 +101,11 @@ def judge(pred: Node, gold: Node, pred_src: str, gold_src: str, rel_tol: float) 
     if has_prose(pred):
         return False
     carried = {n.text for n in gold.walk() if n.kind == "words"}
-    if any(n.kind == "words" and n.text not in carried for n in pred.walk()):
+    stated = {n.text for n in pred.walk() if n.kind == "words"}
+    if stated - carried:
         return False  # words the gold does not carry: 4 \text{, possibly 5}, 3 \text{ billion}
+    if any(MAGNITUDES & set(words.split()) for words in carried - stated):
+        return False  # a gold's magnitude word (3 \text{ billion}) changes its value: it cannot be dropped
     value = _gold_statement(gold, gold_src)
     if value is not None:
         if pred.kind == "rel" and _gold_statement(pred, pred_src) is None:

@@ -1,5 +1,5 @@
 """The words an answer may carry, as closed lists: units (dropped or kept, never changing the value),
-the connective words "or"/"and", and what the content of a `\\text{...}` is.
+magnitude words (which change it), the connective words "or"/"and", and what a `\\text{...}` holds.
 
 Anything else written in words is prose: it is compared as prose with a prose gold and makes an
 answer to a mathematical gold wrong (`4 \\text{, possibly 5}`, `3 \\text{ billion}`).
@@ -18,6 +18,9 @@ UNITS = frozenset(
     pounds oz ounce ounces l ml liter liters litre litres gallon gallons mph kph km/h m/s ways people students
     """.split()
 )
+MAGNITUDES = frozenset(
+    "hundred hundreds thousand thousands million millions billion billions trillion trillions dozen dozens".split()
+)  # words that change a value: never dropped, never added
 CONNECTIVE_WORDS = {"or": "or", "and": "and"}
 WORDS_IN_MATH = frozenset(CONNECTIVE_WORDS)  # written without \\text, still words
 FUNCTION_NAMES = frozenset("lcm gcd arcsin arccos arctan sin cos tan log ln exp".split())

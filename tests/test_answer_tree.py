@@ -136,6 +136,8 @@ def test_exact_values_compare_exactly(verifier, gold, pred, correct):
         ("\\text{(C)}", "\\text{(D)}"),
         ("2 \\text{ euros}", "2 \\text{ euros, or 3}"),
         ("2 \\text{ euros}", "3 \\text{ euros}"),
+        ("3 \\text{ billion}", "3"),  # a magnitude word the gold carries changes its value
+        ("3 \\text{ billion}", "3 \\text{ million}"),
         ("\\weird{5}", "5 \\unknown"),  # an unreadable gold does not open the door to an unreadable answer
     ],
 )
@@ -157,6 +159,7 @@ def test_words_the_gold_does_not_carry_are_wrong(verifier, gold, pred):
         ("3, 5", "3 \\text{ and } 5"),
         ("2 \\text{ euros}", "2"),  # words the gold carries may be kept or dropped
         ("2 \\text{ euros}", "2 \\text{ Euros}"),
+        ("3 \\text{ billion}", "3 \\text{ billion}"),
         ("2, 3, \\text{ and } 4", "2, 3, 4"),
     ],
 )
