@@ -15,8 +15,8 @@
     rounding at its own last digit and within rel_tol; a decimal inside an operation stands for its
     own exact value (`0.5\\pi` is \\pi/2, `0.333\\pi` is not \\pi/3);
   * exact values are equal only exactly: rationals are compared as Fractions (large integers as
-    integers), anything else is refuted here by a certain 50-digit difference and confirmed only
-    by the symbolic check.
+    integers), polynomials by their exact expansion, anything else is refuted here by a certain
+    50-digit difference and confirmed only by the symbolic check.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from recipe_bcr.answer_poly import polynomial
 from recipe_bcr.answer_tree import Node
 from recipe_bcr.answer_value import _CTX, exact, log10_floor, numeric, refutes, unknowns
 from recipe_bcr.answer_words import MAGNITUDES
@@ -296,7 +297,13 @@ def _scalar(pred: Node, gold: Node, rel_tol: float, approx: bool) -> Decision:
     same_base = _same_base_powers(pred, gold)
     if same_base is not None:
         return same_base
-    return _refute(pred, gold)
+    refuted = _refute(pred, gold)
+    if refuted is not None:
+        return refuted
+    p_poly, g_poly = polynomial(pred), polynomial(gold)
+    if p_poly is not None and g_poly is not None:
+        return p_poly == g_poly  # exact expansion: the symbolic difference is zero or it is not
+    return None
 
 
 def _same_base_powers(pred: Node, gold: Node) -> Decision:

@@ -112,6 +112,9 @@ def test_decimals_that_stand_for_the_value_score(verifier, gold, pred):
         ("1 + 10^{-40}", "1", False),
         ("\\sqrt{8}", "2\\sqrt{2}", True),
         ("\\pi", "\\frac{355}{113}", False),
+        ("(x+3)^2", "x^2+6x+9", True),  # polynomials: an exact expansion, in process
+        ("(x+3)^2", "x^2+6x+9.0000001", False),
+        ("(a+b)^3", "a^3+3a^2b+3ab^2+b^3", True),
         ("e^{-100}", "0", False),
         ("5", "7^{7^{7^{7}}}", False),  # refuted without computing the tower
         ("10^{10^{10^{9}}}", "10^{10^{10^{10}}}", False),  # one base: equal only with equal exponents
@@ -120,6 +123,12 @@ def test_decimals_that_stand_for_the_value_score(verifier, gold, pred):
 )
 def test_exact_values_compare_exactly(verifier, gold, pred, correct):
     assert _right(verifier, gold, pred) is correct
+
+
+def test_polynomials_are_settled_in_process(verifier):
+    assert verifier.fast("x^2+6x+9", "(x+3)^2").correct
+    assert not verifier.fast("x^2+6x+10", "(x+3)^2").correct
+    assert verifier.fast("f(x+1)", "fx+f") is None or not verifier.fast("f(x+1)", "fx+f").correct
 
 
 # -- words ---------------------------------------------------------------------------------------
