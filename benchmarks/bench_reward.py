@@ -16,9 +16,10 @@ then scores every completion twice, each time from freshly started symbolic work
     (verl.utils.reward_score.math_verify, a 4-process pool) applied to each segment;
 and prints completions per second, the ratio, agreement with the known labels, and the
 worst latency of our reward on pathological inputs. Then the mixed-load scenario: honest
-answers written so that only the symbolic check can accept them (`\\sqrt{k^2}` for an
-integer k, and the like), with a few percent of answers that run to the time limit (power
-towers), scored with --threads concurrent calls; it prints how many honest answers that score
+answers written so that only the symbolic check can accept them (`\\frac{k\\sqrt{2}}{\\sqrt{2}}` for an
+integer k, and the like: an irrational spelling the in-process reading refutes or confirms only
+symbolically), with a few percent of answers that run to the time limit (power towers of square
+roots), scored with --threads concurrent calls; it prints how many honest answers that score
 in isolation lost their credit under load (target 0) and the latency percentiles.
 
     python benchmarks/bench_reward.py [--groups 166] [--timeout 2.0] [--threads 8] [--only mixed]
@@ -185,21 +186,21 @@ def run_scenario(name: str, data: Data, args: argparse.Namespace) -> dict[str, f
 
 
 def symbolic_spelling(answer: str) -> str:
-    """An equal answer that neither the string nor the exact-number path accepts: integers and
-    fractions through a square root; anything else as written."""
+    """An equal answer that only the symbolic check can accept (the exact in-process paths cannot:
+    it goes through an irrational factor): integers and fractions times sqrt(2) over sqrt(2);
+    anything else as written."""
     num = as_number(answer)
     if num is None or num.approximate or num.percent:
         return answer
     q: Fraction = num.value
     sign = "-" if q < 0 else ""
     p, d = abs(q.numerator), q.denominator
-    root = f"\\sqrt{{{p * p}}}"
-    return f"{sign}{root}" if d == 1 else f"{sign}\\frac{{{root}}}{{{d}}}"
+    return f"{sign}\\frac{{{p}\\sqrt{{2}}}}{{{d if d != 1 else ''}\\sqrt{{2}}}}"
 
 
 def build_mixed(groups: int, seed: int, slow_rate: float) -> Data:
     """N=3 completions from MATH-500 solutions with symbolically spelled right answers; each
-    answer is, with probability `slow_rate`, a distinct power tower instead (wrong, and slow)."""
+    answer is, with probability `slow_rate`, a distinct power tower of square roots instead (wrong, and slow)."""
     rng, chunks, _ = _groups_of_three(seed, groups)
     out = []
     for members in chunks:
@@ -207,7 +208,8 @@ def build_mixed(groups: int, seed: int, slow_rate: float) -> Data:
         for i, row in enumerate(members, start=1):
             slow = rng.random() < slow_rate
             k = rng.randint(7, 99)
-            answer = f"{k}^{{{k}^{{{k}^{{{k}}}}}}}" if slow else symbolic_spelling(row["answer"])
+            # a tower on an irrational base: the in-process reading cannot refute it, its check runs to the limit
+            answer = f"\\sqrt{{2}}^{{\\sqrt{{2}}^{{\\sqrt{{2}}^{{{100 + k}}}}}}}" if slow else symbolic_spelling(row["answer"])
             body = replace_last_box(row["solution"], answer)
             parts.append(f"### Problem {i}\n{body}\nAnswer{i}: \\boxed{{{answer}}}\n")
             golds.append(row["answer"])

@@ -25,8 +25,9 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from recipe_bcr.answer_gate import restatement_key
 from recipe_bcr.boxed import BoxIndex
-from recipe_bcr.normalize import as_number, canonical
+from recipe_bcr.normalize import canonical
 
 Fallback = Literal["position", "last"]
 
@@ -131,6 +132,12 @@ class GroupExtraction:
         return sum(p.answer is not None for p in self.problems) / len(self.problems)
 
 
+def _index(digits: str) -> int:
+    """A header's or label's problem number; 0 (no problem) for one too long to be any (and for
+    thousands of digits, which int() would refuse)."""
+    return int(digits) if len(digits) <= 6 else 0
+
+
 def _answer_text(completion: str, thinking: bool) -> tuple[int, bool | None] | None:
     """Offset where answers may be read, and whether a think block closed; None if it never did."""
     close = completion.rfind(THINK_CLOSE)
@@ -152,9 +159,10 @@ def _sections(heads: list[tuple[int, int]], length: int, n: int) -> dict[int, tu
 
 
 def _answer_key(content: str) -> tuple[str, object]:
-    """What two restatements of one answer share: its exact value, or its normalised text."""
-    number = as_number(content)
-    return ("number", number.value) if number is not None else ("text", canonical(content))
+    """What two restatements of one answer share: the exact value it states (`2^{3}`, `8`, `y = 8`),
+    or its normalised text. Two answers that are not the same value are a hedge."""
+    key = restatement_key(content)
+    return key if key is not None else ("text", canonical(content))
 
 
 def _conflicting_labels(labelled: list[tuple[int, int, str]], n: int) -> set[int]:
@@ -182,7 +190,7 @@ def extract_group(
         return GroupExtraction(empty, len(completion), False)
     offset, closed = read
     text = completion[offset:]
-    heads = [(m.start(), int(m.group(1))) for m in SECTION_HEADER.finditer(text)]
+    heads = [(m.start(), _index(m.group(1))) for m in SECTION_HEADER.finditer(text)]
     labels = list(ANSWER_LABEL.finditer(text))
     boxes = BoxIndex(text, barriers=[h for h, _ in heads] + [m.start() for m in labels])
     sections = _sections(heads, len(text), n)
@@ -193,7 +201,7 @@ def extract_group(
         box = boxes.by_start.get(m.end())
         if box is None or is_placeholder(box.content):
             continue
-        num = int(m.group(1))
+        num = _index(m.group(1))
         labelled.append((num, m.start(), box.content))
         label_of_box[box.start] = num
 

@@ -25,6 +25,8 @@ def training_metrics(breakdowns: Iterable[Mapping[str, float]], prefix: str = "b
     for pos in range(int(ns.max())):
         has = ns > pos
         out[f"{prefix}acc_pos{pos + 1}"] = float(((bits[has] >> pos) & 1).mean())
+    # how many completions this step were zeroed by the reward's last line of defence (target 0)
+    out[f"{prefix}reward_errors"] = float(sum(float(r.get("reward_errors", 0.0)) for r in rows))
     tokens = np.array([float(r["response_tokens"]) for r in rows])
     if tokens.any():
         out[f"{prefix}tokens_per_problem"] = float((tokens / ns).mean())

@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from recipe_bcr.answer_gate import gives_answer
 from recipe_bcr.extract import Fallback, extract_group
 from recipe_bcr.verify import Gold, Verifier
 
@@ -28,6 +29,7 @@ BREAKDOWN_KEYS = (
     "correct_bits",  # bit i set when problem i+1 is right: per-position accuracy, floats only
     "response_tokens",  # true token length when the reward manager passes it, else 0
     "truncated",  # 1 when the response used the whole budget
+    "reward_errors",  # 1 when scoring raised and the completion was given 0 by the last line of defence
 )
 
 
@@ -80,7 +82,8 @@ def score_completion(
     verdicts = verifier.check_many(list(zip(extraction.answers, golds)), deadline)
     correct = [v.correct for v in verdicts]
     acc = sum(correct) / n
-    fmt = float(extraction.format_ok)
+    # format credit means an answer was given: a box of prose or a stand-in earns none (unless the gold is prose)
+    fmt = float(extraction.format_ok and all(gives_answer(a, g) for a, g in zip(extraction.answers, golds)))
     len_penalty = -(response_length / max_response_length) if weights.length else 0.0
     score = weights.acc * acc + weights.fmt * fmt + weights.length * len_penalty
     breakdown = {
@@ -96,6 +99,7 @@ def score_completion(
         "correct_bits": float(sum(1 << i for i, c in enumerate(correct) if c)),
         "response_tokens": float(response_length or 0),
         "truncated": float(bool(response_length and max_response_length and response_length >= max_response_length)),
+        "reward_errors": 0.0,
     }
     return ScoredCompletion(
         breakdown,
@@ -111,3 +115,13 @@ def score_completion(
 def zero_breakdown() -> dict[str, float]:
     """The breakdown of a completion that earns nothing (same keys as a scored one)."""
     return {k: 0.0 for k in BREAKDOWN_KEYS}
+
+
+def failed_breakdown(n: int) -> dict[str, float]:
+    """The breakdown of a completion whose scoring raised: nothing earned, and the error counted."""
+    return {**zero_breakdown(), "n": float(n), "reward_errors": 1.0}
+
+
+def failed_completion(n: int) -> ScoredCompletion:
+    """What a completion whose scoring raised is recorded as (evaluation's last line of defence)."""
+    return ScoredCompletion(failed_breakdown(n), [None] * n, [None] * n, [False] * n, [None] * n, ["error"] * n, 0)

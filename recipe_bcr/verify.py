@@ -1,15 +1,17 @@
-"""Answer verification: string, then exact numbers, then symbolic equivalence.
+"""Answer verification: the whole answer read into a tree, then exact numbers, then symbolic equivalence.
 
-The two fast paths run in-process and settle most answers (MATH-style integers and
-fractions); everything else goes to math-verify (latex2sympy2_extended + SymPy) in a
-kill-able worker process with a hard time limit (recipe_bcr.symbolic). Rules that hold at
-every stage: no credit for overlap ("1331 and 1728" vs "1728", "\\pm 2021" vs "2021") or
-hedges ("3 \\lor 5", "\\ge 5"; recipe_bcr.shape), a wrapper ("x = ...", "P(A) = ...", a
-one-element set) is held to the rules of the value inside it, a decimal stands for an exact
-value only if it is that value rounded or cut at its last digit and within 1e-6 relative
-(0.333 is not 1/3, 1000000.0 is not 1000001), exact values match exactly (1/2004! is not
-1/2006!), sequences with an ellipsis match only as normalised strings. Nothing a policy
-writes is expanded in this process beyond recipe_bcr.normalize.MAX_DIGITS digits.
+Each answer is first read whole (recipe_bcr.answer_gate and the answer_* modules it uses): a
+prediction that the tree cannot account for, character by character, is wrong; the tree rules
+(decimals at every node, exact equality, words and units, notation as rendered, structure,
+relations, hedges) settle most answers in process, refuting wrong ones by exact fractions or
+certain 50-digit differences. What remains (an equality that holds but is not rational, an
+equation, an interval union) goes, with every decimal as its exact fraction, to math-verify
+(latex2sympy2_extended + SymPy) in a kill-able worker process with a hard time limit
+(recipe_bcr.symbolic). The earlier string rules still apply on that path: no credit for overlap
+("1331 and 1728" vs "1728", "\\pm 2021" vs "2021") or hedges ("3 \\lor 5", "\\ge 5";
+recipe_bcr.shape), a wrapper ("x = ...", a one-element set) is held to the rules of the value
+inside it, sequences with an ellipsis match only as normalised strings. Nothing a policy writes is
+expanded in this process beyond recipe_bcr.normalize.MAX_DIGITS digits.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from recipe_bcr.answer_gate import exact_decimals, tree_verdict
 from recipe_bcr.extract import MAX_ANSWER_CHARS
 from recipe_bcr.normalize import (
     ELLIPSIS,
@@ -47,6 +50,7 @@ Gold = str | Sequence[str]
 class Verdict:
     correct: bool
     # string | numeric | structure | symbolic | hedge | invalid | no_answer | too_long | timeout | unparsed
+    # (unparsed: the answer tree, or the symbolic parser, could not read the whole answer)
     method: str
 
 
@@ -139,6 +143,10 @@ class Verifier:
         if refused is not None:
             return refused
         assert isinstance(pred, str)
+        decided = tree_verdict(pred, gold, self.rel_tol)
+        if decided is not None:
+            correct, method = decided
+            return Verdict(correct, method)
         whole = self._fast_value(pred, gold)
         if whole is not None and (whole.correct or whole.method == "numeric"):
             return whole
@@ -203,7 +211,8 @@ class Verifier:
         if budget <= 0:
             return "timeout", 0.0
         status, used = self._pool.check_timed(
-            for_parser(gold), for_parser(pred), min(budget, self.timeout_s), hints, hard_deadline=hard
+            exact_decimals(for_parser(gold)), exact_decimals(for_parser(pred)), min(budget, self.timeout_s), hints,
+            hard_deadline=hard,
         )
         if status in ("true", "false", "gold_unparsed", "pred_unparsed") and len(pred) <= 256:
             with self._cache_lock:  # long answers are rarely repeated and would fill the memory

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from recipe_bcr.reward import RewardWeights, require_length, score_completion, zero_breakdown
+from recipe_bcr.reward import RewardWeights, failed_breakdown, require_length, score_completion
 from recipe_bcr.verify import Gold, configure_default
 
 logger = logging.getLogger(__name__)
@@ -128,5 +128,6 @@ def compute_score(
             max_response_length=info.get("max_response_length"),
         ).breakdown
     except Exception:  # noqa: BLE001 - a policy output must never crash a training step
+        # counted, never silent: `reward_errors` in the breakdown becomes bcr/reward_errors per step
         logger.exception("%s: scoring failed; the completion earns 0 (data_source=%s)", _sample_name(info), data_source)
-        return zero_breakdown()
+        return failed_breakdown(len(golds))

@@ -90,7 +90,8 @@ def test_honest_answers_keep_credit_beside_slow_ones_from_eight_threads():
     verifier = Verifier(timeout_s=timeout_s, workers=2)
     try:
         assert verifier.start(wait_s=120) == 2
-        slow = "### Problem 1\nAnswer1: \\boxed{10^{10^{10^{10}}}}\n### Problem 2\nAnswer2: \\boxed{7}\n"
+        # an answer the in-process reading cannot refute (an irrational base), so its check runs to the deadline
+        slow = "### Problem 1\nAnswer1: \\boxed{\\sqrt{2}^{\\sqrt{2}^{\\sqrt{2}^{100}}}}\n### Problem 2\nAnswer2: \\boxed{7}\n"
         jobs = [(slow, ["5", "7", "9"])] * 4 + [_honest_group(k) for k in range(3, 43)]
         jobs = jobs[::2] + jobs[1::2]  # slow ones early in both halves, while honest ones run
 

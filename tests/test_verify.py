@@ -1,4 +1,5 @@
 import json
+import time
 
 import pytest
 
@@ -10,11 +11,22 @@ def _cases(shared):
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+# public cases whose source's verdict the rules of issue 17 reverse on purpose
+OVERRULED = {
+    "eq-0115": "multiplicity is kept: a solution listed twice is not the gold's list",
+    "eq-0208": "an answer with words the gold does not carry ('17 any text') is wrong",
+}
+
+
 def test_public_grader_cases(shared, verifier):
-    """Every unambiguous public case is judged as its source says; no case ever gets false credit."""
+    """Every unambiguous public case is judged as its source says (but the OVERRULED ones, which are
+    judged wrong); no case ever gets false credit."""
     wrong, false_credit = [], []
     for case in _cases(shared):
         got = verifier.check(case["pred"], case["gold"]).correct
+        if case["id"] in OVERRULED:
+            assert not got, case["id"]
+            continue
         if got and not case["equivalent"]:
             false_credit.append(case["id"])
         if not case["ambiguous"] and got != case["equivalent"]:
@@ -64,9 +76,9 @@ def test_no_credit_for_overlap_or_approximation(verifier, gold, pred):
         ("\\frac{1}{2}", "0.5", "numeric"),
         ("1/12", "0.0833333333333333", "numeric"),
         ("7425000", "7,425,000", "numeric"),
-        ("\\dfrac{3}{4}", "\\frac34", "symbolic"),
-        ("x^2+2x+1", "(x+1)^2", "symbolic"),
-        ("\\sqrt{17}", "4.123105625617661", "symbolic"),
+        ("\\dfrac{3}{4}", "\\frac34", "numeric"),  # the answer tree reads TeX's single-token arguments exactly
+        ("x^2+2x+1", "(x+1)^2", "numeric"),  # polynomials: an exact expansion in process (answer_poly)
+        ("\\sqrt{17}", "4.123105625617661", "numeric"),  # the decimal rule, applied in process at 50 digits
         ("\\text{odd}", "odd", "string"),
         ("25\\%", "0.25", "numeric"),
         ("\\frac{1}{4}", "25\\%", "numeric"),
@@ -117,7 +129,7 @@ def test_unparseable_gold_compares_as_string_and_warns_once(caplog):
 
 def test_tower_times_out_without_credit(verifier):
     verdict = verifier.check("10^{10^{10^{10}}}", "10^{10^{10^{9}}}")
-    assert not verdict.correct and verdict.method in ("timeout", "symbolic")
+    assert not verdict.correct and verdict.method in ("timeout", "symbolic", "numeric")  # numeric: same base, other exponent
 
 
 def test_number_reader():
@@ -148,8 +160,9 @@ def test_numbers_match_rules():
 )
 def test_number_against_non_numbers_in_the_worker(verifier, gold, pred, correct):
     """A number never equals an expression in unknowns or a collection of several elements, and an
-    assigned value is held to the value's rules; these are settled by the worker, not by the parent's
-    fast path."""
-    assert verifier.fast(pred, gold) is None
+    assigned value is held to the value's rules: in the worker (which the answer tree's in-process
+    refusals now spare most of these), and through the verifier."""
+    status, _ = verifier.pool.check_timed(gold, pred, 5.0, {}, hard_deadline=time.monotonic() + 20)
+    assert status == ("true" if correct else "false")
     verdict = verifier.check(pred, gold)
-    assert verdict.correct is correct and verdict.method == "symbolic"
+    assert verdict.correct is correct and verdict.method in (("symbolic",) if correct else ("structure", "numeric"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -9,12 +10,25 @@ from recipe_bcr.engines.base import Generation
 from recipe_bcr.eval.analysis import is_degenerate, marker_count
 from recipe_bcr.eval.attribution import attribute
 from recipe_bcr.eval.tasks import Task
-from recipe_bcr.reward import score_completion
+from recipe_bcr.reward import ScoredCompletion, failed_completion, score_completion
 from recipe_bcr.verify import Gold, Verifier
+
+logger = logging.getLogger(__name__)
 
 
 def task_golds(task: Task) -> list[Gold]:
     return [p.answers[0] if len(p.answers) == 1 else list(p.answers) for p in task.problems]
+
+
+def _score_guarded(task: Task, sample: int, text: str, verifier: Verifier, thinking: bool) -> ScoredCompletion:
+    """The reward core's scoring, with training's last line of defence: a raise scores 0, with a warning."""
+    try:
+        return score_completion(
+            text, task_golds(task), verifier, thinking=thinking, fallback="last" if task.style == "single" else "position"
+        )
+    except Exception:  # noqa: BLE001 - one bad completion must not end an evaluation run
+        logger.warning("reward error: scoring %s raised; the sample scores 0", task.key(sample), exc_info=True)
+        return failed_completion(task.n)
 
 
 def score_sample(
@@ -29,13 +43,7 @@ def score_sample(
     seed: int,
     keep_token_ids: bool = True,
 ) -> dict[str, Any]:
-    scored = score_completion(
-        gen.text,
-        task_golds(task),
-        verifier,
-        thinking=thinking,
-        fallback="last" if task.style == "single" else "position",
-    )
+    scored = _score_guarded(task, sample, gen.text, verifier, thinking)
     spans = list(scored.sections)
     if task.n == 1 and spans[0] is None:  # one problem without a header: all the answer text is its
         spans = [(scored.answer_start, len(gen.text))]

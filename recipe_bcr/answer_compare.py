@@ -1,0 +1,435 @@
+"""The rules of verification as checks on two answer trees (recipe_bcr.answer_tree).
+
+`judge` returns True or False when the trees decide, and None when only the symbolic check can
+(an equality that holds to 50 digits but is not exact, an equation, an interval union). Rules:
+  * structure: a tuple is only a tuple, an interval only the same interval, a matrix only a matrix
+    of its shape, a set or a bare list an unordered collection with multiplicity; a one-element set
+    (or bracket) is unwrapped only at the top level of an answer, once;
+  * a relation or equation gold is answered only by a relation or equation (never by its right
+    side); `label = value [= value]` answers a value gold with every stated value, `a \\approx b`
+    with `a` exact and `b` a rounding of it;
+  * connectives (or, and, implies, \\cup, ...) the gold does not use make a hedge;
+  * prose or words in a mathematical answer make it wrong (units are not words: answer_words);
+  * decimals: a decimal literal that is a whole value (the answer, an element of a container, a
+    part of a complex number, after \\approx) may stand for an exact value only as its cut or
+    rounding at its own last digit and within rel_tol; a decimal inside an operation stands for its
+    own exact value (`0.5\\pi` is \\pi/2, `0.333\\pi` is not \\pi/3);
+  * exact values are equal only exactly: rationals are compared as Fractions (large integers as
+    integers), polynomials by their exact expansion, anything else is refuted here by a certain
+    50-digit difference and confirmed only by the symbolic check.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from recipe_bcr.answer_poly import polynomial
+from recipe_bcr.answer_tree import Node
+from recipe_bcr.answer_value import _CTX, exact, log10_floor, numeric, refutes, unknowns
+from recipe_bcr.answer_words import MAGNITUDES
+from recipe_bcr.normalize import Number, numbers_match, rounding_candidates
+from recipe_bcr.shape import is_label
+
+Decision = bool | None
+_MAX_ITEMS = 64
+
+
+def has_prose(node: Node) -> bool:
+    return any(n.kind == "text" for n in node.walk())
+
+
+def _strip_units(node: Node) -> Node:
+    while node.kind in ("unit", "words") and node.children:
+        node = node.children[0]
+    return node
+
+
+def _families(node: Node) -> set[str]:
+    """Connective families used anywhere in the tree, and "relation" for a relation sign."""
+    out: set[str] = set()
+    for n in node.walk():
+        if n.kind == "conn":
+            out.update(n.text.split(","))
+        elif n.kind == "rel":
+            out.update("approx" if op == "~" else "relation" for op in n.text.split(","))
+        elif n.kind == "pm":
+            out.add("pm")
+        elif n.kind == "list" and ("or" in n.text or "and" in n.text):
+            out.add("words")
+    return out
+
+
+def _label_values(node: Node, source: str) -> list[tuple[Node, bool]] | None:
+    """`x = 5`, `f(2) = 3 = \\frac{6}{2}`, `\\frac{\\sqrt3}{3} \\approx 0.577`: the values stated, each
+    with True where it is only claimed approximately; None when the relation is no such statement."""
+    ops = node.text.split(",")
+    if ops == ["in"]:
+        ops = ["="]  # x \in [-2, 7] states the interval
+    if any(op not in ("=", "~") for op in ops):
+        return None
+    parts = list(node.children)
+    first = source[parts[0].span[0] : parts[0].span[1]]
+    stated: list[tuple[Node, bool]] = []
+    if ops[0] == "=" and is_label(first):
+        parts, ops = parts[1:], ops[1:]
+        stated.append((parts[0], False))
+    else:
+        stated.append((parts[0], False))
+    for op, part in zip(ops, parts[1:]):
+        stated.append((part, op == "~"))
+    if all(approx for _, approx in stated[1:]) and len(stated) > 1 and ops and ops[0] == "~":
+        return stated  # exact \approx decimal
+    if len(stated) > 1 and not is_label(first) and "~" not in ops:
+        return None  # 2x = 6, x + y = 1: an equation between values, not a statement of one
+    return stated
+
+
+def _gold_statement(gold: Node, source: str) -> Node | None:
+    """A gold `label = value` (`k = 1`, `(p, q) = (3, 2)`, `\\frac{NO}{BO} = ...`): its value, the answer.
+    A gold equation between values (`2a - b = 3`, `x + y = 1`) or any other relation is no statement."""
+    ops = gold.text.split(",") if gold.kind == "rel" else []
+    if not ops or ops[-1] != "=" or any(op != "ratio" for op in ops[:-1]):
+        return None
+    sides = gold.children[:-1]  # `A:B = 1` names a ratio of names
+    names_only = all(n.kind in ("sym", "div", "mul", "abs", "tuple") for side in sides for n in side.walk())
+    text = source[sides[0].span[0] : sides[-1].span[1]]
+    return gold.children[-1] if names_only or (len(sides) == 1 and is_label(text)) else None
+
+
+def judge(pred: Node, gold: Node, pred_src: str, gold_src: str, rel_tol: float) -> Decision:
+    """The verdict of the tree rules, or None when only the symbolic check can decide."""
+    if has_prose(pred):
+        return False
+    carried = {n.text for n in gold.walk() if n.kind == "words"}
+    stated = {n.text for n in pred.walk() if n.kind == "words"}
+    if stated - carried:
+        return False  # words the gold does not carry: 4 \text{, possibly 5}, 3 \text{ billion}
+    if any(MAGNITUDES & set(words.split()) for words in carried - stated):
+        return False  # a gold's magnitude word (3 \text{ billion}) changes its value: it cannot be dropped
+    value = _gold_statement(gold, gold_src)
+    if value is not None:
+        if pred.kind == "rel" and _gold_statement(pred, pred_src) is None:
+            return False  # k = 1 is not answered by an equation between values
+        if pred.kind == "rel":
+            return None  # both statements: the symbolic check compares them whole
+        gold = value
+    extra = _families(pred) - _families(gold)
+    if "cup" in extra or "cap" in extra:  # an interval union may answer an inequality gold
+        extra -= {"cup", "cap"} if "relation" in _families(gold) else set()
+    if "words" in extra and gold.kind in ("list", "set"):
+        extra.discard("words")
+    if extra - {"relation", "approx"}:
+        return False
+    if gold.kind == "rel":
+        inequality = any(op in ("<", ">", "<=", ">=") for op in gold.text.split(","))
+        if pred.kind == "rel" or (inequality and (_collection(pred) or "").startswith(("tuple", "interval"))):
+            return None  # t \le 4 against x \le 4, or against an interval: the symbolic check
+        if inequality and pred.kind == "conn":
+            return None
+        return False  # a relation gold is never answered by its right side
+    if any(n.kind == "rel" for n in gold.walk()):
+        return None  # relations inside a gold collection (p = 5, q = 2; ...): the symbolic check
+    if pred.kind == "rel":
+        stated = _label_values(pred, pred_src)
+        if stated is None:
+            return False
+        verdicts = [_value(p, gold, rel_tol, top=True, approx=a) for p, a in stated]
+        if any(v is False for v in verdicts):
+            return False
+        return True if all(v is True for v in verdicts) else None
+    if gold.kind in ("list", "set") and pred.kind in ("list", "set"):
+        pred = _stated_elements(pred, pred_src)  # x = 1 \text{ or } x = 2 states the elements 1 and 2
+        if pred is None:
+            return False
+        extra = _families(pred) - _families(gold)
+    if "relation" in extra or "approx" in extra:
+        return False  # a relation inside a container or bracket: (3 \approx 5), \{x > 2\}
+    return _value(pred, gold, rel_tol, top=True)
+
+
+def _stated_elements(node: Node, source: str) -> Node | None:
+    """A list or set whose elements may be `label = value` statements, with the values in their place."""
+    out = []
+    for child in node.children:
+        if child.kind == "rel":
+            stated = _label_values(child, source)
+            if stated is None or len(stated) != 1 or stated[0][1]:
+                return None
+            child = stated[0][0]
+        out.append(child)
+    return Node(node.kind, tuple(out), node.text, span=node.span)
+
+
+def _unwrap_singleton(node: Node) -> Node:
+    if node.kind in ("set", "list1") and len(node.children) == 1:
+        return node.children[0]
+    return node
+
+
+def _value(pred: Node, gold: Node, rel_tol: float, top: bool = False, approx: bool = False) -> Decision:
+    pred, gold = _strip_units(pred), _strip_units(gold)
+    if top and (pred.kind in ("set", "list1")) != (gold.kind in ("set", "list1")):
+        pred, gold = _unwrap_singleton(pred), _unwrap_singleton(gold)  # \{5\} is 5 only as the whole answer
+    if pred.kind in ("ellipsis",) or gold.kind in ("ellipsis",):
+        return None
+    pred, gold = _plus_minus(pred), _plus_minus(gold)
+    if _inner_container(pred) or _inner_container(gold):
+        return None  # arithmetic on matrices or tuples: the symbolic check
+    p_coll, g_coll = _collection(pred), _collection(gold)
+    if p_coll is not None or g_coll is not None:
+        if p_coll is None or g_coll is None or p_coll != g_coll:
+            return False
+        return _elements(pred, gold, p_coll, rel_tol)
+    if pred.kind == "conn" or gold.kind == "conn":
+        return None
+    return _scalar(pred, gold, rel_tol, approx)
+
+
+def _plus_minus(node: Node) -> Node:
+    """`\\pm a` is the set {-a, a}; `a \\pm b` is {a - b, a + b}."""
+    if node.kind == "pm":
+        a = node.children[0]
+        return Node("set", (Node("neg", (a,)), a), text="{}")
+    if node.kind == "add" and len(node.children) == 2 and node.children[1].kind == "pm":
+        a, b = node.children[0], node.children[1].children[0]
+        return Node("set", (Node("add", (a, Node("neg", (b,)))), Node("add", (a, b))), text="{}")
+    return node
+
+
+def _inner_container(node: Node) -> bool:
+    """A scalar-looking node (a sum, a product) with a container inside it."""
+    if _collection(node) is not None:
+        return False
+    return any(_collection(n) is not None for n in node.walk())
+
+
+def _collection(node: Node) -> str | None:
+    """The kind of container, for comparison: "ordered" tuples, intervals by their brackets, matrices
+    by shape, "bag" for sets and bare lists; None for a scalar."""
+    if node.kind == "tuple":
+        return "tuple" + node.text
+    if node.kind == "interval":
+        return "interval" + node.text
+    if node.kind == "matrix":
+        return "matrix" + node.text
+    if node.kind in ("set", "list", "list1"):
+        return "bag"
+    return None
+
+
+def _elements(pred: Node, gold: Node, kind: str, rel_tol: float) -> Decision:
+    ps = _flat(pred)
+    gs = _flat(gold)
+    if len(ps) != len(gs):
+        return False
+    if len(ps) > _MAX_ITEMS:
+        return None
+    if kind != "bag":
+        verdicts = [_value(p, g, rel_tol) for p, g in zip(ps, gs)]
+        if any(v is False for v in verdicts):
+            return False
+        return True if all(verdicts) else None
+    return _bag(ps, gs, rel_tol)
+
+
+def _flat(node: Node) -> list[Node]:
+    if node.kind == "matrix":
+        return [c for row in node.children for c in row.children]
+    return list(node.children)
+
+
+def _bag(ps: list[Node], gs: list[Node], rel_tol: float) -> Decision:
+    """Unordered with multiplicity: every gold element matched by its own predicted element."""
+    table = [[_value(p, g, rel_tol) for g in gs] for p in ps]
+    free = set(range(len(gs)))
+    undecided = False
+    for row in table:
+        hit = next((j for j in sorted(free) if row[j] is True), None)
+        if hit is None:
+            maybe = next((j for j in sorted(free) if row[j] is None), None)
+            if maybe is None:
+                return False
+            undecided = True
+            free.discard(maybe)
+        else:
+            free.discard(hit)
+    return None if undecided else True
+
+
+def _decimal_literal(node: Node) -> Number | None:
+    """A whole value that is one decimal literal (maybe negated, with degrees): its exact reading."""
+    sign = 1
+    while node.kind in ("neg", "degree"):
+        if node.kind == "neg":
+            sign = -sign
+        node = node.children[0]
+    if node.kind == "num" and node.places is not None and node.value is not None:
+        return Number(sign * node.value, True, False, node.places)
+    return None
+
+
+def _percent(node: Node) -> Number | None:
+    if node.kind == "percent":
+        v = exact(node.children[0])
+        lit = _decimal_literal(node.children[0])
+        if v is not None:
+            return Number(v, lit is not None, True, lit.places if lit else 0)
+    return None
+
+
+def _scalar(pred: Node, gold: Node, rel_tol: float, approx: bool) -> Decision:
+    p_pct, g_pct = _percent(pred), _percent(gold)
+    if p_pct is not None or g_pct is not None:
+        p_num = p_pct or _number(pred)
+        g_num = g_pct or _number(gold)
+        if p_num is None or g_num is None:
+            return None
+        return numbers_match(g_num, p_num, rel_tol)
+    p_dec, g_dec = _decimal_literal(pred), _decimal_literal(gold)
+    p_exact, g_exact = exact(pred), exact(gold)
+    if p_dec is not None or g_dec is not None:
+        return _decimal(pred, gold, p_dec, g_dec, p_exact, g_exact, rel_tol, approx)
+    if _complex_decimals(pred) and not _complex_decimals(gold):
+        return _complex(pred, gold, rel_tol)
+    if p_exact is not None and g_exact is not None:
+        return p_exact == g_exact
+    same_base = _same_base_powers(pred, gold)
+    if same_base is not None:
+        return same_base
+    refuted = _refute(pred, gold)
+    if refuted is not None:
+        return refuted
+    p_poly, g_poly = polynomial(pred), polynomial(gold)
+    if p_poly is not None and g_poly is not None:
+        return p_poly == g_poly  # exact expansion: the symbolic difference is zero or it is not
+    return None
+
+
+def _same_base_powers(pred: Node, gold: Node) -> Decision:
+    """a^b against a^c for one exact base a > 1 and positive towers b, c: equal exactly when b = c
+    (decides `10^{10^{10^{10}}}` against `10^{10^{10^{9}}}` without computing either)."""
+    if pred.kind != "pow" or gold.kind != "pow":
+        return None
+    base_p, base_g = exact(pred.children[0]), exact(gold.children[0])
+    if base_p is None or base_p != base_g or base_p <= 1:
+        return None
+    if log10_floor(pred.children[1]) is None or log10_floor(gold.children[1]) is None:
+        return None  # exponents that are not positive towers: the symbolic check
+    return _scalar(pred.children[1], gold.children[1], 0.0, False)
+
+
+def _number(node: Node) -> Number | None:
+    dec = _decimal_literal(node)
+    if dec is not None:
+        return dec
+    v = exact(node)
+    return None if v is None else Number(v, False)
+
+
+def _imaginary(pred: Node, gold: Node) -> bool:
+    return (unknowns(pred) | unknowns(gold)) <= {"i", "e"}
+
+
+def _refute(pred: Node, gold: Node) -> Decision:
+    """False when the 50-digit values certainly differ; None (symbolic) otherwise."""
+    im = _imaginary(pred, gold)
+    a, b = numeric(pred, im), numeric(gold, im)
+    if a is None or b is None:
+        return False if _beyond(pred, b) is False or _beyond(gold, a) is False else None
+    return False if refutes(a, b) else None
+
+
+def _beyond(tower: Node, other: tuple[Any, Any] | None) -> Decision:
+    """False when `tower` is provably more than 10^1000 and the other side a number far below it."""
+    floor = log10_floor(tower)
+    if other is None or floor is None or floor <= 1000:
+        return None
+    return False if abs(other[0]) < _CTX.mpf(10) ** 900 else None
+
+
+def _decimal(
+    pred: Node, gold: Node, p_dec: Number | None, g_dec: Number | None,
+    p_exact: Fraction | None, g_exact: Fraction | None, rel_tol: float, approx: bool,
+) -> Decision:
+    """One side is a decimal literal: it must be the other side's value, its cut or its rounding."""
+    if p_dec is not None and g_dec is not None:
+        return numbers_match(g_dec, p_dec, rel_tol)
+    dec, other, other_exact = (p_dec, gold, g_exact) if p_dec is not None else (g_dec, pred, p_exact)
+    assert dec is not None
+    if other_exact is not None:
+        if approx:
+            return dec.value * Fraction(10) ** dec.places in _candidates(other_exact, dec.places)
+        return numbers_match(Number(other_exact, False), dec, rel_tol)
+    if unknowns(other) - {"e", "i"}:
+        return False  # a number never equals an expression in unknowns
+    value = numeric(other, True)
+    if value is None or _CTX.im(value[0]) != 0:
+        return None if value is None else False
+    return _rounds(dec, value[0], rel_tol, approx)
+
+
+def _candidates(x: Fraction, places: int) -> set[int]:
+    return rounding_candidates(x * Fraction(10) ** places)
+
+
+def _rounds(dec: Number, exact_value: Any, rel_tol: float, approx: bool) -> bool:
+    """`dec` is the 50-digit value's cut or rounding at its own last digit (and within rel_tol)."""
+    if abs(dec.places) > 30:
+        return False
+    scaled = Fraction(_CTX.nstr(exact_value * _CTX.mpf(10) ** dec.places, 45, strip_zeros=False, min_fixed=-100, max_fixed=100))
+    written = dec.value * Fraction(10) ** dec.places
+    if written.denominator != 1 or written.numerator not in rounding_candidates(scaled):
+        return False
+    return approx or abs(_CTX.mpf(dec.value.numerator) / dec.value.denominator - exact_value) <= rel_tol * abs(exact_value)
+
+
+def _complex_decimals(node: Node) -> bool:
+    """a + bi with a decimal part: `0.5+0.8660254i`."""
+    return any(n.kind == "num" and n.places is not None for n in node.walk()) and unknowns(node) == {"i"}
+
+
+def _complex(pred: Node, gold: Node, rel_tol: float) -> Decision:
+    """Each decimal part of a + bi held to the decimal rule against the gold's part."""
+    parts = _complex_parts(pred)
+    value = numeric(gold, True)
+    if parts is None or value is None:
+        return None
+    for (dec, exact_part), target in zip(parts, (_CTX.re(value[0]), _CTX.im(value[0]))):
+        if dec is not None:
+            if not _rounds(dec, target, rel_tol, False):
+                return False
+        elif exact_part is None or refutes((_CTX.mpf(exact_part.numerator) / exact_part.denominator, 0), (target, 0)):
+            return False if exact_part is not None else None
+        elif _CTX.mpf(exact_part.numerator) / exact_part.denominator != target:
+            return None
+    return True
+
+
+def _complex_parts(node: Node) -> list[tuple[Number | None, Fraction | None]] | None:
+    """[(real part), (imaginary part)], each a decimal literal or an exact rational; None otherwise."""
+    terms = list(node.children) if node.kind == "add" else [node]
+    real: tuple[Number | None, Fraction | None] = (None, Fraction(0))
+    imag: tuple[Number | None, Fraction | None] = (None, Fraction(0))
+    for t in terms:
+        sign = 1
+        while t.kind == "neg":
+            sign, t = -sign, t.children[0]
+        coef: Node | None = None
+        if t.kind == "sym" and t.text == "i":
+            coef = Node("num", value=Fraction(1))
+            target = "imag"
+        elif t.kind == "mul" and len(t.children) == 2 and t.children[1].kind == "sym" and t.children[1].text == "i":
+            coef, target = t.children[0], "imag"
+        else:
+            coef, target = t, "real"
+        dec = _decimal_literal(coef)
+        val = exact(coef)
+        if val is None:
+            return None
+        entry = (Number(sign * dec.value, True, False, dec.places) if dec else None, sign * val)
+        if target == "real":
+            real = entry
+        else:
+            imag = entry
+    return [real, imag]

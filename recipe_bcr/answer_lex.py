@@ -1,0 +1,154 @@
+"""The tokens of an answer: every character of it becomes part of exactly one token, or the answer is refused.
+
+One left-to-right scan (no regex that can backtrack: each pattern below is anchored at the scan
+position and matches a bounded class run). Spacing that TeX does not render as content (`\\,`,
+`\\quad`, `~`, `\\left`, `\\displaystyle`) becomes a space flag on the next token, so "5 6" (two
+numbers) is never read as 56 or 30. Anything outside the closed vocabulary (an unknown command, a
+character that is no ASCII math) makes `tokens` return None.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from recipe_bcr.answer_words import UNITS, WORDS_IN_MATH
+
+# numbers: "12", "1.5", ".5", "1,234,567" (groups of three, no space after a comma), "1e-12" handled by the parser
+_DIGITS = re.compile(r"[0-9]+")
+# 10,080 / 10{,}080 / 10,\\!080 / 10,\\! 080, and "1 000" (one space, groups of three)
+_THOUSANDS_GROUP = re.compile(r"(?: ?\{ ?, ?\}|,)(?:\\[!,] ?)?[0-9]{3}(?![0-9])| [0-9]{3}(?![0-9.])")
+# inside brackets a plain comma separates elements ("(12,102)" is a pair): only {,} and ,\! group digits there
+_MARKED_GROUP = re.compile(r"(?: ?\{ ?, ?\}|,\\[!,] ?)[0-9]{3}(?![0-9])")
+_LETTERS = re.compile(r"[A-Za-z]+")
+_COMMAND = re.compile(r"\\[A-Za-z]+")
+_SPACING = frozenset(
+    "\\, \\; \\: \\! \\> \\quad \\qquad \\enspace \\thinspace \\medspace \\thickspace \\displaystyle \\textstyle "
+    "\\left \\right \\bigl \\bigr \\Bigl \\Bigr \\biggl \\biggr \\big \\Big \\bigg \\Bigg \\limits".split()
+) | {"\\ "}
+_UNICODE = {
+    "∞": "\\infty", "π": "\\pi", "√": "\\sqrt", "≤": "\\le", "≥": "\\ge", "≠": "\\ne", "×": "\\times",
+    "·": "\\cdot", "÷": "\\div", "−": "-", "°": "\\degree", "±": "\\pm", "∓": "\\mp", "≈": "\\approx",
+    "∨": "\\lor", "∧": "\\land", "⇒": "\\Rightarrow", "→": "\\to", "⇔": "\\iff", "∪": "\\cup", "∩": "\\cap",
+    "∣": "\\mid", "≡": "\\equiv", "∼": "\\sim", "⊕": "\\oplus",
+}
+_CHARS = frozenset("+-*/^_!'=<>()[]{}|,;:&.%?")  # ASCII math characters a token may be; "?" is always refused later
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # "num" (digits, maybe a point and thousands commas), "cmd" (\\name), "letter", "char", "text"
+    text: str  # the token as written (for "text": the braced content of \\text{...})
+    start: int
+    end: int
+    spaced: bool  # spacing came right before it
+
+
+def _text_group(s: str, i: int) -> int | None:
+    """End (after the closing brace) of a balanced {...} starting at s[i] == "{"; None if unbalanced."""
+    depth = 0
+    j = i
+    while j < len(s):
+        c = s[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    return None
+
+
+TEXT_COMMANDS = frozenset("\\text \\textrm \\textnormal \\textbf \\textit \\textsf \\texttt \\mbox \\mathrm \\operatorname".split())
+
+
+def tokens(s: str) -> list[Token] | None:
+    """The tokens of `s`, or None when some character is outside the answer vocabulary."""
+    out: list[Token] = []
+    i, n, spaced, depth = 0, len(s), False, 0
+    while i < n:
+        c = s[i]
+        if c in "([" or s.startswith("\\{", i):
+            depth += 1
+        elif c in ")]" or s.startswith("\\}", i):
+            depth = max(depth - 1, 0)
+        if c.isspace() or c == "~" or c == "$":  # a dollar only opens or closes math mode
+            spaced, i = True, i + 1
+            continue
+        if c in _UNICODE:
+            out.append(_command_token(_UNICODE[c], i, i + 1, spaced))
+            spaced, i = False, i + 1
+            continue
+        if "0" <= c <= "9":
+            m = _DIGITS.match(s, i)
+            assert m is not None
+            j = m.end()
+            if j - i <= 3:  # 1,234,567: every group after the first has exactly three digits
+                groups = _THOUSANDS_GROUP if depth == 0 else _MARKED_GROUP
+                while (g := groups.match(s, j)) is not None:
+                    j = g.end()
+            if j < n and s[j] == "." and j + 1 < n and "0" <= s[j + 1] <= "9":
+                j = _DIGITS.match(s, j + 1).end()  # type: ignore[union-attr]
+            elif s.startswith(".\\overline", j):  # 0.\overline{3}
+                j += 1
+            out.append(Token("num", s[i:j], i, j, spaced))
+            spaced, i = False, j
+            continue
+        if c == "." and i + 1 < n and "0" <= s[i + 1] <= "9":
+            j = _DIGITS.match(s, i + 1).end()  # type: ignore[union-attr]
+            out.append(Token("num", s[i:j], i, j, spaced))
+            spaced, i = False, j
+            continue
+        if c == "\\":
+            m = _COMMAND.match(s, i)
+            if m is None:
+                if i + 1 >= n:
+                    return None
+                name = s[i : i + 2]
+                j = i + 2
+            else:
+                name, j = m.group(), m.end()
+            if name in _SPACING:
+                spaced, i = True, j
+                continue
+            if name in TEXT_COMMANDS:
+                k = j
+                while k < n and s[k] == " ":
+                    k += 1
+                if k >= n or s[k] != "{":
+                    return None
+                end = _text_group(s, k)
+                if end is None:
+                    return None
+                out.append(Token("text", s[k + 1 : end - 1], i, end, spaced))
+                spaced, i = False, end
+                continue
+            out.append(_command_token(name, i, j, spaced))
+            spaced, i = False, j
+            continue
+        if ("a" <= c <= "z") or ("A" <= c <= "Z"):
+            m = _LETTERS.match(s, i)
+            assert m is not None
+            word = m.group()
+            if (word in WORDS_IN_MATH or (len(word) > 1 and word.lower() in UNITS)) and (i == 0 or s[i - 1] != "\\"):
+                out.append(Token("text", word, i, m.end(), spaced))  # "12 and 13", "125 miles": words, not products
+                spaced, i = False, m.end()
+                continue
+            for k in range(i, m.end()):
+                out.append(Token("letter", s[k], k, k + 1, spaced and k == i))
+            spaced, i = False, m.end()
+            continue
+        elif c in _CHARS:
+            out.append(Token("char", c, i, i + 1, spaced))
+        else:
+            return None
+        spaced, i = False, i + 1
+    return out
+
+
+def _command_token(name: str, start: int, end: int, spaced: bool) -> Token:
+    return Token("cmd", name, start, end, spaced)

@@ -1,0 +1,101 @@
+"""Polynomials with rational coefficients, expanded exactly: `(x+3)^2` and `x^2+6x+9` are one
+polynomial, so an honest algebraic answer is confirmed in process (an exact symbolic difference of
+zero) instead of waiting for a symbolic worker. Only sums, products, integer powers and rational
+constants of unknowns are read; anything else (a root, a quotient by an unknown, a function) gives
+None, and bounded sizes keep every expansion to milliseconds.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from recipe_bcr.answer_tree import Node
+from recipe_bcr.answer_value import exact
+
+Monomial = tuple[tuple[str, int], ...]  # sorted (unknown, power) pairs
+Poly = dict[Monomial, Fraction]
+MAX_TERMS = 400
+MAX_POWER = 32
+
+
+class _TooBig(Exception):
+    pass
+
+
+def polynomial(node: Node) -> Poly | None:
+    """The expanded polynomial of the tree, or None when it is not one (or too large to expand here)."""
+    try:
+        return _poly(node)
+    except _TooBig:
+        return None
+
+
+def _poly(node: Node) -> Poly | None:
+    k, ch = node.kind, node.children
+    value = exact(node) if k != "sym" else None
+    if value is not None:
+        return {(): value} if value else {}
+    if k == "sym":
+        if node.text in ("e", "i"):
+            return None  # constants, not unknowns
+        return {((node.text, 1),): Fraction(1)}
+    if k in ("unit", "words"):
+        return _poly(ch[0])
+    if k == "neg":
+        p = _poly(ch[0])
+        return None if p is None else {m: -c for m, c in p.items()}
+    if k == "mul" and any(a.kind == "sym" and b.kind == "add" for a, b in zip(ch, ch[1:])):
+        return None  # f(x + 1) may be a function's value, not a product: the symbolic check reads it
+    if k in ("add", "mul"):
+        parts = [_poly(c) for c in ch]
+        if any(p is None for p in parts):
+            return None
+        out: Poly = parts[0]  # type: ignore[assignment]
+        for p in parts[1:]:
+            out = _add(out, p) if k == "add" else _mul(out, p)  # type: ignore[arg-type]
+        return out
+    if k == "div":
+        num, den = _poly(ch[0]), exact(ch[1])
+        if num is None or not den:
+            return None
+        return {m: c / den for m, c in num.items()}
+    if k == "pow":
+        base, power = _poly(ch[0]), exact(ch[1])
+        if base is None or power is None or power.denominator != 1 or not 0 <= power <= MAX_POWER:
+            return None
+        out = {(): Fraction(1)}
+        for _ in range(int(power)):
+            out = _mul(out, base)
+        return out
+    return None
+
+
+def _add(a: Poly, b: Poly) -> Poly:
+    out = dict(a)
+    for m, c in b.items():
+        total = out.get(m, Fraction(0)) + c
+        if total:
+            out[m] = total
+        else:
+            out.pop(m, None)
+    return out
+
+
+def _mul(a: Poly, b: Poly) -> Poly:
+    if len(a) * len(b) > MAX_TERMS * 4:
+        raise _TooBig
+    out: Poly = {}
+    for ma, ca in a.items():
+        for mb, cb in b.items():
+            powers: dict[str, int] = dict(ma)
+            for name, e in mb:
+                powers[name] = powers.get(name, 0) + e
+            m = tuple(sorted(powers.items()))
+            total = out.get(m, Fraction(0)) + ca * cb
+            if total:
+                out[m] = total
+            else:
+                out.pop(m, None)
+    if len(out) > MAX_TERMS:
+        raise _TooBig
+    return out

@@ -1,0 +1,60 @@
+"""The words an answer may carry, as closed lists: units (dropped or kept, never changing the value),
+magnitude words (which change it), the connective words "or"/"and", and what a `\\text{...}` holds.
+
+Anything else written in words is prose: it is compared as prose with a prose gold and makes an
+answer to a mathematical gold wrong (`4 \\text{, possibly 5}`, `3 \\text{ billion}`).
+"""
+
+from __future__ import annotations
+
+import re
+
+UNITS = frozenset(
+    """
+    cm m km mm in inch inches ft feet foot yd yard yards mi mile miles meter meters metre metres centimeter
+    centimeters kilometer kilometers millimeter millimeters square sq cubic units unit degree degrees deg
+    radian radians rad dollar dollars cent cents s sec secs second seconds min mins minute minutes h hr hrs
+    hour hours day days week weeks month months year years g kg gram grams kilogram kilograms lb lbs pound
+    pounds oz ounce ounces l ml liter liters litre litres gallon gallons mph kph km/h m/s ways people students
+    """.split()
+)
+MAGNITUDES = frozenset(
+    "hundred hundreds thousand thousands million millions billion billions trillion trillions dozen dozens".split()
+)  # words that change a value: never dropped, never added
+CONNECTIVE_WORDS = {"or": "or", "and": "and"}
+WORDS_IN_MATH = frozenset(CONNECTIVE_WORDS)  # written without \\text, still words
+FUNCTION_NAMES = frozenset("lcm gcd arcsin arccos arctan sin cos tan log ln exp".split())
+_WORD = re.compile(r"[A-Za-z]+(?:/[A-Za-z]+)?")
+_NUMBERISH = re.compile(r"[0-9.,\s+-]+")
+
+
+def text_kind(content: str) -> str:
+    """What a `\\text{...}` holds: "empty", "number", "letter" (\\mathrm{e}), "function"
+    (\\operatorname{lcm}), "unit", "connective", or "prose"."""
+    words = content.split()
+    if not words:
+        return "empty"
+    if _NUMBERISH.fullmatch(content) and any(c.isdigit() for c in content):
+        return "number"
+    if len(words) == 1 and len(words[0]) == 1 and words[0].isalpha():
+        return "letter"
+    if len(words) == 1 and words[0] in FUNCTION_NAMES:
+        return "function"
+    lowered = [w.lower() for w in words]
+    if len(lowered) == 1 and lowered[0] in CONNECTIVE_WORDS:
+        return "connective"
+    if all(_WORD.fullmatch(w) and w in UNITS for w in lowered):
+        return "unit"
+    return "prose"
+
+
+def prose_key(text: str) -> str:
+    """A prose answer as compared with a prose gold: its letters and digits, lowercased, with the
+    text commands' names and math delimiters removed (`\\text{(C)}` and `C` are both "c")."""
+    out = re.sub(r"\\(?:text[a-z]*|mathrm|mathbf|textbf|mbox|operatorname)\b", "", text)
+    return "".join(c for c in out.lower() if c.isascii() and c.isalnum())
+
+
+def words_key(text: str) -> str:
+    """Words as compared between an answer and its gold: lowercase letters and digits, single spaces."""
+    return " ".join("".join(c for c in w.lower() if c.isascii() and c.isalnum()) for w in text.split()).strip()
