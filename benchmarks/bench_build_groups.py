@@ -7,7 +7,7 @@ fresh process for each difficulty source (column; r1_length in characters, read 
 through the Hub id from an offline Hugging Face cache holding the same file) and prints the
 wall time, the peak resident memory of that process, and per N the spread of group-mean difficulty
 against a random grouping of the same problems next to the floor that this data allows (the step of
-coarse scores, the one-problem-per-stratum design; see recipe_bcr/grouping.py).
+coarse scores, the one-problem-per-stratum design; see recipe_bcr/data/grouping.py).
 
     python benchmarks/bench_build_groups.py [--rows 103110] [--chars 15000]
 """

@@ -33,7 +33,7 @@ SHARED = Path(os.environ.get("BCR_SHARED", REPO.parent / "shared"))
 def build_saved_run(out: Path, k: int, seed: int, wrong_rate: float) -> int:
     from omegaconf import OmegaConf
 
-    from recipe_bcr.eval.tasks import build_tasks
+    from recipe_bcr.data.eval_tasks import build_tasks
 
     sols = {}
     for line in (SHARED / "data/benchmarks/math500.jsonl").read_text().splitlines():

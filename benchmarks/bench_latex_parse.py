@@ -2,7 +2,7 @@
 
 Parses every distinct answer string of the shared data (the bundled benchmarks' answers, the
 public grader cases' golds and predictions, the DeepMath-shaped stand-in's final answers)
-twice in plain LL mode and twice with recipe_bcr.latex_two_stage enabled, in this order,
+twice in plain LL mode and twice with recipe_bcr.grading.symbolic.latex_two_stage enabled, in this order,
 checks that both give the same SymPy tree (srepr) or the same error for every string, and
 prints the times. Also prints how long one symbolic worker takes to start (imports and
 parser warm-up), which is how long a killed worker's replacement is away.
@@ -21,8 +21,8 @@ import pandas as pd
 import sympy
 from latex2sympy2_extended.latex2sympy2 import latex2sympy
 
-from recipe_bcr import latex_two_stage
-from recipe_bcr.symbolic import SymbolicPool
+from recipe_bcr.grading.symbolic import latex_two_stage
+from recipe_bcr.grading.symbolic.pool import SymbolicPool
 
 SHARED = Path(os.environ.get("BCR_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 

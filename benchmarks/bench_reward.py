@@ -8,7 +8,7 @@ Builds realistic N=3 completions from the real MATH-500 solutions, in three shap
   * GRPO: the same mix with 4 rollouts per group, as in training, so rollouts share golds
     and often answers;
 then scores every completion twice, each time from freshly started symbolic workers:
-  * serial, one completion at a time: our reward (recipe_bcr.reward.score_completion, the
+  * serial, one completion at a time: our reward (recipe_bcr.grading.reward.score_completion, the
     core of reward_fns.bcr.compute_score) against math-verify applied in-process to each
     "### Problem i" segment with its signal timeouts;
   * concurrent, as verl 0.9.1's reward loop calls a reward function (asyncio.gather over a
@@ -42,9 +42,9 @@ from concurrent.futures import ThreadPoolExecutor
 from math_verify import parse, verify
 from verl.utils.reward_score import math_verify as verl_math_verify
 
-from recipe_bcr.normalize import as_number, canonical
-from recipe_bcr.reward import score_completion
-from recipe_bcr.verify import Verifier, configure_default
+from recipe_bcr.grading.answers.normalize import as_number, canonical
+from recipe_bcr.grading.reward import score_completion
+from recipe_bcr.grading.verify import Verifier, configure_default
 from reward_fns.bcr import compute_score
 
 SHARED = Path(os.environ.get("BCR_SHARED", Path(__file__).resolve().parents[1].parent / "shared"))

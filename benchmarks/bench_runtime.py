@@ -19,9 +19,9 @@ import subprocess
 import time
 from pathlib import Path
 
-from recipe_bcr.demo import flatten_metrics, train_command
+from recipe_bcr.commands.demo import flatten_metrics, train_command
 from recipe_bcr.engines.base import Sampling, generate_all
-from recipe_bcr.prompt import build_messages
+from recipe_bcr.data.prompt import build_messages
 from recipe_bcr.toy.model import ensure_model, load_specs
 from recipe_bcr.toy.task import make_problem, write_toy_data
 
@@ -38,7 +38,7 @@ def engine_options() -> dict:
 
 
 def eval_throughput(model: Path, prompts: list, sampling: Sampling) -> dict[str, dict[str, float]]:
-    from recipe_bcr.engines.base import make_engine
+    from recipe_bcr.engines import make_engine
 
     options = {**engine_options(), "model": str(model)}
     results = {}

@@ -17,7 +17,7 @@ import json
 import time
 from pathlib import Path
 
-from recipe_bcr.demo import _run, flatten_metrics, train_command
+from recipe_bcr.commands.demo import _run, flatten_metrics, train_command
 from recipe_bcr.toy.model import ensure_model, load_specs
 from recipe_bcr.toy.task import write_toy_data
 

@@ -9,14 +9,14 @@ import hydra
 import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
-from recipe_bcr.budget import calibrate
+from recipe_bcr.data.budget import calibrate
 from recipe_bcr.data.clean import clean
 from recipe_bcr.data.io import DataError, read_table
 from recipe_bcr.data.sources import load_problems
 from recipe_bcr.engines import Sampling, make_engine
 from recipe_bcr.engines.context import with_context
-from recipe_bcr.prompt import build_messages
-from recipe_bcr.probe import probe_lengths
+from recipe_bcr.data.prompt import build_messages
+from recipe_bcr.eval.probe import probe_lengths
 
 log = logging.getLogger("calibrate_budget")
 

@@ -16,8 +16,8 @@ from recipe_bcr.data.pipeline import problem_id
 from recipe_bcr.data.sources import load_problems
 from recipe_bcr.engines import Sampling, make_engine
 from recipe_bcr.engines.context import with_context
-from recipe_bcr.probe import probe_lengths
-from recipe_bcr.prompt import build_messages
+from recipe_bcr.eval.probe import probe_lengths
+from recipe_bcr.data.prompt import build_messages
 
 log = logging.getLogger("estimate_difficulty")
 SCHEMA = pa.schema(

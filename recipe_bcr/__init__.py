@@ -1,7 +1,7 @@
 """bcr-recipe: Batched Contextual Reinforcement for verl.
 
-The core modules (prompt, boxed, extract, normalize, verify, reward) are pure Python and
-import neither verl nor torch, so training and evaluation score completions identically.
+Layers, each importing only those before it (tests/test_layers.py):
+grading -> data -> engines -> eval -> toy -> verl_ext -> commands.
 """
 
 __version__ = "0.1.0"

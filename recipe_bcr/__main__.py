@@ -22,18 +22,18 @@ def main(argv: list[str] | None = None) -> int:
     gpu.add_argument("--steps", type=int, default=3, help="GRPO steps per rollout engine")
     args = ap.parse_args(argv)
     if args.command == "doctor":
-        from recipe_bcr.doctor import run
+        from recipe_bcr.commands.doctor import run
 
         return run()
     if args.command == "toy":
-        from recipe_bcr.toy.cli import run_toy
+        from recipe_bcr.commands.toy import run_toy
 
         return run_toy(args.out, args.overrides)
     if args.command == "gpu-check":
-        from recipe_bcr.gpu_check import run_gpu_check
+        from recipe_bcr.commands.gpu_check import run_gpu_check
 
         return run_gpu_check(args.out, args.device, args.steps)
-    from recipe_bcr.demo import run_demo
+    from recipe_bcr.commands.demo import run_demo
 
     return run_demo(args.out)
 

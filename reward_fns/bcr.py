@@ -2,7 +2,7 @@
 
 A thin adapter: it decodes verl's arguments (ground truth as a list, numpy array or JSON
 string; solution as str, bytes or None), reads the knobs from `reward_kwargs`, and calls
-recipe_bcr.reward. Policy output can never raise out of here; bad *data* (a ground truth
+recipe_bcr.grading.reward. Policy output can never raise out of here; bad *data* (a ground truth
 whose length is not the group's N) raises with the sample named.
 """
 
@@ -13,8 +13,8 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from recipe_bcr.reward import RewardWeights, failed_breakdown, require_length, score_completion
-from recipe_bcr.verify import Gold, configure_default
+from recipe_bcr.grading.reward import RewardWeights, failed_breakdown, require_length, score_completion
+from recipe_bcr.grading.verify import Gold, configure_default
 
 logger = logging.getLogger(__name__)
 

@@ -20,6 +20,6 @@ def shared() -> Path:
 
 @pytest.fixture(scope="session")
 def verifier():
-    from recipe_bcr.verify import default_verifier
+    from recipe_bcr.grading.verify import default_verifier
 
     return default_verifier()

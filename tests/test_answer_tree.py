@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from recipe_bcr.answer_gate import exact_decimals, gives_answer, read_answer, restatement_key
-from recipe_bcr.answer_tree import parse
+from recipe_bcr.grading.answers.gate import exact_decimals, gives_answer, read_answer, restatement_key
+from recipe_bcr.grading.answers.tree import parse
 
 
 def _right(verifier, gold, pred):
@@ -264,7 +264,7 @@ def test_format_credit_needs_an_answer(answer, gold, given):
 
 
 def test_a_stand_in_box_earns_no_format_credit(verifier):
-    from recipe_bcr.reward import score_completion
+    from recipe_bcr.grading.reward import score_completion
 
     stand_in = "### Problem 1\nAnswer1: \\boxed{\\text{as computed}}\n"
     honest = "### Problem 1\nAnswer1: \\boxed{5}\n"
@@ -278,7 +278,7 @@ def test_a_stand_in_box_earns_no_format_credit(verifier):
     [("2^{3}", "8", True), ("y = 4", "4", True), ("\\frac{6}{2}", "3", True), ("3", "5", False), ("y = 4", "5", False)],
 )
 def test_restating_is_not_hedging(verifier, first, second, same):
-    from recipe_bcr.extract import extract_group
+    from recipe_bcr.grading.parse.extract import extract_group
 
     text = f"### Problem 1\nAnswer1: \\boxed{{{first}}}\nso Answer1: \\boxed{{{second}}}\n"
     answers = extract_group(text, 1).answers

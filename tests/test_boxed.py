@@ -1,7 +1,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recipe_bcr.boxed import BoxIndex, extract_boxed_at, last_boxed, match_braces
+from recipe_bcr.grading.parse.boxed import BoxIndex, extract_boxed_at, last_boxed, match_braces
 
 
 def test_nested_and_escaped_braces():

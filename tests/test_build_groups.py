@@ -13,7 +13,7 @@ import pytest
 
 from recipe_bcr.data.io import DataError
 from recipe_bcr.data.pipeline import build_groups, problem_id
-from recipe_bcr.prompt import group_system_prompt
+from recipe_bcr.data.prompt import group_system_prompt
 
 REPO = __import__("pathlib").Path(__file__).resolve().parents[1]
 

@@ -3,7 +3,7 @@ import json
 import numpy as np
 import pytest
 
-from recipe_bcr.reward import BREAKDOWN_KEYS
+from recipe_bcr.grading.reward import BREAKDOWN_KEYS
 from reward_fns.bcr import compute_score, parse_ground_truth
 
 TEXT = "### Problem 1\nAnswer1: \\boxed{2}\n### Problem 2\nAnswer2: \\boxed{5}"

@@ -40,7 +40,7 @@ def test_eight_threads_on_pathological_inputs():
 
 def test_pool_start_readies_every_worker():
     """start() pays the workers' start-up (imports, parser warm-up) before the first check."""
-    from recipe_bcr.symbolic import SymbolicPool
+    from recipe_bcr.grading.symbolic.pool import SymbolicPool
 
     pool = SymbolicPool(size=2)
     try:
@@ -56,12 +56,12 @@ def test_a_worker_that_cannot_start_is_reported_and_does_not_hang_checks(monkeyp
     not a check that waits out the two-minute start-up allowance."""
     import sys
 
-    from recipe_bcr.symbolic import SymbolicPool
+    from recipe_bcr.grading.symbolic.pool import SymbolicPool
 
     monkeypatch.setattr(sys, "executable", "/bin/false")
     pool = SymbolicPool(size=2, startup_timeout_s=60)
     try:
-        with caplog.at_level("WARNING", logger="recipe_bcr.symbolic"):
+        with caplog.at_level("WARNING", logger="recipe_bcr.grading.symbolic.pool"):
             t0 = time.perf_counter()
             assert pool.check("x+1", "1+x", 2.0) == "timeout"
             assert time.perf_counter() - t0 < 10
@@ -83,8 +83,8 @@ def _honest_group(k: int) -> tuple[str, list[str]]:
 def test_honest_answers_keep_credit_beside_slow_ones_from_eight_threads():
     """A correct answer's credit does not depend on what else is in the batch: 40 honest completions
     (120 symbolic checks) and 4 completions with an answer that runs to the deadline, 8 at a time."""
-    from recipe_bcr.reward import score_completion
-    from recipe_bcr.verify import Verifier
+    from recipe_bcr.grading.reward import score_completion
+    from recipe_bcr.grading.verify import Verifier
 
     timeout_s = 2.0
     verifier = Verifier(timeout_s=timeout_s, workers=2)

@@ -9,7 +9,7 @@ import sys
 import pytest
 from omegaconf import OmegaConf
 
-from recipe_bcr.eval.tasks import build_tasks
+from recipe_bcr.data.eval_tasks import build_tasks
 
 REPO = __import__("pathlib").Path(__file__).resolve().parents[1]
 PAPER = OmegaConf.to_container(OmegaConf.load(REPO / "hydra_configs/benchmarks/paper.yaml"))

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 from omegaconf import OmegaConf
 
-from recipe_bcr.benchmarks import BenchmarkSpec, load_benchmark, normalize_answer
+from recipe_bcr.data.eval_benchmarks import BenchmarkSpec, load_benchmark, normalize_answer
 from recipe_bcr.data.eval_sets import build_eval_sets
 from recipe_bcr.data.io import DataError
 

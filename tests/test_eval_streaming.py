@@ -8,7 +8,7 @@ from omegaconf import OmegaConf
 
 from recipe_bcr.engines.base import Generation, Sampling
 from recipe_bcr.eval.runner import FAILED_FILE, SAMPLES, run_tasks
-from recipe_bcr.eval.tasks import build_tasks
+from recipe_bcr.data.eval_tasks import build_tasks
 
 REPO = __import__("pathlib").Path(__file__).resolve().parents[1]
 PAPER = OmegaConf.to_container(OmegaConf.load(REPO / "hydra_configs/benchmarks/paper.yaml"))
@@ -127,7 +127,7 @@ def test_two_ray_replicas_give_the_records_of_one(tasks, verifier, qwen, shared,
         ray.shutdown()
     local = tmp_path / "local"
     local.mkdir()
-    from recipe_bcr.engines.base import make_engine
+    from recipe_bcr.engines import make_engine
 
     run_tasks(tasks, make_engine("transformers", options), sampling, local, verifier, qwen, thinking=False, markers=[], progress=False)
     assert len(runs[1]) == 12

@@ -1,6 +1,6 @@
 import pytest
 
-from recipe_bcr.extract import extract_answers, extract_group
+from recipe_bcr.grading.parse.extract import extract_answers, extract_group
 
 GOOD = (
     "### Problem 1\nreasoning\nAnswer1: \\boxed{2}\n\n"

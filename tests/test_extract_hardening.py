@@ -7,8 +7,8 @@ import tracemalloc
 
 import pytest
 
-from recipe_bcr.extract import extract_group, is_placeholder
-from recipe_bcr.reward import score_completion
+from recipe_bcr.grading.parse.extract import extract_group, is_placeholder
+from recipe_bcr.grading.reward import score_completion
 
 GOLDS = ["5", "7", "9"]
 

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from recipe_bcr.grouping import cover_groups, quality, stratified_groups
+from recipe_bcr.data.grouping import cover_groups, quality, stratified_groups
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import sympy
 from antlr4.atn.ParserATNSimulator import ParserATNSimulator
 from latex2sympy2_extended.latex2sympy2 import latex2sympy
 
-from recipe_bcr import latex_two_stage
+from recipe_bcr.grading.symbolic import latex_two_stage
 
 
 @pytest.fixture

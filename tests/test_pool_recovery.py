@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from recipe_bcr.symbolic import SymbolicPool
+from recipe_bcr.grading.symbolic.pool import SymbolicPool
 
 SIZE = 2
 
@@ -67,7 +67,7 @@ def test_after_an_exception_between_checkout_and_return(pool, hints):
 
 
 def test_after_a_garbled_reply(pool, monkeypatch):
-    from recipe_bcr import symbolic
+    from recipe_bcr.grading.symbolic import pool as symbolic
 
     def garbled(self, own_s, hard_deadline):
         raise RuntimeError("garbled reply")
@@ -120,7 +120,7 @@ def test_the_pool_grows_with_concurrency(pool):
 def test_after_forks_that_raise(pool, monkeypatch):
     """A replacement that cannot be forked (say, out of file descriptors) leaves no phantom worker:
     the pool counts only real ones and refills once forking works again."""
-    from recipe_bcr import symbolic
+    from recipe_bcr.grading.symbolic import pool as symbolic
 
     assert _back_to_full(pool)
 

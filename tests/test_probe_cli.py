@@ -7,7 +7,7 @@ import sys
 import pandas as pd
 import pytest
 
-from recipe_bcr.budget import budget_for, calibrate
+from recipe_bcr.data.budget import budget_for, calibrate
 from recipe_bcr.data.pipeline import build_groups
 
 REPO = __import__("pathlib").Path(__file__).resolve().parents[1]

@@ -1,6 +1,6 @@
 import pytest
 
-from recipe_bcr.prompt import SINGLE_INSTRUCTION, build_messages, group_system_prompt
+from recipe_bcr.data.prompt import SINGLE_INSTRUCTION, build_messages, group_system_prompt
 
 
 @pytest.mark.parametrize("n", [1, 3, 7])

@@ -8,9 +8,9 @@ import logging
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recipe_bcr.answer_gate import gives_answer, restatement_key, tree_verdict
-from recipe_bcr.extract import extract_group
-from recipe_bcr.metrics import training_metrics
+from recipe_bcr.grading.answers.gate import gives_answer, restatement_key, tree_verdict
+from recipe_bcr.grading.parse.extract import extract_group
+from recipe_bcr.grading.metrics import training_metrics
 
 _PIECES = [
     "1", "0", "9", ".", ",", "2.5", "x", "e", "i", "\\pi", "\\frac", "\\sqrt", "{", "}", "(", ")", "[", "]", "^", "_",

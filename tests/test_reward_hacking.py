@@ -2,7 +2,7 @@
 
 import pytest
 
-from recipe_bcr.reward import RewardWeights, score_completion
+from recipe_bcr.grading.reward import RewardWeights, score_completion
 
 GOLDS = ["12", "\\frac{3}{4}", "1728"]
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from recipe_bcr.demo import flatten_metrics, train_command
+from recipe_bcr.commands.demo import flatten_metrics, train_command
 from recipe_bcr.toy.model import ensure_model, load_specs
 from recipe_bcr.toy.task import write_toy_data
 

@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from recipe_bcr.normalize import as_number, canonical, numbers_match
+from recipe_bcr.grading.answers.normalize import as_number, canonical, numbers_match
 
 
 def _cases(shared):
@@ -95,7 +95,7 @@ def test_equivalent_forms(verifier, gold, pred, method):
 
 
 def test_public_is_equivalent():
-    from recipe_bcr.verify import is_equivalent
+    from recipe_bcr.grading.verify import is_equivalent
 
     assert is_equivalent("\\frac{1}{2}", "0.5") and not is_equivalent("0.333", "1/3")
     assert is_equivalent("6", ["5", "6"])
@@ -114,11 +114,11 @@ def test_no_answer_no_credit(verifier, pred):
 
 
 def test_unparseable_gold_compares_as_string_and_warns_once(caplog):
-    from recipe_bcr.verify import Verifier
+    from recipe_bcr.grading.verify import Verifier
 
     fresh = Verifier()  # its own once-per-process memory of warned golds
     gold = "\\weirdcommand{zz} \\unknownmacro"
-    with caplog.at_level("WARNING", logger="recipe_bcr.verify"):
+    with caplog.at_level("WARNING", logger="recipe_bcr.grading.verify"):
         assert fresh.check("\\weirdcommand{zz}\\unknownmacro", gold).correct  # normalised string match
         assert fresh.check("5", gold).method == "unparsed"
         assert not fresh.check("6", gold).correct

@@ -128,10 +128,10 @@ def test_multirun_shuts_ray_down_between_jobs(tmp_path):
         [sys.executable, "-m", "verl.trainer.main_ppo", "+recipe=bcr", "--cfg", "hydra"],
         cwd=tmp_path, capture_output=True, text=True,
     )
-    assert "recipe_bcr.hydra_callbacks.RayShutdown" in proc.stdout and "chdir: false" in proc.stdout
+    assert "recipe_bcr.verl_ext.hydra_callbacks.RayShutdown" in proc.stdout and "chdir: false" in proc.stdout
     import ray
 
-    from recipe_bcr.hydra_callbacks import RayShutdown
+    from recipe_bcr.verl_ext.hydra_callbacks import RayShutdown
 
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
     RayShutdown().on_job_end(config=None, job_return=None)

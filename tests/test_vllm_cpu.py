@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from recipe_bcr.engines.base import Request, Sampling, generate_all
-from recipe_bcr.prompt import build_messages
+from recipe_bcr.data.prompt import build_messages
 from recipe_bcr.toy.model import ensure_model, load_specs
 from recipe_bcr.toy.task import make_problem, write_toy_benchmark
 

@@ -13,7 +13,7 @@ import sys
 from hydra.core.config_search_path import ConfigSearchPath
 from hydra.plugins.search_path_plugin import SearchPathPlugin
 
-from recipe_bcr import resolvers
+from recipe_bcr.verl_ext import resolvers
 
 resolvers.register()
 if "verl" in sys.modules:

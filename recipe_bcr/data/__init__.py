@@ -1,1 +1,2 @@
-"""Data preparation: load, clean, rate difficulty, group, and write verl parquet."""
+"""Data preparation: the prompt, sources, cleaning, difficulty, grouping, budget, the
+evaluation sets, and the verl parquet schema they are written in."""

@@ -1,6 +1,6 @@
 """N-grouped evaluation sets as verl parquet: the evaluation tasks, written in verl's schema.
 
-The groups are exactly those `python -m recipe_bcr.eval` asks (recipe_bcr.eval.tasks), so
+The groups are exactly those `python -m recipe_bcr.eval` asks (recipe_bcr.data.eval_tasks), so
 verl's validation during training and the evaluation harness see the same prompts.
 """
 
@@ -15,8 +15,8 @@ from tqdm.auto import tqdm
 
 from recipe_bcr.data.io import DataError, Staging
 from recipe_bcr.data.schema import SCHEMA, GroupRow, to_record
-from recipe_bcr.eval.tasks import Task, build_tasks
-from recipe_bcr.prompt import PromptStyle
+from recipe_bcr.data.eval_tasks import Task, build_tasks
+from recipe_bcr.data.prompt import PromptStyle
 
 
 def task_record(task: Task) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from recipe_bcr.prompt import PromptStyle, build_messages
+from recipe_bcr.data.prompt import PromptStyle, build_messages
 
 _MESSAGE = pa.struct([("role", pa.string()), ("content", pa.string())])
 SCHEMA = pa.schema(

@@ -9,7 +9,7 @@ whole results, such as the difficulty and budget probes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -18,7 +18,6 @@ Messages = list[dict[str, str]]
 # detector (all three are model output), or no model output at all (the engine aborted or failed)
 FINISH_REASONS = ("stop", "length", "repetition", "abort", "error")
 FAILED = frozenset({"abort", "error"})
-POOL_OPTIONS = ("ray_address", "cpus_per_replica", "gpus_per_replica", "in_flight")  # Ray pool settings
 
 
 @dataclass(frozen=True)
@@ -130,31 +129,3 @@ def units(requests: Sequence[Request], size: int) -> list[list[Request]]:
     for r in requests:
         by_sample.setdefault(r.sample, []).append(r)
     return [rs[i : i + size] for _, rs in sorted(by_sample.items()) for i in range(0, len(rs), size)]
-
-
-def make_engine(name: str, options: Mapping[str, Any]) -> Engine:
-    """Build an engine by name from its config block (model, tokenizer, ...); with
-    `replicas` > 1 (vllm, transformers) a Ray pool of data-parallel replicas."""
-    options = dict(options)
-    replicas = int(options.pop("replicas", 1) or 1)
-    if replicas > 1:
-        if name == "replay":
-            raise ValueError("engine=replay runs in one process; drop engine_options.replicas")
-        from recipe_bcr.engines.ray_pool import RayPool
-
-        return RayPool(name, options, replicas)
-    for key in POOL_OPTIONS:
-        options.pop(key, None)
-    if name == "vllm":
-        from recipe_bcr.engines.vllm_engine import VLLMEngine
-
-        return VLLMEngine(**options)
-    if name == "transformers":
-        from recipe_bcr.engines.hf_engine import TransformersEngine
-
-        return TransformersEngine(**options)
-    if name == "replay":
-        from recipe_bcr.engines.replay import ReplayEngine
-
-        return ReplayEngine(**options)
-    raise ValueError(f"unknown engine {name!r}; choose vllm, transformers or replay")

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from recipe_bcr.engines.base import Generation, Messages, Request, Sampling, generate_all, units
+from recipe_bcr.engines.registry import build_engine
 from recipe_bcr.engines.render import ChatRenderer
 
 log = logging.getLogger(__name__)
@@ -34,9 +35,7 @@ class _Replica:
             import torch
 
             torch.set_num_threads(threads)  # as many threads as CPUs reserved, whatever the node has
-        from recipe_bcr.engines.base import make_engine
-
-        self.engine = make_engine(name, {**options, "replicas": 1})
+        self.engine = build_engine(name, options)
 
     def ready(self) -> bool:
         return True

@@ -16,8 +16,8 @@ from recipe_bcr.engines.context import with_context
 from recipe_bcr.eval.plots import write_plots
 from recipe_bcr.eval.runner import run_tasks
 from recipe_bcr.eval.summary import markdown_table, summarize, write_csv, write_json
-from recipe_bcr.eval.tasks import build_tasks
-from recipe_bcr.verify import configure_default
+from recipe_bcr.data.eval_tasks import build_tasks
+from recipe_bcr.grading.verify import configure_default
 
 log = logging.getLogger("recipe_bcr.eval")
 CONFIG_NAME = "config.yaml"

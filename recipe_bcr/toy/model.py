@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from recipe_bcr.prompt import build_messages
+from recipe_bcr.data.prompt import build_messages
 from recipe_bcr.toy.task import ToySpec, make_groups, target_completion
 
 logger = logging.getLogger(__name__)

@@ -1,9 +1,15 @@
-"""The edge between bcr-recipe's pure core and verl 0.9.1.
+"""The edge between the recipe and verl 0.9.1: everything that imports verl, and the Hydra
+glue of the training config.
 
-Everything here imports verl and plugs into its extension points only: the platform
-and rollout registries (`platform_cpu`, `hf_rollout`), the engine registry and worker
-subclass for CPU (`engine_cpu`), the v1 trainer (`trainer`), the reward manager
-(`reward_manager`), and the registration run in the driver and every Ray worker
-(`plugin`). verl-private hooks are confined to `plugin` and each has a test that fails
-when verl changes it.
+- `plugin`: what the driver (through hydra_plugins/bcr_recipe) and every Ray worker register:
+  the resolvers (`resolvers`), the CPU platform, the HF rollout and the trainer. It writes two
+  verl-private registries (`rollout.base._ROLLOUT_REGISTRY`, `TRAINER_REGISTRY["sync"]`), and
+  refuses to when they are not what 0.9.1 has.
+- Subclasses of verl classes: `platform_cpu` (a platform), `engine_cpu` (the FSDP engine and
+  worker for CPU), `hf_rollout` (a rollout replica, server and adapter), `trainer` (PPOTrainerSync
+  with the bcr/* metrics), `reward_manager`. Some override verl-private methods
+  (`_build_fsdp_module`, `_init_resource_pool_mgr`, `_compute_metrics`, ...): the end-to-end
+  training tests run every one of them against the installed verl.
+- `vllm_plugin`: loaded by vLLM in its own processes (entry point `vllm.general_plugins`).
+- `checks`: the install checks of `python -m recipe_bcr doctor`; `hydra_callbacks`: Hydra job hooks.
 """

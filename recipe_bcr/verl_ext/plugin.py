@@ -67,7 +67,7 @@ def install_trainer() -> None:
 
 
 def worker_setup() -> None:
-    from recipe_bcr import resolvers
+    from recipe_bcr.verl_ext import resolvers
 
     resolvers.register()
     register_platform()

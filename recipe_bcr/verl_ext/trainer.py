@@ -4,7 +4,7 @@ verl 0.9.1 compares `trainer.v1.trainer_mode` with the literal "sync": any other
 its asynchronous paths (async replay buffer, gen_batch_size 1, TransferQueue state in every
 checkpoint). So the recipe keeps `trainer_mode: sync`, and `plugin.install_trainer` makes
 that name resolve to this subclass of verl's `PPOTrainerSync`. It changes two things:
-- after verl computes its metrics, it adds `recipe_bcr.metrics.training_metrics` over the
+- after verl computes its metrics, it adds `recipe_bcr.grading.metrics.training_metrics` over the
   step's reward breakdowns (read from TransferQueue's `extra_fields`);
 - on a CPU-only machine, the hybrid worker is `engine_cpu.CPUActorRolloutRefWorker`.
 """
@@ -17,7 +17,7 @@ from verl.trainer.ppo.utils import Role
 from verl.trainer.ppo.v1.trainer_sync import PPOTrainerSync
 from verl.utils.device import get_device_name
 
-from recipe_bcr.metrics import training_metrics
+from recipe_bcr.grading.metrics import training_metrics
 
 _HYBRID_ROLES = (Role.ActorRollout, Role.ActorRolloutRef, Role.Actor, Role.RefPolicy)
 

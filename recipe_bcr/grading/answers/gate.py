@@ -12,13 +12,13 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import lru_cache
 
-from recipe_bcr.answer_compare import judge
-from recipe_bcr.answer_lex import tokens
-from recipe_bcr.answer_tree import Node, parse
-from recipe_bcr.answer_value import exact, unknowns
-from recipe_bcr.answer_words import prose_key
-from recipe_bcr.normalize import canonical, strip_wrappers
-from recipe_bcr.shape import is_label
+from recipe_bcr.grading.answers.compare import judge
+from recipe_bcr.grading.answers.lex import tokens
+from recipe_bcr.grading.answers.tree import Node, parse
+from recipe_bcr.grading.answers.value import exact, unknowns
+from recipe_bcr.grading.answers.words import prose_key
+from recipe_bcr.grading.answers.normalize import canonical, strip_wrappers
+from recipe_bcr.grading.answers.shape import is_label
 
 Gold = str | list[str]
 

@@ -1,6 +1,6 @@
 """An answer read into a tree in which every token is accounted for, or not read at all.
 
-`parse` is a recursive-descent reader over recipe_bcr.answer_lex tokens (linear: each token is
+`parse` is a recursive-descent reader over recipe_bcr.grading.answers.lex tokens (linear: each token is
 consumed once; nesting deeper than MAX_DEPTH is refused). What it reads:
   * numbers with their written form (`Num`: exact value, digits after the point, scientific
     notation `1.5 \\times 10^{6}` / `1.5e6` as one literal, a base subscript `1010_2` as part of
@@ -22,12 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from recipe_bcr.answer_lex import Token, tokens
-from recipe_bcr.answer_words import CONNECTIVE_WORDS, text_kind, words_key
-from recipe_bcr.normalize import MAX_DIGITS
+from recipe_bcr.grading.answers.lex import Token, tokens
+from recipe_bcr.grading.answers.words import CONNECTIVE_WORDS, text_kind, words_key
+from recipe_bcr.grading.answers.normalize import MAX_DIGITS
 
 MAX_DEPTH = 40  # brackets, fractions and powers nested deeper than this are no answer a reader checks
-MAX_TOKENS = 4000  # more than any answer the verifier reads (recipe_bcr.extract.MAX_ANSWER_CHARS characters)
+MAX_TOKENS = 4000  # more than any answer the verifier reads (normalize.MAX_ANSWER_CHARS characters)
 
 FUNCTIONS = frozenset(
     "\\sin \\cos \\tan \\cot \\sec \\csc \\arcsin \\arccos \\arctan \\sinh \\cosh \\tanh \\log \\ln \\lg \\exp "

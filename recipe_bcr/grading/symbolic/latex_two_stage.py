@@ -11,7 +11,7 @@ One refinement: in rule `atom_expr` (a letter with a superscript and/or subscrip
 `x^2`) SLL's conflict resolution picks the alternative that expects a subscript next, so
 plain SLL would fail, then pay for LL, on every polynomial. Decisions in that rule keep LL
 prediction in the first stage. The conversion to SymPy is the library's own, untouched.
-Installed in the symbolic worker processes only (recipe_bcr.symbolic_worker).
+Installed in the symbolic worker processes only (recipe_bcr.grading.symbolic.worker).
 """
 
 from __future__ import annotations

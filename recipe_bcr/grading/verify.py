@@ -1,17 +1,17 @@
 """Answer verification: the whole answer read into a tree, then exact numbers, then symbolic equivalence.
 
-Each answer is first read whole (recipe_bcr.answer_gate and the answer_* modules it uses): a
+Each answer is first read whole (recipe_bcr.grading.answers.gate and the answer_* modules it uses): a
 prediction that the tree cannot account for, character by character, is wrong; the tree rules
 (decimals at every node, exact equality, words and units, notation as rendered, structure,
 relations, hedges) settle most answers in process, refuting wrong ones by exact fractions or
 certain 50-digit differences. What remains (an equality that holds but is not rational, an
 equation, an interval union) goes, with every decimal as its exact fraction, to math-verify
 (latex2sympy2_extended + SymPy) in a kill-able worker process with a hard time limit
-(recipe_bcr.symbolic). The earlier string rules still apply on that path: no credit for overlap
+(recipe_bcr.grading.symbolic.pool). The earlier string rules still apply on that path: no credit for overlap
 ("1331 and 1728" vs "1728", "\\pm 2021" vs "2021") or hedges ("3 \\lor 5", "\\ge 5";
-recipe_bcr.shape), a wrapper ("x = ...", a one-element set) is held to the rules of the value
+recipe_bcr.grading.answers.shape), a wrapper ("x = ...", a one-element set) is held to the rules of the value
 inside it, sequences with an ellipsis match only as normalised strings. Nothing a policy writes is
-expanded in this process beyond recipe_bcr.normalize.MAX_DIGITS digits.
+expanded in this process beyond recipe_bcr.grading.answers.normalize.MAX_DIGITS digits.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from recipe_bcr.answer_gate import exact_decimals, tree_verdict
-from recipe_bcr.extract import MAX_ANSWER_CHARS
-from recipe_bcr.normalize import (
+from recipe_bcr.grading.answers.gate import exact_decimals, tree_verdict
+from recipe_bcr.grading.answers.normalize import (
     ELLIPSIS,
+    MAX_ANSWER_CHARS,
     as_number,
     canonical,
     for_parser,
@@ -38,8 +38,8 @@ from recipe_bcr.normalize import (
     rounds_to,
     strip_wrappers,
 )
-from recipe_bcr.shape import has_invisible, hedge, unwrap_singleton, values, word_list
-from recipe_bcr.symbolic import HARD_CAP, SymbolicPool
+from recipe_bcr.grading.answers.shape import has_invisible, hedge, unwrap_singleton, values, word_list
+from recipe_bcr.grading.symbolic.pool import HARD_CAP, SymbolicPool
 
 logger = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ class Verifier:
     """Equivalence checks with a hard per-check time limit; thread-safe.
 
     `workers` symbolic processes are kept ready; the pool grows with concurrent demand up to
-    `max_workers` (recipe_bcr.symbolic), so a slow answer never makes an honest one wait."""
+    `max_workers` (recipe_bcr.grading.symbolic.pool), so a slow answer never makes an honest one wait."""
 
     def __init__(
         self,
@@ -128,7 +128,7 @@ class Verifier:
         return Verdict(rounds_to(num_g.value, num_p.value, num_p.places), "numeric")
 
     def _values(self, pred: str, gold: str) -> list[tuple[str, bool]] | Verdict:
-        """The values `pred` states (see recipe_bcr.shape), or the verdict that refuses it as a hedge."""
+        """The values `pred` states (see recipe_bcr.grading.answers.shape), or the verdict that refuses it as a hedge."""
         p, g = strip_wrappers(pred), strip_wrappers(gold)
         parts = values(p, g)
         if parts is None:

@@ -19,8 +19,8 @@ from typing import Any
 
 import mpmath
 
-from recipe_bcr.answer_tree import Node
-from recipe_bcr.normalize import MAX_DIGITS
+from recipe_bcr.grading.answers.tree import Node
+from recipe_bcr.grading.answers.normalize import MAX_DIGITS
 
 _CTX = mpmath.MPContext()  # private: never changes the precision another thread's mpmath uses
 _CTX.dps = 50

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from recipe_bcr.answer_tree import Node
-from recipe_bcr.answer_value import exact
+from recipe_bcr.grading.answers.tree import Node
+from recipe_bcr.grading.answers.value import exact
 
 Monomial = tuple[tuple[str, int], ...]  # sorted (unknown, power) pairs
 Poly = dict[Monomial, Fraction]

@@ -12,7 +12,7 @@ problem has no answer (restating the same answer is fine); a box that shows no
 answer (empty to the eye: spacing, `\\phantom`, `\\text{}`; or a placeholder: `...`, `??`,
 `\\square`, `[answer]`, `\\mathrm{Answer}`) is no answer at all, so it earns no format credit;
 and a box that swallowed a label, a header or another box (it never closed where it should
-have) is no box (recipe_bcr.boxed). Every scan is linear in the completion: the header and
+have) is no box (recipe_bcr.grading.parse.boxed). Every scan is linear in the completion: the header and
 label patterns use possessive quantifiers (no backtracking over whitespace runs), and a
 label only ever names a top-level box.
 For thinking models only the text after the last `</think>` is read; a completion whose
@@ -25,9 +25,9 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from recipe_bcr.answer_gate import restatement_key
-from recipe_bcr.boxed import BoxIndex
-from recipe_bcr.normalize import canonical
+from recipe_bcr.grading.answers.gate import restatement_key
+from recipe_bcr.grading.parse.boxed import BoxIndex
+from recipe_bcr.grading.answers.normalize import MAX_ANSWER_CHARS, canonical
 
 Fallback = Literal["position", "last"]
 
@@ -84,9 +84,6 @@ def visible_text(content: str) -> str:
         elif tok.isalnum() or tok == "/":
             out.append(tok.lower())
     return "".join(out)
-
-
-MAX_ANSWER_CHARS = 2000  # a longer box is no answer (and reading it would cost time on every step)
 
 
 def is_placeholder(content: str) -> bool:

@@ -20,10 +20,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from recipe_bcr.boxed import last_boxed
+from recipe_bcr.grading.parse.boxed import last_boxed
 from recipe_bcr.data.io import DataError, read_table, require_columns
 from recipe_bcr.data.schema import Problem
-from recipe_bcr.normalize import strip_wrappers
+from recipe_bcr.grading.answers.normalize import strip_wrappers
 
 BUNDLED = "bundled://"
 AnswerFrom = Literal["column", "last_boxed"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from recipe_bcr.answer_words import UNITS, WORDS_IN_MATH
+from recipe_bcr.grading.answers.words import UNITS, WORDS_IN_MATH
 
 # numbers: "12", "1.5", ".5", "1,234,567" (groups of three, no space after a comma), "1e-12" handled by the parser
 _DIGITS = re.compile(r"[0-9]+")

@@ -1,7 +1,8 @@
-"""`python -m recipe_bcr doctor`: is this install able to run `main_ppo +recipe=bcr`?
+"""The install checks behind `python -m recipe_bcr doctor`: verl, Hydra's plugin scan, the
+recipe group, the reward, verl's and vLLM's hooks, and which device x engine pairs can run.
 
 Without our Hydra search-path plugin, `+recipe=bcr` silently becomes a plain string and
-verl trains on its stock defaults; each check here says what is wrong and how to fix it.
+verl trains on its stock defaults; each check says what is wrong and how to fix it.
 """
 
 from __future__ import annotations
@@ -160,16 +161,3 @@ def _vllm_plugin() -> Check:
 
 CHECKS: list[Callable[[], Check]] = [_verl_version, _editable_finder, _plugin, _recipe_composes, _reward, _reward_manager,
                                      _verl_hooks, _vllm_plugin, _runtimes]
-
-
-def run() -> int:
-    failed = 0
-    for check in CHECKS:
-        try:
-            result = check()
-        except Exception as e:  # noqa: BLE001 - a failing check is a finding, not a crash
-            result = Check(check.__name__.strip("_").replace("_", " "), False, f"{type(e).__name__}: {e}")
-        failed += not result.ok
-        print(f"[{'ok' if result.ok else 'FAIL'}] {result.name}: {result.detail}", flush=True)
-    print("doctor: all checks passed" if not failed else f"doctor: {failed} check(s) failed")
-    return 1 if failed else 0

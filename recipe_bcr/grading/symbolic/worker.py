@@ -1,6 +1,6 @@
 """Symbolic equivalence worker: JSON lines in and out over a Unix socket, one process per check.
 
-The pool (recipe_bcr.symbolic) starts one *fork server* per pool: a process that imports
+The pool (recipe_bcr.grading.symbolic.pool) starts one *fork server* per pool: a process that imports
 math-verify, warms its parser and then only forks. Each fork is a worker that serves
 checks on its own socket and can be killed at any moment; a replacement is a fork (a few
 milliseconds), not a fresh interpreter (2-3 s of imports), so a killed worker is replaced
@@ -16,7 +16,7 @@ of math-verify, each closing a false-credit case:
   * a parse that stopped early (unbalanced braces in what was read) counts as unparsed;
   * a numeric equality whose left side holds no unknown ("4 = 5") is not an answer;
   * numbers compare exactly, or, where one side carries a decimal, by the rules of
-    recipe_bcr.normalize (a decimal stands for an exact value only if it is that value
+    recipe_bcr.grading.answers.normalize (a decimal stands for an exact value only if it is that value
     rounded or cut at its own last digit, and within 1e-6 relative; a value with a finite
     decimal expansion must be written exactly). math-verify's own number comparison, which
     rounds to 6 decimals and chops tiny values to 0, is replaced by these rules everywhere
@@ -44,7 +44,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from recipe_bcr.normalize import decimal_matches, rounding_candidates, rounds_to, terminates
+from recipe_bcr.grading.answers.normalize import decimal_matches, rounding_candidates, rounds_to, terminates
 
 Status = str  # "true" | "false" | "gold_unparsed" | "pred_unparsed" | "error"
 MEMORY_LIMIT = 4 << 30  # bytes of address space per worker
@@ -66,7 +66,7 @@ class Checker:
         import sympy
         from math_verify import LatexExtractionConfig, grader, parse, verify
 
-        from recipe_bcr import latex_two_stage
+        from recipe_bcr.grading.symbolic import latex_two_stage
 
         if not latex_two_stage.enable():
             print("latex2sympy2_extended layout unknown: parsing in LL mode only (slower)", file=sys.stderr)
@@ -307,7 +307,7 @@ def fork_server(checker: Checker, control: socket.socket) -> None:
 
 
 def main() -> None:
-    """`python -m recipe_bcr.symbolic_worker [rel_tol] [control-fd]`: with a control socket, the
+    """`python -m recipe_bcr.grading.symbolic.worker [rel_tol] [control-fd]`: with a control socket, the
     pool's fork server; without, serve checks on stdin/stdout (for debugging a worker by hand)."""
     os.dup2(2, 1)  # anything the libraries print goes to stderr, never into the protocol
     rel_tol = float(sys.argv[1]) if len(sys.argv) > 1 else 1e-6

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from tqdm.auto import tqdm
 
 from recipe_bcr.engines.base import Engine, Sampling
-from recipe_bcr.prompt import build_messages
+from recipe_bcr.data.prompt import build_messages
 
 
 @dataclass(frozen=True)

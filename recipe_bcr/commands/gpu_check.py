@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from recipe_bcr.demo import flatten_metrics, run_stage, train_command
+from recipe_bcr.commands.demo import flatten_metrics, run_stage, train_command
 from recipe_bcr.toy.model import ensure_model, load_specs
 from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
 

@@ -12,9 +12,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from recipe_bcr.answer_gate import gives_answer
-from recipe_bcr.extract import Fallback, extract_group
-from recipe_bcr.verify import Gold, Verifier
+from recipe_bcr.grading.answers.gate import gives_answer
+from recipe_bcr.grading.parse.extract import Fallback, extract_group
+from recipe_bcr.grading.verify import Gold, Verifier
 
 BREAKDOWN_KEYS = (
     "score",

@@ -2,7 +2,7 @@
 
 verl runs the reward in worker threads and Ray actors, where `signal.alarm` cannot be
 used, and a SymPy computation (10^{10^{10^{10}}}) cannot be interrupted from another
-thread. So each check goes to a separate process (recipe_bcr.symbolic_worker) that is
+thread. So each check goes to a separate process (recipe_bcr.grading.symbolic.worker) that is
 killed when its deadline passes. Three properties keep an honest answer's credit
 independent of what else is in the batch:
   * replacements are forks of a warmed-up fork server (milliseconds, not the 2-3 s of a
@@ -167,7 +167,7 @@ class _ForkServer:
     def __init__(self, rel_tol: float) -> None:
         control, theirs = socket.socketpair()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "recipe_bcr.symbolic_worker", repr(rel_tol), str(theirs.fileno())],
+            [sys.executable, "-m", "recipe_bcr.grading.symbolic.worker", repr(rel_tol), str(theirs.fileno())],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -283,7 +283,7 @@ class SymbolicPool:
             self._failed_starts += 1
         logger.warning(
             "the symbolic fork server did not start (%s); symbolic checks time out (no credit, counted in "
-            "verify_timeouts) until it does. See why: %s -m recipe_bcr.symbolic_worker < /dev/null",
+            "verify_timeouts) until it does. See why: %s -m recipe_bcr.grading.symbolic.worker < /dev/null",
             "no reply in %.0f s" % self.startup_timeout_s if code is None else f"exit code {code}",
             sys.executable,
         )

@@ -1,4 +1,4 @@
-"""The rules of verification as checks on two answer trees (recipe_bcr.answer_tree).
+"""The rules of verification as checks on two answer trees (recipe_bcr.grading.answers.tree).
 
 `judge` returns True or False when the trees decide, and None when only the symbolic check can
 (an equality that holds to 50 digits but is not exact, an equation, an interval union). Rules:
@@ -24,12 +24,12 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from recipe_bcr.answer_poly import polynomial
-from recipe_bcr.answer_tree import Node
-from recipe_bcr.answer_value import _CTX, exact, log10_floor, numeric, refutes, unknowns
-from recipe_bcr.answer_words import MAGNITUDES
-from recipe_bcr.normalize import Number, numbers_match, rounding_candidates
-from recipe_bcr.shape import is_label
+from recipe_bcr.grading.answers.poly import polynomial
+from recipe_bcr.grading.answers.tree import Node
+from recipe_bcr.grading.answers.value import _CTX, exact, log10_floor, numeric, refutes, unknowns
+from recipe_bcr.grading.answers.words import MAGNITUDES
+from recipe_bcr.grading.answers.normalize import Number, numbers_match, rounding_candidates
+from recipe_bcr.grading.answers.shape import is_label
 
 Decision = bool | None
 _MAX_ITEMS = 64

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
+MAX_ANSWER_CHARS = 2000  # a longer answer is no answer (and reading it would cost time on every step)
+
 _WRAPPERS = [
     (re.compile(r"^\$\$(.*)\$\$$", re.DOTALL), 1),
     (re.compile(r"^\$(.*)\$$", re.DOTALL), 1),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from omegaconf import OmegaConf
 
-from recipe_bcr.budget import budget_for
+from recipe_bcr.data.budget import budget_for
 
 
 def _budget(n: int, tokens_per_problem: float, pinned: int | None = None) -> int:

@@ -1,0 +1,1 @@
+"""The `python -m recipe_bcr` commands: thin drivers over the layers below."""

@@ -1,0 +1,1 @@
+"""One answer read exactly: normalisation, shape, tokens, expression tree, exact value, comparison."""

@@ -1,0 +1,1 @@
+"""Completion text -> per-problem answer strings (no judgement of the answers)."""

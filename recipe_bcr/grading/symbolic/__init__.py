@@ -1,0 +1,1 @@
+"""The symbolic equivalence check, run in a pool of sandboxed, time-limited worker processes."""
