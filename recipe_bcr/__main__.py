@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from recipe_bcr.verl_ext.quiet import hide_missing_engine_warnings
+
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m recipe_bcr", description="bcr-recipe utilities")
@@ -21,6 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     gpu.add_argument("--device", choices=["gpu", "cpu"], default="gpu", help="bcr_device (cpu: the same stages here)")
     gpu.add_argument("--steps", type=int, default=3, help="GRPO steps per rollout engine")
     args = ap.parse_args(argv)
+    hide_missing_engine_warnings()
     if args.command == "doctor":
         from recipe_bcr.commands.doctor import run
 

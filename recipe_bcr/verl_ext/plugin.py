@@ -68,7 +68,9 @@ def install_trainer() -> None:
 
 def worker_setup() -> None:
     from recipe_bcr.verl_ext import resolvers
+    from recipe_bcr.verl_ext.quiet import hide_missing_engine_warnings
 
+    hide_missing_engine_warnings()
     resolvers.register()
     register_platform()
     register_rollout()

@@ -68,7 +68,9 @@ def register() -> None:
 
     if not current_platform.is_cpu():
         return
-    keep_linear_weights()
     from recipe_bcr.verl_ext.plugin import register_platform
+    from recipe_bcr.verl_ext.quiet import hide_missing_engine_warnings
 
+    hide_missing_engine_warnings()
+    keep_linear_weights()
     register_platform()
