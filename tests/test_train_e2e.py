@@ -40,7 +40,9 @@ def trained(request, tmp_path_factory):
 
     def run(steps: int, log_name: str) -> tuple[subprocess.CompletedProcess, list[dict]]:
         log = root / f"{log_name}.jsonl"
-        cmd = train_command(data, model, root / "ckpt", log, steps, save_freq=STEPS, extra=RUNTIMES[request.param])
+        tensorboard = f"+ray_kwargs.ray_init.runtime_env.env_vars.TENSORBOARD_DIR={root / 'tensorboard' / log_name}"
+        cmd = train_command(data, model, root / "ckpt", log, steps, save_freq=STEPS, extra=(*RUNTIMES[request.param], tensorboard),
+                            loggers=("console", "file", "tensorboard"))
         proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=1500)
         assert proc.returncode == 0, (proc.stdout + proc.stderr)[-5000:]
         return proc, flatten_metrics(log, root / f"{log_name}.flat.jsonl")
@@ -87,6 +89,20 @@ def test_policy_improves(trained):
     scores = [r["critic/score/mean"] for r in rows]
     first, last = sum(scores[:3]) / 3, sum(scores[-3:]) / 3
     assert last >= first + 0.15, scores
+
+
+def test_metrics_open_in_tensorboard(trained):
+    """`trainer.logger=[...,tensorboard]` on the CPU runtime: every step's bcr/* and verl metrics are
+    scalars in the event files, equal to what the file logger wrote."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    root, (_, rows), _, _ = trained
+    events = EventAccumulator(str(root / "tensorboard" / "first"), size_guidance={"scalars": 0}).Reload()
+    tags = set(events.Tags()["scalars"])
+    assert {"bcr/acc", "bcr/tokens_per_problem", "bcr/truncation_rate", "critic/score/mean"} <= tags
+    for tag in ("bcr/acc", "bcr/tokens_per_problem", "critic/score/mean"):
+        logged = {e.step: e.value for e in events.Scalars(tag)}
+        assert logged == pytest.approx({r["step"]: r[tag] for r in rows}, rel=1e-6, abs=1e-6), tag
 
 
 def test_resume_continues_at_the_next_step(trained):

@@ -44,14 +44,15 @@ def run_stage(cmd: list[str], log: Path, what: str) -> None:
 
 
 def train_command(data_dir: Path, model: Path, ckpt: Path, metrics_log: Path, steps: int,
-                  save_freq: int | None = None, extra: tuple[str, ...] = ()) -> list[str]:
+                  save_freq: int | None = None, extra: tuple[str, ...] = (),
+                  loggers: tuple[str, ...] = ("console", "file")) -> list[str]:
     """The stock verl entry point with the toy recipe: validation at start and end, a checkpoint
-    every `save_freq` steps (default: at the end), verl's file logger at `metrics_log`."""
+    every `save_freq` steps (default: at the end), verl's `loggers`, its file logger at `metrics_log`."""
     return [
         sys.executable, "-m", "verl.trainer.main_ppo", "+recipe=bcr_toy",
         f"bcr.data_dir={data_dir}", f"bcr.model.path={model}", f"trainer.default_local_dir={ckpt}",
         f"trainer.total_training_steps={steps}", f"trainer.save_freq={save_freq or steps}", f"trainer.test_freq={steps}",
-        "trainer.logger=[console,file]",
+        f"trainer.logger=[{','.join(loggers)}]",
         f"+ray_kwargs.ray_init.runtime_env.env_vars.VERL_FILE_LOGGER_PATH={metrics_log}",
         *extra,
     ]
