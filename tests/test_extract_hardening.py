@@ -32,14 +32,16 @@ ADVERSARIAL = {
 }
 
 
-def _fastest(text: str, repeats: int = 5) -> float:
-    """The least time of a few runs: other load on the machine only ever adds time."""
-    best = float("inf")
+def _time_ratio(small: str, large: str, repeats: int = 7) -> float:
+    """Time of `large` over time of `small`, runs interleaved so that whatever else loads the
+    machine weighs on both sizes alike."""
+    totals = [0.0, 0.0]
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        extract_group(text, 3)
-        best = min(best, time.perf_counter() - t0)
-    return best
+        for i, text in enumerate((small, large)):
+            t0 = time.perf_counter()
+            extract_group(text, 3)
+            totals[i] += time.perf_counter() - t0
+    return totals[1] / totals[0]
 
 
 @pytest.mark.timing
@@ -48,7 +50,7 @@ def test_extraction_is_linear_on_adversarial_text(name):
     """Twice the text takes about twice the time (a quadratic scan takes four times, and minutes at
     these sizes); timed within one run, so a loaded machine slows both sizes alike."""
     small, large = ADVERSARIAL[name](1), ADVERSARIAL[name](2)
-    ratio = _fastest(large) / _fastest(small)
+    ratio = _time_ratio(small, large)
     assert ratio < 3.0, f"time grew {ratio:.2f}x for 2x the text"
     tracemalloc.start()
     extract_group(small, 3)
