@@ -5,17 +5,17 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from recipe_bcr.data.clean import normalize_question
 from recipe_bcr.data.io import DataError
 from recipe_bcr.data.pipeline import build_groups, problem_id
 from recipe_bcr.data.prompt import group_system_prompt
 
-REPO = __import__("pathlib").Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _build(out, **kw):
@@ -70,33 +70,52 @@ def test_duplicates_and_contamination_are_reported(built):
     assert reasons.get("duplicate_of", 0) > 0
 
 
+def _benchmark_problem(file: str, line: int, column: str = "problem") -> str:
+    """A problem as the bundled benchmark file (the one the build's config names) holds it."""
+    return json.loads((REPO / "recipe_bcr/resources/benchmarks" / file).read_text().splitlines()[line])[column]
+
+
+def _problem_ids(out: Path) -> set[str]:
+    """Every problem in a group of the build in `out`, train and validation."""
+    frames = [pd.read_parquet(part) for part in out.glob("*.parquet")]
+    return {p for df in frames for info in df["extra_info"] for p in info["problem_ids"]}
+
+
 def test_benchmark_problems_planted_in_the_training_data_are_dropped(tmp_path, shared):
-    """Decontamination against real benchmark files (the stand-in data has its overlaps removed, so
-    they are planted here): an AIME25 problem as written and a MATH-500 problem re-spaced, re-cased
-    and without its `$` are dropped as `contaminated:<benchmark>`, and no output group holds them."""
-    bench = {
-        "AIME25": {"path": str(shared / "data/benchmarks/aime25.jsonl"), "question": "problem", "answer": "answer"},
-        "MATH-500": {"path": str(shared / "data/benchmarks/math500.jsonl"), "question": "problem", "answer": "answer"},
-    }
-    aime = json.loads((shared / "data/benchmarks/aime25.jsonl").read_text().splitlines()[0])["problem"]
-    math500 = json.loads((shared / "data/benchmarks/math500.jsonl").read_text().splitlines()[3])["problem"]
+    """Decontamination against the benchmarks build_groups is configured with (the stand-in data has
+    its overlaps removed, so they are planted here): an AIME25 problem as written, a MATH-500 one
+    re-spaced, upper-cased and without its `$`, and an OlympiadBench one without its leading newline
+    are dropped as `contaminated:<benchmark>`; an AMC23 problem with one number changed is kept.
+    Every other row ends as it does in the same build without decontamination, and the planted
+    problems, which that build puts in its groups, are in no group."""
+    from omegaconf import OmegaConf
+
+    benchmarks = OmegaConf.to_container(OmegaConf.load(REPO / "hydra_configs/benchmarks/paper.yaml"))
+    near_miss = _benchmark_problem("amc23.jsonl", 1)
+    assert "4y^2" in near_miss
     df = pd.read_parquet(shared / "data/train/deepmath_schema_substitute.parquet").head(300)
-    df.loc[5, "question"] = aime
-    df.loc[9, "question"] = "  " + math500.replace("$", "").replace(" ", "\n  ").upper()
+    df.loc[5, "question"] = _benchmark_problem("aime25.jsonl", 0)
+    df.loc[9, "question"] = "  " + _benchmark_problem("math500.jsonl", 2).replace("$", "").replace(" ", "\n  ").upper()
+    df.loc[12, "question"] = _benchmark_problem("olympiadbench.jsonl", 2, "question").strip()
+    df.loc[14, "question"] = near_miss.replace("4y^2", "5y^2")
+    planted = {problem_id(q) for q in df.loc[[5, 9, 12], "question"]}
     src = _parquet(tmp_path / "in.parquet", df)
-    manifest = _build(tmp_path / "out", source=src, groups=50, val_groups=5, decontaminate_against=bench)
+    # n=3 with more groups than the rows allow: every kept row is in a group (or one of the last two left over)
+    kw = dict(source=src, n=[3], groups=200, val_groups=5)
+    plain = _build(tmp_path / "plain", **kw)
+    assert planted <= _problem_ids(tmp_path / "plain")
+    manifest = _build(tmp_path / "out", decontaminate_against=benchmarks, **kw)
     rows = manifest["cleaning"]["dropped_rows"]
-    assert rows["contaminated:AIME25"] == {src: [5]}
-    assert rows["contaminated:MATH-500"] == {src: [9]}
-    assert manifest["cleaning"]["dropped_by_reason"]["contaminated"] == 2
-    questions = set()
-    for part in (tmp_path / "out").glob("*.parquet"):
-        for prompt in pd.read_parquet(part)["prompt"]:
-            questions.add(prompt[1]["content"])
-    planted = [normalize_question(aime), normalize_question(math500)]
-    assert questions and not any(p in normalize_question(q) for q in questions for p in planted)
-    clean_manifest = _build(tmp_path / "out_plain", source=src, groups=50, val_groups=5)
-    assert "contaminated" not in clean_manifest["cleaning"]["dropped_by_reason"]  # only the planted rows differ
+    contaminated = {reason: by_file for reason, by_file in rows.items() if reason.startswith("contaminated:")}
+    assert contaminated == {
+        "contaminated:AIME25": {src: [5]}, "contaminated:MATH-500": {src: [9]}, "contaminated:OlympiadBench": {src: [12]}
+    }
+    assert {r: f for r, f in rows.items() if r not in contaminated} == plain["cleaning"]["dropped_rows"]
+    assert manifest["cleaning"]["kept"] == plain["cleaning"]["kept"] - 3
+    acc = manifest["per_n"]["3"]["accounting"]
+    assert acc["train"] + acc["val"] + acc["dropped"] + acc["not_selected"] == len(df)
+    assert not planted & _problem_ids(tmp_path / "out")
+    assert all(14 not in listed for by_file in rows.values() for listed in by_file.values())  # the near miss
 
 
 def test_group_quality_better_than_random(built):

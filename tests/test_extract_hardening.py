@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import time
 import tracemalloc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -18,46 +21,67 @@ def _group(*answers: str) -> str:
 
 
 # -- every scan is linear in the completion --------------------------------------------------------
-# each input at size k (k = 1 is a few hundred thousand characters)
-ADVERSARIAL = {
-    "spaces after a header": lambda k: "### Problem" + " " * 300_000 * k + "x",
-    "tabs after a header and stars": lambda k: ("## **" + " \t" * 100_000 * k) * 2,
-    "spaces after a label": lambda k: "Answer 1" + " " * 300_000 * k + "x",
-    "spaces after a label and colon": lambda k: "Answer 1 **:" + " \n" * 300_000 * k + "x",
-    "spaces between boxed and brace": lambda k: ("\\boxed" + " " * 3000) * 100 * k,
-    "nested open labels": lambda k: "Answer1: \\boxed{" * 20_000 * k,
-    "nested closed labels": lambda k: "Answer1: \\boxed{" * 20_000 * k + "5" + "}" * 20_000 * k,
-    "boxes in boxes": lambda k: "\\boxed{" * 50_000 * k + "5" + "}" * 50_000 * k,
-    "a long hidden box": lambda k: "Answer1: \\boxed{\\phantom{" + "{" * 100_000 * k + "}" * 100_000 * k + "}}",
+# each input built at size n
+ADVERSARIAL: dict[str, Callable[[int], str]] = {
+    "spaces after a header": lambda n: "### Problem" + " " * n + "x",
+    "tabs after a header and stars": lambda n: ("## **" + " \t" * n) * 2,
+    "spaces after a label": lambda n: "Answer 1" + " " * n + "x",
+    "spaces after a label and colon": lambda n: "Answer 1 **:" + " \n" * n + "x",
+    "spaces between boxed and brace": lambda n: ("\\boxed" + " " * 3000) * n,
+    "nested open labels": lambda n: "Answer1: \\boxed{" * n,
+    "nested closed labels": lambda n: "Answer1: \\boxed{" * n + "5" + "}" * n,
+    "boxes in boxes": lambda n: "\\boxed{" * n + "5" + "}" * n,
+    "a long hidden box": lambda n: "Answer1: \\boxed{\\phantom{" + "{" * n + "}" * n + "}}",
 }
+TIMED_CPU_S = 0.02  # an extraction this long is timed well above the clock's noise
 
 
-def _time_ratio(small: str, large: str, repeats: int = 3) -> float:
-    """Time of `large` over time of `small`, runs interleaved so that whatever else loads the
-    machine weighs on both sizes alike."""
-    totals = [0.0, 0.0]
-    for _ in range(repeats):
-        for i, text in enumerate((small, large)):
-            t0 = time.perf_counter()
-            extract_group(text, 3)
-            totals[i] += time.perf_counter() - t0
-    return totals[1] / totals[0]
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """No collection pauses (whose cost depends on the whole heap) inside the timings."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _cpu_s(text: str) -> float:
+    """This thread's CPU time for one extraction: the time other processes hold the cores is not in it."""
+    t0 = time.thread_time()
+    extract_group(text, 3)
+    return time.thread_time() - t0
+
+
+def _cpu_growth(build: Callable[[int], str], repeats: int = 5) -> tuple[float, int]:
+    """The CPU time of the input at size 2n over that at n, and n: the first size, doubling from 1, that
+    takes TIMED_CPU_S, so a quadratic scan is caught at a small size, in seconds rather than the hours it
+    would take on a few hundred thousand characters. Each size is timed at its fastest of interleaved runs."""
+    with _no_gc():
+        n = 1
+        while _cpu_s(build(n)) < TIMED_CPU_S:
+            n *= 2
+        sizes = (build(n), build(2 * n))
+        best = [float("inf")] * 2
+        for _ in range(repeats):
+            for i, text in enumerate(sizes):
+                best[i] = min(best[i], _cpu_s(text))
+    return best[1] / best[0], n
 
 
 @pytest.mark.timing
 @pytest.mark.parametrize("name", list(ADVERSARIAL))
 def test_extraction_is_linear_on_adversarial_text(name):
-    """Four times the text takes about four times the time (a quadratic scan takes sixteen times, and
-    minutes at these sizes; the bound is their geometric middle); timed within one run, so a loaded
-    machine slows both sizes alike."""
-    small, large = ADVERSARIAL[name](1), ADVERSARIAL[name](4)
-    ratio = _time_ratio(small, large)
-    assert ratio < 8.0, f"time grew {ratio:.2f}x for 4x the text"
+    """Twice the text takes twice the CPU time, where a quadratic scan takes four times."""
+    growth, n = _cpu_growth(ADVERSARIAL[name])
+    assert growth < 3.0, f"CPU time grew {growth:.2f}x from n={n} to twice that"
+    large = ADVERSARIAL[name](2 * n)
     tracemalloc.start()
-    extract_group(small, 3)
+    extract_group(large, 3)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert peak < 20 * len(small) + 10_000_000  # never a copy of the text per nested box
+    assert peak < 20 * len(large) + 10_000_000  # never a copy of the text per nested box
 
 
 def test_nested_labels_read_only_the_innermost_box():

@@ -231,6 +231,7 @@ def test_their_mirrors_are_still_wrong(verifier, gold, pred):
 
 
 # -- nothing a policy writes runs unbounded work in the calling thread ----------------------------
+@pytest.mark.timing
 @pytest.mark.parametrize(
     "pred",
     [
