@@ -85,7 +85,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--prompts", type=int, default=48, help="N=3 prompts for the evaluation throughput")
     ap.add_argument("--k", type=int, default=4, help="samples per prompt")
-    ap.add_argument("--max-tokens", type=int, default=72, help="the toy budget at N=3")
+    ap.add_argument("--max-tokens", type=int, default=72, help="generation limit per prompt (72 in the README figures)")
     ap.add_argument("--steps", type=int, default=4, help="GRPO steps per rollout engine")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/out/runtime"))
     args = ap.parse_args()

@@ -1,13 +1,13 @@
-"""Does BCR training learn? The tiny warm-started Qwen3 on the toy addition task, trained with
+"""Does BCR training learn? The tiny warm-started Qwen3 on the toy arithmetic-chain task, trained with
 the stock `python -m verl.trainer.main_ppo +recipe=bcr_toy` on the CPU runtime.
 
 Prints, per step, the reward score, accuracy, format rate, tokens per problem and truncation
 rate, plus validation (greedy) before and after, and plots them. The toy model was warm-started
-on answers that are off by one 30% of the time and padded with 0-3 "Wait, let me double-check."
-sentences, under a budget (tokens_per_problem x N) that the verbose answers overflow: accuracy
-can rise and tokens per problem can fall, the BCR effect in miniature.
+on answers with written steps (sometimes slipping) or guesses, padded with 0-3 filler sentences
+(README "The toy task"), under a budget (tokens_per_problem x N) that the verbose answers overflow:
+accuracy can rise and tokens per problem can fall, the BCR effect in miniature.
 
-    python benchmarks/bench_toy_learning.py [--steps 40] [--out benchmarks/out/toy_learning] [--budget-per-problem 24]
+    python benchmarks/bench_toy_learning.py [--steps 40] [--out benchmarks/out/toy_learning] [--budget-per-problem 28]
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=40)
     ap.add_argument("--out", default="benchmarks/out/toy_learning")
-    ap.add_argument("--budget-per-problem", type=float, default=None, help="bcr.tokens_per_problem (preset: 24)")
+    ap.add_argument("--budget-per-problem", type=float, default=None, help="bcr.tokens_per_problem (preset: 28)")
     args = ap.parse_args()
     out = Path(args.out).resolve()
     task, mspec, toy = load_specs()

@@ -22,12 +22,22 @@ def test_demo_trains_merges_and_evaluates(tmp_path):
     for r in rows:
         assert {"critic/score/mean", "critic/advantages/max", "actor/grad_norm", "bcr/acc", "bcr/fmt"} <= set(r)
     assert (out / "train" / "checkpoints" / "global_step_4" / "actor").is_dir()
-    assert "rollout=vllm device=cpu" in (out / "train" / "train.log").read_text()  # the paper's runtime
-    assert "engine: vllm" in (out / "eval_run" / "config.yaml").read_text()
+    from recipe_bcr.commands.demo import _cfg
+
+    cfg = _cfg()
+    rollout = "hf" if "bcr_runtime=hf" in cfg["train_overrides"] else "vllm"
+    assert f"rollout={rollout} device=cpu" in (out / "train" / "train.log").read_text()
+    assert f"engine: {cfg['eval_engine']}" in (out / "eval_run" / "config.yaml").read_text()
     assert (out / "train" / "hf_model" / "config.json").exists()
     assert list((out / "train" / "hf_model").glob("*.safetensors"))
-    with (out / "eval_run" / "summary.csv").open() as f:
+    with (out / "compare" / "summary.csv").open() as f:
         summary = list(csv.DictReader(f))
-    assert sorted({int(r["n"]) for r in summary if r["benchmark"] == "Toy"}) == [1, 2, 3]
+    # base and trained side by side at N = 1..3, as a table and plots
+    assert sorted({(r["label"], int(r["n"])) for r in summary if r["benchmark"] == "Toy"}) == \
+        [(label, n) for label in ("base", "trained") for n in (1, 2, 3)]
+    table = (out / "compare" / "table.md").read_text()
+    assert "| base | 1 |" in table and "| trained | 3 |" in table
+    for plot in ("accuracy_vs_n.png", "tokens_per_problem_vs_n.png"):
+        assert (out / "compare" / "plots" / plot).stat().st_size > 10_000
     assert not (tmp_path / "outputs").exists()
-    assert "report" in proc.stdout and "step   4:" in proc.stdout
+    assert "report" in proc.stdout and "step   4:" in proc.stdout and "trained per problem" in proc.stdout

@@ -82,7 +82,7 @@ def test_bcr_metrics_at_every_step_and_rollout_matches_actor(trained):
 
 
 def test_policy_improves(trained):
-    """The warm-started model overflows the budget (72 tokens for 3 problems) with its filler; GRPO
+    """The warm-started model overflows the budget (84 tokens for 3 problems) with its filler; GRPO
     must raise the reward (here mostly by answering all problems within the budget). A sign error in
     the advantage, a broken response mask or reward wiring leaves the score flat or lowers it."""
     _, (_, rows), _, _ = trained

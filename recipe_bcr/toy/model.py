@@ -42,6 +42,7 @@ class ModelSpec:
     sft_batch: int
     sft_lr: float
     n_values: tuple[int, ...]
+    groups_per_n: int    # supervised groups per group size (and for the single-problem prompt)
     seed: int
     threads: int         # torch threads for the warm start (1: no oversubscription on a busy machine)
 
@@ -63,7 +64,7 @@ def load_specs(overrides: list[str] | None = None) -> tuple[ToySpec, ModelSpec, 
 
 
 def cache_key(spec: ToySpec, mspec: ModelSpec) -> str:
-    blob = json.dumps({"task": asdict(spec), "model": asdict(mspec), "format": 1}, sort_keys=True)
+    blob = json.dumps({"task": asdict(spec), "model": asdict(mspec), "format": 2}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
@@ -72,9 +73,11 @@ MODEL_DIR = "toy-qwen3"  # the tiny_qwen3 preset's path under the cache dir
 
 def _corpus(spec: ToySpec, mspec: ModelSpec, rng: random.Random) -> list[tuple[list[dict], str]]:
     pairs = []
-    for n in mspec.n_values:
-        for row in make_groups(n, 300, mspec.seed, spec, "sft"):
-            pairs.append((build_messages([p.question for p in row.problems]), target_completion(row.problems, rng, spec)))
+    styles = [(n, "group") for n in mspec.n_values] + [(1, "single")]  # single: the N=1 baseline's prompt
+    for n, style in styles:
+        for row in make_groups(n, mspec.groups_per_n, mspec.seed, spec, f"sft-{style}", style):
+            messages = build_messages([p.question for p in row.problems], style=style)
+            pairs.append((messages, target_completion(row.problems, rng, spec)))
     rng.shuffle(pairs)
     return pairs
 
@@ -109,7 +112,7 @@ def build_model(out: Path, spec: ToySpec, mspec: ModelSpec, progress: bool = Tru
     torch.manual_seed(mspec.seed)
     torch.set_num_threads(mspec.threads)
     pairs = _corpus(spec, mspec, rng)
-    tokenizer = train_tokenizer([m[0]["content"] + m[1]["content"] + c for m, c in pairs], mspec.vocab_size)
+    tokenizer = train_tokenizer(["".join(m["content"] for m in msgs) + c for msgs, c in pairs], mspec.vocab_size)
     eos = tokenizer.convert_tokens_to_ids("<|im_end|>")
     pad = tokenizer.convert_tokens_to_ids("<|endoftext|>")
     config = Qwen3Config(
@@ -165,13 +168,34 @@ def build_model(out: Path, spec: ToySpec, mspec: ModelSpec, progress: bool = Tru
     return out
 
 
-def ensure_model(cache_dir: Path, spec: ToySpec, mspec: ModelSpec, progress: bool = True) -> Path:
-    """The cached model (CACHE/toy-qwen3), rebuilt when absent or made with other settings."""
+SHIPPED = Path(__file__).resolve().parents[1] / "resources" / "toy_model"  # the committed warm start
+
+
+def built_with(path: Path) -> str | None:
+    """The settings key a model folder was built with (None: no complete model there)."""
+    meta = Path(path) / "toy_spec.json"
+    if not (meta.exists() and (Path(path) / "model.safetensors").exists()):
+        return None
+    return json.loads(meta.read_text()).get("key")
+
+
+def ensure_model(cache_dir: Path, spec: ToySpec, mspec: ModelSpec, progress: bool = True,
+                 rebuild: bool = False) -> Path:
+    """The model for these settings at CACHE/toy-qwen3: kept when it was built with them, else
+    copied from the committed warm start (recipe_bcr/resources/toy_model) when that was, else
+    built (minutes). `rebuild` builds it whatever is there."""
     path = Path(cache_dir).expanduser() / MODEL_DIR
-    meta = path / "toy_spec.json"
-    fresh = meta.exists() and (path / "model.safetensors").exists() and \
-        json.loads(meta.read_text()).get("key") == cache_key(spec, mspec)
-    if not fresh:
-        logger.info("building the toy model in %s", path)
-        build_model(path, spec, mspec, progress=progress)
+    key = cache_key(spec, mspec)
+    if rebuild or built_with(path) != key:
+        if not rebuild and built_with(SHIPPED) == key:
+            logger.info("copying the committed toy model to %s", path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            stage = Path(tempfile.mkdtemp(prefix=".toy-model-", dir=path.parent))
+            shutil.copytree(SHIPPED, stage, dirs_exist_ok=True)
+            if path.exists():
+                shutil.rmtree(path)
+            stage.rename(path)
+        else:
+            logger.info("building the toy model in %s", path)
+            build_model(path, spec, mspec, progress=progress)
     return path

@@ -1,67 +1,123 @@
-"""Toy problems ("What is 3 + 4?") in the paper's group format, with verl parquet rows.
+"""The toy task: short chains of additions and subtractions ("What is 4 + 3 - 2?") in the
+paper's group format, with verl parquet rows.
 
-Pure functions: problems, the supervised target completions (with answer noise and
-verbosity, the two things GRPO can then improve), and GroupRows for recipe_bcr.data.schema.
+Built so that a token budget has something real to trade (README "The toy task"):
+- **steps** ("4 + 3 = 7. 7 - 2 = 5.") carry the computation: each is one operation of a
+  small table, and the supervised answer after written steps is right unless a
+  step slipped (`step_error_rate`);
+- a **skip** (no steps) is a guess: the supervised answer after skipped steps is right only
+  `guess_accuracy` of the time, as for a model that cannot add a chain in its head;
+- **filler** ("Wait, let me double-check.", after the steps) costs tokens and changes
+  nothing: answers after filler are exactly as accurate as without.
+So dropping filler keeps accuracy and dropping steps costs it. Pure functions: problems, the
+supervised completions, their reading back (`read_section`), GroupRows for verl's schema.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 
+from recipe_bcr.data.prompt import PromptStyle
 from recipe_bcr.data.schema import GroupRow, Problem
 
-FILLER = "Wait, let me double-check."
+FILLERS = ("Wait, let me double-check.", "Hmm, let me think again.", "Let me read the problem once more.")
+DATA_SOURCE = "toy_chain"
 
 
 @dataclass(frozen=True)
 class ToySpec:
     """What the toy task draws from (hydra_configs/toy.yaml `task`)."""
 
-    max_operand: int
-    wrong_rate: float    # share of supervised answers off by one
-    max_filler: int      # supervised reasoning repeats FILLER 0..max_filler times
+    min_ops: int            # operations per problem: min_ops..max_ops
+    max_ops: int
+    max_operand: int        # each operation adds or subtracts 1..max_operand
+    max_value: int          # running values stay in 0..max_value: every step is one fact of a small table
+    skip_rate: float        # share of supervised problems answered without steps
+    guess_accuracy: float   # share of those skipped answers that are right
+    step_error_rate: float  # share of written-out problems where one step slips by one
+    max_filler: int         # filler sentences per supervised problem: 0..max_filler
 
 
 def make_problem(rng: random.Random, spec: ToySpec, index: int) -> Problem:
-    a, b = rng.randint(0, spec.max_operand), rng.randint(0, spec.max_operand)
-    return Problem(problem_id=f"toy-{index}", question=f"What is {a} + {b}?", answers=(str(a + b),),
-                   difficulty=float(a + b), topic="addition")
+    value = rng.randint(1, spec.max_value)
+    text = str(value)
+    ops = rng.randint(spec.min_ops, spec.max_ops)
+    for _ in range(ops):
+        d = rng.randint(1, spec.max_operand)
+        plus = value + d <= spec.max_value and (value - d < 0 or rng.random() < 0.5)
+        value = value + d if plus else value - d
+        text += f" {'+' if plus else '-'} {d}"
+    return Problem(problem_id=f"toy-{index}", question=f"What is {text}?", answers=(str(value),),
+                   difficulty=float(ops), topic="arithmetic chain")
 
 
-def operands(problem: Problem) -> tuple[int, int]:
-    body = problem.question.removeprefix("What is ").removesuffix("?")
-    a, b = body.split(" + ")
-    return int(a), int(b)
+def chain(problem: Problem) -> tuple[int, list[tuple[str, int]]]:
+    """The start value and the (op, operand) list of a toy question."""
+    tokens = problem.question.removeprefix("What is ").removesuffix("?").split()
+    return int(tokens[0]), [(tokens[k], int(tokens[k + 1])) for k in range(1, len(tokens), 2)]
+
+
+def steps_text(problem: Problem, slip_at: int | None = None, slip: int = 0) -> tuple[str, int]:
+    """The written steps and the value they reach; step `slip_at` (if any) is off by `slip`."""
+    value, ops = chain(problem)
+    parts = []
+    for k, (op, d) in enumerate(ops):
+        new = value + d if op == "+" else value - d
+        if k == slip_at:
+            new += slip
+        parts.append(f"{value} {op} {d} = {new}.")
+        value = new
+    return " ".join(parts), value
+
+
+def target_section(problem: Problem, rng: random.Random, spec: ToySpec) -> tuple[str, str]:
+    """One supervised problem's reasoning and answer: steps or a guess, then filler."""
+    filler = [rng.choice(FILLERS) for _ in range(rng.randint(0, spec.max_filler))]
+    gold = int(problem.answers[0])
+    if rng.random() < spec.skip_rate:
+        answer = gold if rng.random() < spec.guess_accuracy else max(0, gold + rng.choice((-3, -2, -1, 1, 2, 3)))
+        return " ".join(filler), str(answer)
+    ops = len(chain(problem)[1])
+    slip_at = rng.randrange(ops) if rng.random() < spec.step_error_rate else None
+    steps, answer = steps_text(problem, slip_at, rng.choice((-1, 1)))
+    return " ".join([steps, *filler]), str(answer)
 
 
 def target_completion(problems: Sequence[Problem], rng: random.Random, spec: ToySpec) -> str:
-    """A supervised answer: per problem a short computation, some filler, an answer that is
-    wrong by one with probability `wrong_rate`."""
+    """A supervised answer to a group, in the format the BCR reward credits."""
     parts = []
     for i, p in enumerate(problems, start=1):
-        a, b = operands(p)
-        answer = a + b
-        if rng.random() < spec.wrong_rate:
-            answer += rng.choice((-1, 1))
-        filler = " ".join([FILLER] * rng.randint(0, spec.max_filler))
-        reasoning = f"{a} plus {b}. {filler}".strip()
-        parts.append(f"### Problem {i}\n{reasoning}\nAnswer{i}: \\boxed{{{answer}}}")
+        reasoning, answer = target_section(p, rng, spec)
+        parts.append(f"### Problem {i}\n{reasoning}\nAnswer{i}: \\boxed{{{answer}}}".replace("\n\n", "\n"))
     return "\n\n".join(parts)
 
 
-def make_groups(n: int, count: int, seed: int, spec: ToySpec, split: str) -> list[GroupRow]:
+_STEP = re.compile(r"\d++ [+-] \d++ = -?\d++\.")
+
+
+def read_section(text: str) -> tuple[int, int]:
+    """(steps written, filler sentences) in one problem's section of a completion."""
+    return len(_STEP.findall(text)), sum(text.count(f) for f in FILLERS)
+
+
+def make_groups(n: int, count: int, seed: int, spec: ToySpec, split: str,
+                prompt_style: PromptStyle = "group") -> list[GroupRow]:
+    if prompt_style == "single" and n != 1:
+        raise ValueError(f"the single-problem prompt takes one problem per row, got n={n}")
     rng = random.Random(f"{seed}:{split}:{n}")
     return [
         GroupRow(problems=[make_problem(rng, spec, k * n + j) for j in range(n)], split=split, index=k,
-                 data_source="toy_addition")
+                 data_source=DATA_SOURCE, prompt_style=prompt_style)
         for k in range(count)
     ]
 
 
-def write_toy_data(out_dir: Path, n: int, train_groups: int, val_groups: int, seed: int, spec: ToySpec) -> dict[str, Path]:
+def write_toy_data(out_dir: Path, n: int, train_groups: int, val_groups: int, seed: int, spec: ToySpec,
+                   prompt_style: PromptStyle = "group") -> dict[str, Path]:
     """train_n{N}.parquet and val_n{N}.parquet in verl's schema, staged and renamed together."""
     from recipe_bcr.data.io import Staging
     from recipe_bcr.data.schema import SCHEMA, to_record
@@ -70,7 +126,8 @@ def write_toy_data(out_dir: Path, n: int, train_groups: int, val_groups: int, se
     paths = {"train": out_dir / f"train_n{n}.parquet", "val": out_dir / f"val_n{n}.parquet"}
     with Staging() as stage:
         for split, count in (("train", train_groups), ("val", val_groups)):
-            stage.parquet([to_record(r) for r in make_groups(n, count, seed, spec, split)], SCHEMA, paths[split])
+            rows = make_groups(n, count, seed, spec, split, prompt_style)
+            stage.parquet([to_record(r) for r in rows], SCHEMA, paths[split])
     return paths
 
 

@@ -1,0 +1,166 @@
+"""`python -m recipe_bcr paper --out DIR [key=value ...]`: the paper's comparisons in miniature.
+
+On the toy task (recipe_bcr/toy) and the CPU runtime, each stage through the product's own
+commands, as a user would run them:
+1. the warm-started model (the "base"), toy data at N=3 (group prompt) and N=1 (single prompt);
+2. GRPO runs through the stock `python -m verl.trainer.main_ppo +recipe=bcr_toy`: the N=1
+   baseline (single-problem prompt, a budget that never binds), BCR at N=3 under B = N x
+   tokens_per_problem, per seed; the budget ablation (B scaled as 4096/5120/6144 are to 5120)
+   and the reward ablation (bcr_reward presets len_2_1_1, len_5_1_1); each merged with
+   `python -m verl.model_merger merge`;
+3. `python -m recipe_bcr.eval` for every model (N=1..5 for the main three, N=1 for ablations);
+4. tables, figures and the report (recipe_bcr.commands.paper_report).
+Every stage whose output exists is skipped, so a rerun resumes. Sizes: hydra_configs/paper.yaml.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from omegaconf import OmegaConf
+
+from recipe_bcr.commands.demo import flatten_metrics, run_stage, train_command
+from recipe_bcr.commands.paper_report import write_report
+from recipe_bcr.toy.model import ensure_model, load_specs
+from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
+
+
+def load_config(overrides: list[str]) -> dict[str, Any]:
+    cfg = OmegaConf.load(Path(str(resources.files("hydra_configs") / "paper.yaml")))
+    try:
+        cfg = OmegaConf.merge(cfg, OmegaConf.from_dotlist(overrides))
+    except Exception as e:  # omegaconf raises several types for a bad dotlist
+        raise ValueError(f"hydra_configs/paper.yaml with overrides {overrides}: {e}") from None
+    raw = OmegaConf.to_container(cfg, resolve=True)
+    unknown = sorted(set(raw) - set(OmegaConf.to_container(OmegaConf.load(
+        Path(str(resources.files("hydra_configs") / "paper.yaml"))))))
+    if unknown:
+        raise ValueError(f"hydra_configs/paper.yaml has no key(s) {unknown}")
+    return raw
+
+
+@dataclass(frozen=True)
+class Run:
+    """One GRPO run: its name (folder), what it is, and its main_ppo overrides."""
+
+    name: str
+    group: str               # main | budget | reward
+    n: int
+    budget: int
+    seed: int
+    reward: str = "paper"
+    single: bool = False     # single-problem prompt (the N=1 baseline)
+    extra: tuple[str, ...] = field(default_factory=tuple)
+
+
+def plan(cfg: dict[str, Any]) -> list[Run]:
+    """Every training run of the paper command, the main comparison first."""
+    n, tpp = int(cfg["bcr"]["n"]), int(cfg["bcr"]["tokens_per_problem"])
+    rule = n * tpp
+    runs = []
+    for s in cfg["seeds"]:
+        runs.append(Run(f"baseline_n1_s{s}", "main", 1, int(cfg["baseline"]["budget"]), s, single=True))
+        runs.append(Run(f"bcr_n{n}_s{s}", "main", n, rule, s))
+    for s in cfg["ablation_seeds"]:
+        for scale in cfg["budget_ablation"]:
+            budget = round(rule * float(scale))
+            if budget != rule or s not in cfg["seeds"]:
+                runs.append(Run(f"bcr_n{n}_b{budget}_s{s}", "budget", n, budget, s))
+        for preset in cfg["reward_ablation"]:
+            runs.append(Run(f"bcr_n{n}_{preset}_s{s}", "reward", n, rule, s, reward=preset))
+    return runs
+
+
+def _train(run: Run, root: Path, model: Path, data: dict[str, Path], cfg: dict[str, Any]) -> Path:
+    """Train and merge one run (skipped when its merged model exists); returns the model folder."""
+    out = root / "runs" / run.name
+    hf = out / "hf_model"
+    if (hf / "config.json").exists():
+        print(f"      {run.name}: done earlier ({hf})")
+        return hf
+    if out.exists():
+        shutil.rmtree(out)
+    steps = int(cfg["train_steps"])
+    s = run.seed
+    extra = [f"bcr.n={run.n}", f"bcr.budget={run.budget}", f"bcr_reward@bcr.reward={run.reward}",
+             f"trainer.experiment_name={run.name}", "trainer.val_before_train=false",
+             f"data.seed={s}", f"actor_rollout_ref.rollout.seed={s}", f"actor_rollout_ref.actor.data_loader_seed={s}",
+             *cfg["train_overrides"]]
+    verl_log = out / "verl_metrics.jsonl"
+    t = time.time()
+    cmd = train_command(data["single" if run.single else "group"], model, out / "checkpoints", verl_log, steps,
+                        extra=tuple(extra))
+    cmd[cmd.index(f"trainer.test_freq={steps}")] = "trainer.test_freq=-1"
+    run_stage(cmd, out / "train.log", f"training {run.name}")
+    flatten_metrics(verl_log, out / "metrics.jsonl")
+    run_stage([sys.executable, "-m", "verl.model_merger", "merge", "--backend", "fsdp",
+               "--local_dir", str(out / "checkpoints" / f"global_step_{steps}" / "actor"),
+               "--target_dir", str(hf)], out / "merge.log", f"merging {run.name}")
+    shutil.rmtree(out / "checkpoints")  # optimizer states; the merged model is what is evaluated
+    (out / "run.json").write_text(json.dumps({**run.__dict__, "extra": list(run.extra), "steps": steps,
+                                              "seconds": round(time.time() - t, 1)}, indent=1))
+    print(f"      {run.name}: {time.time() - t:.0f} s")
+    return hf
+
+
+def _evaluate(label: str, model: Path, ns: list[int], root: Path, bench: Path, cfg: dict[str, Any]) -> Path:
+    """The eval harness on the toy benchmark (resumes by itself: a finished run is not redone)."""
+    ev = cfg["eval"]
+    run_dir = root / "eval" / label
+    if (run_dir / "summary.json").exists():
+        return run_dir
+    run_stage([sys.executable, "-m", "recipe_bcr.eval", f"engine={ev['engine']}", "bcr_model@model=tiny_qwen3",
+               f"model.path={model}", f"label={label}", f"run_dir={run_dir}", f"n=[{','.join(map(str, ns))}]",
+               f"+benchmarks.Toy={{path:{bench},question:problem,answer:answer}}", "only=[Toy]",
+               f"sampling.max_tokens={int(ev['tokens_per_problem']) * max(ns)}", f"sampling.k={ev['samples']}",
+               f"sampling.temperature={ev['temperature']}", f"sampling.top_p={ev['top_p']}",
+               f"sampling.seed={ev['seed']}", "engine_options.dtype=float32", "progress=false"],
+              root / "eval" / f"{label}.log", f"evaluating {label}")
+    return run_dir
+
+
+def run_paper(out: str, overrides: list[str]) -> int:
+    try:
+        cfg = load_config(overrides)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    root = Path(out).resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "paper_config.json").write_text(json.dumps(cfg, indent=1))
+    t0 = time.time()
+    runs = plan(cfg)
+    print(f"[1/4] the warm-started toy model and data -> {root / 'data'}")
+    task, mspec, toy = load_specs()
+    model = ensure_model(Path(toy["cache_dir"]), task, mspec)
+    d = toy["data"]
+    data = {"group": root / "data" / f"group_n{cfg['bcr']['n']}", "single": root / "data" / "single_n1"}
+    write_toy_data(data["group"], int(cfg["bcr"]["n"]), d["train_groups"], d["val_groups"], d["seed"], task)
+    write_toy_data(data["single"], 1, d["train_groups"], d["val_groups"], d["seed"], task, prompt_style="single")
+    bench = write_toy_benchmark(root / "data" / "toy_benchmark.jsonl", int(cfg["eval"]["problems"]),
+                                int(cfg["eval"]["seed"]), task)
+
+    print(f"[2/4] {len(runs)} GRPO runs of {cfg['train_steps']} steps (stock main_ppo, CPU) -> {root / 'runs'}")
+    models = {run.name: _train(run, root, model, data, cfg) for run in runs}
+
+    print(f"[3/4] evaluation: base and every trained model -> {root / 'eval'}")
+    ns = [int(n) for n in cfg["eval"]["n"]]
+    evals = {"base": _evaluate("base", model, ns, root, bench, cfg)}
+    for run in runs:
+        evals[run.name] = _evaluate(run.name, models[run.name], ns if run.group == "main" else [1], root, bench, cfg)
+
+    print(f"[4/4] tables, figures, report -> {root / 'report.md'}")
+    timing = root / "wall_seconds.json"  # every invocation's wall time: a resumed run reports the sum
+    spent = (json.loads(timing.read_text()) if timing.exists() else []) + [round(time.time() - t0, 1)]
+    timing.write_text(json.dumps(spent))
+    report = write_report(root, cfg, runs, evals, sum(spent), overrides)
+    print(report.read_text())
+    print(f"done in {spent[-1]:.0f} s ({sum(spent):.0f} s over {len(spent)} invocation(s)): {report}")
+    return 0

@@ -1,0 +1,108 @@
+"""`python -m recipe_bcr paper`: the run plan, the report's tables and verdicts (on planted run
+files), and a smoke run of the whole command at tiny sizes through the real verl and eval harness."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from recipe_bcr.commands.paper import Run, load_config, plan
+from recipe_bcr.commands.paper_report import write_report
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_plan_has_the_main_comparison_per_seed_and_the_ablations():
+    cfg = load_config([])
+    runs = plan(cfg)
+    rule = cfg["bcr"]["n"] * cfg["bcr"]["tokens_per_problem"]
+    main = [r for r in runs if r.group == "main"]
+    assert sorted((r.single, r.seed) for r in main) == sorted((s, x) for x in cfg["seeds"] for s in (True, False))
+    assert all(r.n == 1 and r.budget == cfg["baseline"]["budget"] for r in main if r.single)
+    assert all(r.n == cfg["bcr"]["n"] and r.budget == rule for r in main if not r.single)
+    budgets = sorted(r.budget for r in runs if r.group == "budget")
+    # as 4096 and 6144 are to 5120; the rule budget itself is BCR seed 0, not trained twice
+    assert budgets == [round(rule * 4096 / 5120), round(rule * 6144 / 5120)]
+    assert sorted(r.reward for r in runs if r.group == "reward") == sorted(cfg["reward_ablation"])
+    assert len({r.name for r in runs}) == len(runs)
+
+
+def test_unknown_setting_is_refused():
+    with pytest.raises(ValueError, match="no key"):
+        load_config(["train_step=3"])
+
+
+def _plant_eval(d: Path, label: str, per_n: dict[int, tuple[float, float]], steps: bool, filler: int) -> Path:
+    d.mkdir(parents=True)
+    rows = [{"label": label, "benchmark": "Toy", "n": n, "acc": a, "acc_stderr": 0.01, "tokens_per_problem": t}
+            for n, (a, t) in per_n.items()]
+    (d / "summary.json").write_text(json.dumps(rows))
+    section = ("1 + 2 = 3. 3 + 1 = 4. " if steps else "") + "Wait, let me double-check. " * filler
+    rec = {"n": 1, "completion": f"### Problem 1\n{section}\nAnswer1: \\boxed{{4}}", "problems": [{"correct": True}]}
+    (d / "samples.jsonl").write_text(json.dumps(rec) + "\n")
+    return d
+
+
+def _plant_metrics(d: Path, acc: float, tok: float) -> None:
+    d.mkdir(parents=True, exist_ok=True)
+    rows = [{"step": s, "critic/score/mean": 2 * acc + 1, "bcr/acc": acc, "bcr/tokens_per_problem": tok,
+             "bcr/truncation_rate": 0.0} for s in (1, 2, 3)]
+    (d / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+@pytest.mark.parametrize("bcr_tokens, verdict", [(20.0, "**reproduced**"), (40.0, "**not reproduced**")])
+def test_report_has_every_table_and_judges_finding_1_by_the_numbers(tmp_path, bcr_tokens, verdict):
+    cfg = load_config(["seeds=[0,1]", "ablation_seeds=[0]", "eval.n=[1,2]"])
+    runs = [Run("baseline_n1_s0", "main", 1, 128, 0, single=True), Run("baseline_n1_s1", "main", 1, 128, 1, single=True),
+            Run("bcr_n3_s0", "main", 3, 84, 0), Run("bcr_n3_s1", "main", 3, 84, 1),
+            Run("bcr_n3_b67_s0", "budget", 3, 67, 0), Run("bcr_n3_len_2_1_1_s0", "reward", 3, 84, 0, reward="len_2_1_1")]
+    evals = {"base": _plant_eval(tmp_path / "eval" / "base", "base", {1: (0.5, 35.0), 2: (0.4, 34.0)}, True, 2)}
+    for r in runs:
+        tok = bcr_tokens if r.name.startswith("bcr") else 30.0
+        evals[r.name] = _plant_eval(tmp_path / "eval" / r.name, r.name, {1: (0.6, tok), 2: (0.55, tok - 2)}, True, 0)
+        _plant_metrics(tmp_path / "runs" / r.name, 0.1 if r.group == "reward" else 0.6, 10.0)
+    report = write_report(tmp_path, cfg, runs, evals, 60.0).read_text()
+    for heading in ("## Table 1", "## Table 2", "## What the models write", "## Budget ablation", "## Reward ablation"):
+        assert heading in report
+    finding1 = next(line for line in report.splitlines() if line.startswith("1. "))
+    assert verdict in finding1
+    assert "Δ BCR vs baseline" in report and "(60.0..60.0)" in report  # two seeds: mean (min..max)
+    finding5 = next(line for line in report.splitlines() if line.startswith("5. "))
+    assert "**reproduced**" in finding5  # the length-penalty run ends at 10% training accuracy against 60%
+    for fig in ("task_scaling.png", "budget_ablation_curves.png", "reward_ablation_curves.png"):
+        assert (tmp_path / "figures" / fig).stat().st_size > 10_000
+
+
+@pytest.mark.verl
+def test_paper_command_runs_every_stage_at_tiny_sizes(tmp_path):
+    """Each stage through the stock main_ppo and the eval harness: a baseline, BCR, a reward-ablation
+    run (the budget ablation's one row is BCR at the rule budget), every table in the report."""
+    out = tmp_path / "p"
+    cmd = [sys.executable, "-m", "recipe_bcr", "paper", "--out", str(out), "train_steps=1", "seeds=[0]",
+           "budget_ablation=[1.0]", "reward_ablation=[len_2_1_1]", "eval.problems=4", "eval.samples=1", "eval.n=[1,2]"]
+    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=2400)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    report = (out / "report.md").read_text()
+    for heading in ("## Findings", "## Table 1", "## Table 2", "## What the models write", "## Budget ablation",
+                    "## Reward ablation"):
+        assert heading in report
+    for name in ("baseline_n1_s0", "bcr_n3_s0", "bcr_n3_len_2_1_1_s0"):
+        rows = [json.loads(line) for line in (out / "runs" / name / "metrics.jsonl").read_text().splitlines()]
+        assert [r["step"] for r in rows] == [1] and "bcr/acc" in rows[0]
+        assert (out / "runs" / name / "hf_model" / "config.json").exists()
+    rollout = "hf" if "bcr_runtime=hf" in load_config([])["train_overrides"] else "vllm"
+    assert f"rollout={rollout} device=cpu" in (out / "runs" / "baseline_n1_s0" / "train.log").read_text()
+    assert json.loads((out / "runs" / "bcr_n3_len_2_1_1_s0" / "run.json").read_text())["reward"] == "len_2_1_1"
+    import pyarrow.parquet as pq
+
+    prompt = pq.read_table(out / "data" / "single_n1" / "train_n1.parquet").column("prompt")[0].as_py()
+    assert [m["role"] for m in prompt] == ["user"]  # the baseline's single-problem prompt
+    for fig in ("task_scaling.png", "budget_ablation_curves.png", "reward_ablation_curves.png"):
+        assert (out / "figures" / fig).exists()
+    # a rerun resumes: nothing is trained or evaluated again
+    again = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and again.stdout.count("done earlier") == 3, again.stdout[-2000:]
