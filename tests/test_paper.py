@@ -106,3 +106,16 @@ def test_paper_command_runs_every_stage_at_tiny_sizes(tmp_path):
     # a rerun resumes: nothing is trained or evaluated again
     again = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0 and again.stdout.count("done earlier") == 3, again.stdout[-2000:]
+
+
+def test_report_without_ablations_says_so_and_links_no_missing_figure(tmp_path):
+    cfg = load_config(["seeds=[0]", "ablation_seeds=[]", "eval.n=[1,2]"])
+    runs = [Run("baseline_n1_s0", "main", 1, 128, 0, single=True), Run("bcr_n3_s0", "main", 3, 84, 0)]
+    evals = {"base": _plant_eval(tmp_path / "eval" / "base", "base", {1: (0.5, 35.0), 2: (0.4, 34.0)}, True, 2)}
+    for r in runs:
+        evals[r.name] = _plant_eval(tmp_path / "eval" / r.name, r.name, {1: (0.6, 20.0), 2: (0.55, 18.0)}, True, 0)
+        _plant_metrics(tmp_path / "runs" / r.name, 0.6, 10.0)
+    report = write_report(tmp_path, cfg, runs, evals, 60.0).read_text()
+    assert "Not run (`budget_ablation`" in report and "Not run (`reward_ablation`" in report
+    for link in (line[line.index("(") + 1:-1] for line in report.splitlines() if line.startswith("![")):
+        assert (tmp_path / link).exists(), link

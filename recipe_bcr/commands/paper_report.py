@@ -245,6 +245,10 @@ def write_report(root: Path, cfg: dict[str, Any], runs: Sequence[Any], evals: di
                 f"{100 * pb['acc_skipped']:.0f}% when it skips them; {100 * pb['acc_with_filler']:.0f}% with filler, "
                 f"{100 * pb['acc_no_filler']:.0f}% without.") if pb else ""
 
+    not_run = "Not run (`{}` or `ablation_seeds` empty).\n"
+    tb, tr = tb or not_run.format("budget_ablation"), tr or not_run.format("reward_ablation")
+    fig_b = "\n![budget ablation](figures/budget_ablation_curves.png)\n" if budget_rows else ""
+    fig_r = "\n![reward ablation](figures/reward_ablation_curves.png)\n" if reward_rows else ""
     ev = cfg["eval"]
     rollout = "transformers (HF)" if "bcr_runtime=hf" in cfg["train_overrides"] else "vLLM"
     text = f"""# BCR in miniature: the paper's findings on the toy task
@@ -278,13 +282,11 @@ Seeds {cfg['seeds']} for the main comparison, {cfg['ablation_seeds']} for the ab
 {tp}
 ## Budget ablation (BCR, N={cfg['bcr']['n']})
 
-{tb}
-![budget ablation](figures/budget_ablation_curves.png)
+{tb}{fig_b}
 
 ## Reward ablation: implicit budget vs explicit length penalty
 
-{tr}
-![reward ablation](figures/reward_ablation_curves.png)
+{tr}{fig_r}
 """
     report = root / "report.md"
     tmp = report.with_suffix(".tmp")
