@@ -119,3 +119,19 @@ def test_report_without_ablations_says_so_and_links_no_missing_figure(tmp_path):
     assert "Not run (`budget_ablation`" in report and "Not run (`reward_ablation`" in report
     for link in (line[line.index("(") + 1:-1] for line in report.splitlines() if line.startswith("![")):
         assert (tmp_path / link).exists(), link
+
+
+def test_resuming_with_other_settings_is_refused_before_any_work(tmp_path, capsys):
+    """A rerun reuses finished runs: into a folder made with other settings it would mix, say,
+    12-step runs into a 20-step report. It is refused, naming the keys, and nothing is touched."""
+    from recipe_bcr.commands.paper import run_paper
+
+    out = tmp_path / "p"
+    out.mkdir()
+    (out / "paper_config.json").write_text(json.dumps(load_config([])))
+    before = sorted(p.name for p in out.iterdir())
+    assert run_paper(str(out), ["train_steps=20", "seeds=[0,1,2]"]) == 2
+    err = capsys.readouterr().err
+    assert "other settings" in err and "seeds, train_steps" in err
+    assert sorted(p.name for p in out.iterdir()) == before
+    assert json.loads((out / "paper_config.json").read_text()) == load_config([])

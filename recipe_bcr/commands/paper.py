@@ -33,14 +33,13 @@ from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
 
 
 def load_config(overrides: list[str]) -> dict[str, Any]:
-    cfg = OmegaConf.load(Path(str(resources.files("hydra_configs") / "paper.yaml")))
+    base = OmegaConf.load(Path(str(resources.files("hydra_configs") / "paper.yaml")))
     try:
-        cfg = OmegaConf.merge(cfg, OmegaConf.from_dotlist(overrides))
+        cfg = OmegaConf.merge(base, OmegaConf.from_dotlist(overrides))
     except Exception as e:  # omegaconf raises several types for a bad dotlist
         raise ValueError(f"hydra_configs/paper.yaml with overrides {overrides}: {e}") from None
     raw = OmegaConf.to_container(cfg, resolve=True)
-    unknown = sorted(set(raw) - set(OmegaConf.to_container(OmegaConf.load(
-        Path(str(resources.files("hydra_configs") / "paper.yaml"))))))
+    unknown = sorted(set(raw) - set(base.keys()))
     if unknown:
         raise ValueError(f"hydra_configs/paper.yaml has no key(s) {unknown}")
     return raw
@@ -133,8 +132,17 @@ def run_paper(out: str, overrides: list[str]) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     root = Path(out).resolve()
+    made_with = root / "paper_config.json"
+    if made_with.exists():  # resuming: finished runs are reused, so they must be these settings' runs
+        old = json.loads(made_with.read_text())
+        changed = sorted(k for k in set(old) | set(cfg) if old.get(k) != cfg.get(k))
+        if changed:
+            print(f"error: {root} holds a paper run made with other settings ({', '.join(changed)} differ; "
+                  f"see {made_with}); resuming would mix its runs into this one. Use another --out, or delete it.",
+                  file=sys.stderr)
+            return 2
     root.mkdir(parents=True, exist_ok=True)
-    (root / "paper_config.json").write_text(json.dumps(cfg, indent=1))
+    made_with.write_text(json.dumps(cfg, indent=1))
     t0 = time.time()
     runs = plan(cfg)
     print(f"[1/4] the warm-started toy model and data -> {root / 'data'}")
