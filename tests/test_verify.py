@@ -89,7 +89,7 @@ def test_no_credit_for_overlap_or_approximation(verifier, gold, pred):
         ("\\frac{1}{2}", "0.5", "numeric"),
         ("1/12", "0.0833333333333333", "numeric"),
         ("7425000", "7,425,000", "numeric"),
-        ("\\dfrac{3}{4}", "\\frac34", "numeric"),  # the answer tree reads TeX's single-token arguments exactly
+        ("\\dfrac{3}{4}", "\\frac34", "string"),  # the same tree: the answer tree reads TeX's single-token arguments exactly
         ("x^2+2x+1", "(x+1)^2", "numeric"),  # polynomials: an exact expansion in process (answer_poly)
         ("\\sqrt{17}", "4.123105625617661", "numeric"),  # the decimal rule, applied in process at 50 digits
         ("\\text{odd}", "odd", "string"),

@@ -25,20 +25,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from recipe_bcr.grading.answers.gate import exact_decimals, tree_verdict
-from recipe_bcr.grading.answers.normalize import (
-    ELLIPSIS,
-    MAX_ANSWER_CHARS,
-    as_number,
-    canonical,
-    for_parser,
-    is_compound,
-    is_oversized_number,
-    numbers_match,
-    rounds_to,
-    strip_wrappers,
-)
-from recipe_bcr.grading.answers.shape import has_invisible, hedge, unwrap_singleton, values, word_list
+from recipe_bcr.grading.answers.gate import Question, tree_verdict
+from recipe_bcr.grading.answers.normalize import MAX_ANSWER_CHARS
+from recipe_bcr.grading.answers.shape import has_invisible
 from recipe_bcr.grading.symbolic.pool import HARD_CAP, SymbolicPool
 
 logger = logging.getLogger(__name__)
@@ -90,90 +79,39 @@ class Verifier:
         logger.warning("ground truth %r cannot be parsed as math; it is compared as a normalised string", gold)
 
     def _screen(self, pred: str | None) -> Verdict | None:
-        """Answers refused before any reading: missing, too long, invisible characters, numbers too big to expand."""
+        """Answers refused before any reading: missing, too long, invisible characters."""
         if not isinstance(pred, str) or not pred.strip():
             return Verdict(False, "no_answer")
-        if len(pred) > self.max_answer_chars or is_oversized_number(pred):
+        if len(pred) > self.max_answer_chars:
             return Verdict(False, "too_long")
         if has_invisible(pred):
             return Verdict(False, "invalid")
         return None
 
-    def _fast_value(self, pred: str, gold: str) -> Verdict | None:
-        """The in-process verdict on one stated value, or None when only the symbolic check can decide."""
-        if is_oversized_number(pred):
-            return Verdict(False, "too_long")
-        c_gold = canonical(gold)
-        if c_gold and canonical(pred) == c_gold:
-            return Verdict(True, "string")
-        if ELLIPSIS.search(pred) or ELLIPSIS.search(gold):
-            return Verdict(False, "string")
-        num_p, num_g = as_number(pred), as_number(gold)
-        if num_p is not None and num_g is not None:
-            return Verdict(numbers_match(num_g, num_p, self.rel_tol), "numeric")
-        if num_g is not None and (is_compound(pred) or word_list(canonical(pred))):
-            return Verdict(False, "structure")  # one number never equals a list, tuple or interval
-        if num_p is not None and is_compound(gold):
-            return Verdict(False, "structure")
-        return None
-
-    def _fast_part(self, part: str, approx: bool, gold: str) -> Verdict | None:
-        """`_fast_value`, except that a decimal after `\\approx` need only be a rounding of the gold value."""
-        num_p = as_number(part) if approx else None
-        if num_p is None or not num_p.approximate or num_p.percent:
-            return self._fast_value(part, gold)
-        num_g = as_number(gold)
-        if num_g is None or num_g.percent:
-            return None
-        return Verdict(rounds_to(num_g.value, num_p.value, num_p.places), "numeric")
-
-    def _values(self, pred: str, gold: str) -> list[tuple[str, bool]] | Verdict:
-        """The values `pred` states (see recipe_bcr.grading.answers.shape), or the verdict that refuses it as a hedge."""
-        p, g = strip_wrappers(pred), strip_wrappers(gold)
-        parts = values(p, g)
-        if parts is None:
-            return Verdict(False, "structure")
-        if any(hedge(part, g) for part, _ in parts):  # a label's own brackets, P(X > 2), are no hedge
-            return Verdict(False, "hedge")
-        return [(unwrap_singleton(part), approx) for part, approx in parts]
-
-    def fast(self, pred: str | None, gold: str) -> Verdict | None:
-        """The in-process verdict, or None when only the symbolic check can decide."""
+    def _read(self, pred: str | None, gold: str) -> Verdict | list[Question]:
+        """The verdict of the trees, or the questions only the symbolic check can answer."""
         refused = self._screen(pred)
         if refused is not None:
             return refused
         assert isinstance(pred, str)
         decided = tree_verdict(pred, gold, self.rel_tol)
-        if decided is not None:
-            correct, method = decided
-            return Verdict(correct, method)
-        whole = self._fast_value(pred, gold)
-        if whole is not None and (whole.correct or whole.method == "numeric"):
-            return whole
-        parts = self._values(pred, gold)
-        if isinstance(parts, Verdict):
-            return parts
-        verdicts = [self._fast_part(p, approx, gold) for p, approx in parts]
-        wrong = next((v for v in verdicts if v is not None and not v.correct), None)
-        if wrong is not None:
-            return wrong
-        return verdicts[-1] if all(v is not None for v in verdicts) else None
+        return decided if isinstance(decided, list) else Verdict(*decided)
+
+    def fast(self, pred: str | None, gold: str) -> Verdict | None:
+        """The in-process verdict, or None when only the symbolic check can decide."""
+        read = self._read(pred, gold)
+        return None if isinstance(read, list) else read
 
     def _check_one(self, pred: str | None, gold: str, budget: float, hard: float) -> tuple[Verdict, float]:
         """Compare one prediction with one gold answer; also returns the symbolic seconds spent."""
-        verdict = self.fast(pred, gold)
-        if verdict is not None:
-            return verdict, 0.0
-        assert isinstance(pred, str)
-        parts = self._values(pred, gold)
-        assert not isinstance(parts, Verdict)
+        read = self._read(pred, gold)
+        if not isinstance(read, list):
+            return read, 0.0
         spent = 0.0
         verdict = Verdict(False, "no_answer")
-        for part, approx in parts:  # every stated value must be the answer
-            verdict = self._fast_part(part, approx, gold)
-            if verdict is None:
-                verdict, used = self._symbolic_value(part, gold, budget - spent, hard, approx)
-                spent += used
+        for question in read:  # every stated value must be the answer
+            verdict, used = self._ask(question, gold, budget - spent, hard)
+            spent += used
             if not verdict.correct:
                 break
         return verdict, spent
@@ -182,17 +120,14 @@ class Verifier:
         """Compare one prediction with one gold answer."""
         return self._check_one(pred, str(gold), *self._limits(deadline))[0]
 
-    def _symbolic_value(
-        self, pred: str, gold: str, budget: float, hard: float, approx: bool = False
-    ) -> tuple[Verdict, float]:
+    def _ask(self, question: Question, gold: str, budget: float, hard: float) -> tuple[Verdict, float]:
         hints: dict[str, Any] = {}
-        for key, text in (("gold_number", gold), ("pred_number", pred)):
-            num = as_number(text)
-            if num is not None and not num.percent:
-                hints[key] = [num.value.numerator, num.value.denominator, num.approximate, num.places]
-        if approx and "pred_number" in hints and hints["pred_number"][2]:
-            hints["pred_rounding"] = True  # after \approx: a rounding of the gold value is enough
-        status, used = self._symbolic(gold, pred, budget, hard, hints)
+        if question.gold_number is not None:
+            hints["gold_number"] = question.gold_number
+        if question.pred_number is not None:
+            hints["pred_number"] = question.pred_number
+            hints["pred_rounding"] = question.rounding and bool(question.pred_number[2])
+        status, used = self._symbolic(question.gold, question.pred, budget, hard, hints)
         if status == "gold_unparsed":
             self._warn_unparsed_gold(gold)
             return Verdict(False, "unparsed"), used
@@ -210,10 +145,7 @@ class Verifier:
                 return self._cache[key], 0.0
         if budget <= 0:
             return "timeout", 0.0
-        status, used = self._pool.check_timed(
-            exact_decimals(for_parser(gold)), exact_decimals(for_parser(pred)), min(budget, self.timeout_s), hints,
-            hard_deadline=hard,
-        )
+        status, used = self._pool.check_timed(gold, pred, min(budget, self.timeout_s), hints, hard_deadline=hard)
         if status in ("true", "false", "gold_unparsed", "pred_unparsed") and len(pred) <= 256:
             with self._cache_lock:  # long answers are rarely repeated and would fill the memory
                 self._cache[key] = status

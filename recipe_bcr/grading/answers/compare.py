@@ -80,16 +80,16 @@ def _label_values(node: Node, source: str) -> list[tuple[Node, bool]] | None:
         stated.append((part, op == "~"))
     if all(approx for _, approx in stated[1:]) and len(stated) > 1 and ops and ops[0] == "~":
         return stated  # exact \approx decimal
-    if len(stated) > 1 and not is_label(first) and "~" not in ops:
-        return None  # 2x = 6, x + y = 1: an equation between values, not a statement of one
+    if len(stated) > 1 and not is_label(first) and "~" not in ops and any(_open(p) for p, _ in stated):
+        return None  # 2x = 6, x + y = 1: an equation between values, not a statement of one (1/3 = 0.\overline{3} is)
     return stated
 
 
-def _gold_statement(gold: Node, source: str) -> Node | None:
+def statement_value(gold: Node, source: str) -> Node | None:
     """A gold `label = value` (`k = 1`, `(p, q) = (3, 2)`, `\\frac{NO}{BO} = ...`): its value, the answer.
     A gold equation between values (`2a - b = 3`, `x + y = 1`) or any other relation is no statement."""
     ops = gold.text.split(",") if gold.kind == "rel" else []
-    if not ops or ops[-1] != "=" or any(op != "ratio" for op in ops[:-1]):
+    if not ops or ops[-1] not in ("=", "in") or any(op != "ratio" for op in ops[:-1]):
         return None
     sides = gold.children[:-1]  # `A:B = 1` names a ratio of names
     names_only = all(n.kind in ("sym", "div", "mul", "abs", "tuple") for side in sides for n in side.walk())
@@ -97,24 +97,47 @@ def _gold_statement(gold: Node, source: str) -> Node | None:
     return gold.children[-1] if names_only or (len(sides) == 1 and is_label(text)) else None
 
 
+def _open(node: Node) -> bool:
+    """Written in unknowns (e, i and \\pi are constants)."""
+    return bool(unknowns(node) - {"e", "i"})
+
+
+def _claims(pred: Node, source: str) -> Node:
+    """What an answer claims: without a leading label (`P(\\text{win}) = ...` may name its event in words)."""
+    if pred.kind == "rel" and pred.text.split(",")[0] in ("=", "in"):
+        first = pred.children[0]
+        if is_label(source[first.span[0] : first.span[1]]):
+            return Node("list", pred.children[1:])
+    return pred
+
+
 def judge(pred: Node, gold: Node, pred_src: str, gold_src: str, rel_tol: float) -> Decision:
     """The verdict of the tree rules, or None when only the symbolic check can decide."""
-    if has_prose(pred):
+    claims = _claims(pred, pred_src)
+    if has_prose(claims):
         return False
     carried = {n.text for n in gold.walk() if n.kind == "words"}
-    stated = {n.text for n in pred.walk() if n.kind == "words"}
+    stated = {n.text for n in claims.walk() if n.kind == "words"}
     if stated - carried:
         return False  # words the gold does not carry: 4 \text{, possibly 5}, 3 \text{ billion}
     if any(MAGNITUDES & set(words.split()) for words in carried - stated):
         return False  # a gold's magnitude word (3 \text{ billion}) changes its value: it cannot be dropped
-    value = _gold_statement(gold, gold_src)
+    equation = _equation(pred, gold)
+    if equation is not None:
+        return equation
+    value = statement_value(gold, gold_src)
+    intervals = as_intervals(pred, gold if value is None else value)
+    if intervals is not None:
+        return _value(*intervals, rel_tol)
     if value is not None:
-        if pred.kind == "rel" and _gold_statement(pred, pred_src) is None:
+        if pred.kind == "rel" and pred.text != "in" and (statement_value(pred, pred_src) is not None or _open(value)):
+            return None  # both statements, or equations of a curve (y = 2x + 1, 2x + 1 = y): compared whole
+        if pred.kind == "rel" and pred.text != "in":
             return False  # k = 1 is not answered by an equation between values
-        if pred.kind == "rel":
-            return None  # both statements: the symbolic check compares them whole
         gold = value
     extra = _families(pred) - _families(gold)
+    if gold.kind in ("list", "set") and len(gold.children) > 1:
+        extra.discard("pm")  # \\pm 3 is the list -3, 3
     if "cup" in extra or "cap" in extra:  # an interval union may answer an inequality gold
         extra -= {"cup", "cap"} if "relation" in _families(gold) else set()
     if "words" in extra and gold.kind in ("list", "set"):
@@ -146,6 +169,116 @@ def judge(pred: Node, gold: Node, pred_src: str, gold_src: str, rel_tol: float) 
     if "relation" in extra or "approx" in extra:
         return False  # a relation inside a container or bracket: (3 \approx 5), \{x > 2\}
     return _value(pred, gold, rel_tol, top=True)
+
+
+def questions(pred: Node, gold: Node, pred_src: str, gold_src: str) -> list[tuple[Node, Node, bool]]:
+    """What the symbolic check must decide where `judge` could not: (answer part, gold part, claimed only
+    approximately) for every value the answer states, each against the gold's value; both whole when
+    both are relations."""
+    if pred.kind == "rel" and gold.kind == "rel":
+        return [(pred, gold, False)]
+    value = statement_value(gold, gold_src)
+    target = gold if value is None else value
+    intervals = as_intervals(pred, target)
+    if intervals is not None:
+        return [(*intervals, False)]
+    stated = _label_values(pred, pred_src) if pred.kind == "rel" else None
+    if stated is None:
+        return [(pred, target, False)]
+    return [(p, target, approx) for p, approx in stated]
+
+
+def decimal_hint(node: Node) -> list[int | bool] | None:
+    """[numerator, denominator, is a decimal, places] of a value the tree reads as one number (the
+    symbolic check then skips its parse and holds a decimal to the decimal rule); None otherwise."""
+    dec = _decimal_value(node)
+    if dec is not None:
+        return [dec.value.numerator, dec.value.denominator, True, dec.places]
+    value = exact(node) if node.kind in _ARITHMETIC else None
+    return None if value is None else [value.numerator, value.denominator, False, 0]
+
+
+def _equation(pred: Node, gold: Node) -> Decision:
+    """Two polynomial equations `P = Q`: the same equation when P - Q are proportional (`y = 2x + 1`,
+    `2x - y + 1 = 0`); two different linear ones are different; anything else the symbolic check decides."""
+    sides = []
+    for node in (pred, gold):
+        if node.kind != "rel" or node.text != "=":
+            return None
+        lhs, rhs = node.children
+        poly = polynomial(Node("add", (lhs, Node("neg", (rhs,)))))
+        if not poly or all(not m for m in poly):
+            return None  # not a polynomial, or no unknown: a statement of a value
+        sides.append(poly)
+    p, g = sides
+    m = next(iter(g))
+    if m in p:
+        ratio = p[m] / g[m]
+        if p.keys() == g.keys() and all(p[k] == ratio * g[k] for k in g):
+            return True
+    degree = max(sum(e for _, e in m) for poly in sides for m in poly)
+    return False if degree <= 1 else None
+
+
+_INF = Node("const", text="infty")
+_LOWER = {"<": ")", "<=": "]"}  # x < b: the upper bracket
+_UPPER = {">": "(", ">=": "["}  # x > a: the lower bracket
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _as_interval(node: Node) -> Node | None:
+    """`2 \\le x \\le 5`, `x \\ge a`, `0 < x \\le 1` (one unknown, bounds free of it) as the interval they
+    state; `\\mathbb{R}` as `(-\\infty, \\infty)`. None for anything else."""
+    if node.kind == "sym" and node.text == "\\mathbb{R}":
+        return _interval(Node("neg", (_INF,)), _INF, "(", ")")
+    if node.kind != "rel":
+        return None
+    ops, ch = node.text.split(","), node.children
+    if any(op not in _FLIP for op in ops):
+        return None
+    if len(ch) == 2:
+        var_left = _variable(ch[0], ch[1])
+        if not var_left and not _variable(ch[1], ch[0]):
+            return None
+        op, bound = (ops[0], ch[1]) if var_left else (_FLIP[ops[0]], ch[0])
+        if op in _LOWER:
+            return _interval(Node("neg", (_INF,)), bound, "(", _LOWER[op])
+        return _interval(bound, _INF, _UPPER[op], ")")
+    if len(ch) == 3 and _variable(ch[1], ch[0]) and _variable(ch[1], ch[2]):
+        if all(op in _LOWER for op in ops):
+            return _interval(ch[0], ch[2], _UPPER[_FLIP[ops[0]]], _LOWER[ops[1]])
+        if all(op in _UPPER for op in ops):
+            return _interval(ch[2], ch[0], _UPPER[ops[1]], _LOWER[_FLIP[ops[0]]])
+    return None
+
+
+def _variable(node: Node, bound: Node) -> bool:
+    return node.kind == "sym" and node.text not in ("e", "i") and node.text not in unknowns(bound)
+
+
+def _interval(low: Node, high: Node, left: str, right: str) -> Node:
+    return Node("tuple" if left + right == "()" else "interval", (low, high), text=left + right)
+
+
+def as_intervals(pred: Node, gold: Node) -> tuple[Node, Node] | None:
+    """An interval answered as an inequality, or the reverse (`[2, 5]` and `2 \\le x \\le 5`, `\\mathbb{R}`
+    and `(-\\infty, \\infty)`): both read as intervals. None unless one side is an inequality and the other an interval."""
+    p_iv, g_iv = _as_interval(pred), _as_interval(gold)
+    if p_iv is None and g_iv is None:
+        return None
+    p_iv = p_iv or (pred if pred.kind in ("interval", "tuple") and len(pred.children) == 2 else None)
+    g_iv = g_iv or (gold if gold.kind in ("interval", "tuple") and len(gold.children) == 2 else None)
+    if p_iv is None or g_iv is None or (pred.kind == "rel" and gold.kind == "rel"):
+        return None  # two inequalities (t \\le 4, x \\le 4): the symbolic check
+    return p_iv, g_iv
+
+
+def _infinite(node: Node) -> int:
+    """+1 for `\\infty`, -1 for `-\\infty`, 0 for anything else."""
+    sign = 1
+    while node.kind == "neg":
+        sign, node = -sign, node.children[0]
+    return sign if node.kind == "const" and node.text == "infty" else 0
 
 
 def _stated_elements(node: Node, source: str) -> Node | None:
@@ -269,6 +402,25 @@ def _decimal_literal(node: Node) -> Number | None:
     return None
 
 
+_ARITHMETIC = frozenset(("num", "neg", "add", "mul", "div"))
+
+
+def _decimal_value(node: Node) -> Number | None:
+    """A whole value written in decimals: a decimal literal, or sums and products of decimals and exact
+    numbers whose value is a finite decimal (`0.3333333 \\cdot 1` is the decimal 0.3333333)."""
+    literal = _decimal_literal(node)
+    if literal is not None or node.kind not in _ARITHMETIC:
+        return literal
+    kinds = {n.kind for n in node.walk()}
+    if not kinds <= _ARITHMETIC or not any(n.kind == "num" and n.places is not None for n in node.walk()):
+        return None
+    value = exact(node)
+    if value is None:
+        return None
+    places = next((k for k in range(61) if (value * 10**k).denominator == 1), None)
+    return None if places is None else Number(value, True, False, places)
+
+
 def _percent(node: Node) -> Number | None:
     if node.kind == "percent":
         v = exact(node.children[0])
@@ -279,6 +431,9 @@ def _percent(node: Node) -> Number | None:
 
 
 def _scalar(pred: Node, gold: Node, rel_tol: float, approx: bool) -> Decision:
+    p_inf, g_inf = _infinite(pred), _infinite(gold)
+    if p_inf or g_inf:
+        return p_inf == g_inf  # infinities by identity
     p_pct, g_pct = _percent(pred), _percent(gold)
     if p_pct is not None or g_pct is not None:
         p_num = p_pct or _number(pred)
@@ -286,7 +441,7 @@ def _scalar(pred: Node, gold: Node, rel_tol: float, approx: bool) -> Decision:
         if p_num is None or g_num is None:
             return None
         return numbers_match(g_num, p_num, rel_tol)
-    p_dec, g_dec = _decimal_literal(pred), _decimal_literal(gold)
+    p_dec, g_dec = _decimal_value(pred), _decimal_value(gold)
     p_exact, g_exact = exact(pred), exact(gold)
     if p_dec is not None or g_dec is not None:
         return _decimal(pred, gold, p_dec, g_dec, p_exact, g_exact, rel_tol, approx)

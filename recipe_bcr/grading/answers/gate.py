@@ -9,15 +9,17 @@ never stand in for the decimal rule (whole-answer decimals go there as exact hin
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from recipe_bcr.grading.answers.compare import judge
+from recipe_bcr.grading.answers.compare import decimal_hint, judge, questions, statement_value
 from recipe_bcr.grading.answers.lex import tokens
+from recipe_bcr.grading.answers.render import render
 from recipe_bcr.grading.answers.tree import Node, parse
 from recipe_bcr.grading.answers.value import exact, unknowns
 from recipe_bcr.grading.answers.words import prose_key
-from recipe_bcr.grading.answers.normalize import canonical, strip_wrappers
+from recipe_bcr.grading.answers.normalize import for_parser, strip_wrappers
 from recipe_bcr.grading.answers.shape import is_label
 
 Gold = str | list[str]
@@ -59,23 +61,65 @@ def is_prose(text: str, tree: Node | None) -> bool:
     )
 
 
-def tree_verdict(pred: str, gold: str, rel_tol: float) -> tuple[bool, str] | None:
-    """(correct, method) when the trees decide; None when the symbolic check must."""
+@dataclass(frozen=True)
+class Question:
+    """One comparison only the symbolic check can decide: both sides as the tree renders them."""
+
+    pred: str
+    gold: str
+    pred_number: list[int | bool] | None = None  # the value, when the tree reads the side as one number
+    gold_number: list[int | bool] | None = None
+    rounding: bool = False  # claimed after \\approx: a rounding of the gold value is enough
+
+
+def tree_verdict(pred: str, gold: str, rel_tol: float) -> tuple[bool, str] | list[Question]:
+    """(correct, method) when the trees decide; otherwise the questions for the symbolic check."""
     g_tree = read_answer(gold)
     if is_prose(gold, g_tree):
-        key = prose_key(strip_wrappers(gold))
-        return bool(key) and prose_key(strip_wrappers(pred)) == key, "string"
+        return _prose(pred, gold, g_tree), "string"
     p_tree = read_answer(pred)
-    if p_tree is None:  # never read in part: only the gold's own spelling can still match
-        return (True, "string") if g_tree is None and canonical(pred) and canonical(pred) == canonical(gold) else (False, "unparsed")
-    if g_tree is None:
-        return None  # a gold we cannot read: the normalised-string and symbolic checks, with a warning
-    decided = judge(p_tree, g_tree, _body(pred), _body(gold), rel_tol)
+    if p_tree is None or g_tree is None:  # an answer is never read in part; the gold's own spelling still matches
+        if _spelling(pred) == _spelling(gold):
+            return True, "string"
+    if p_tree is None:
+        return False, "unparsed"
+    if g_tree is None:  # a gold we cannot read: its own text, decimals exact, with a warning on failure
+        hint = decimal_hint(p_tree)
+        return [Question(render(p_tree), _decimal_tokens(for_parser(gold)), hint)]
+    decided = True if same_tree(p_tree, g_tree) else judge(p_tree, g_tree, _body(pred), _body(gold), rel_tol)
     if decided is None:
-        return None
+        return [
+            Question(render(p), render(g), decimal_hint(p), decimal_hint(g), approx)
+            for p, g, approx in questions(p_tree, g_tree, _body(pred), _body(gold))
+        ]
     if decided:
-        return True, "string" if canonical(pred) == canonical(gold) else "numeric"
+        return True, "string" if same_tree(p_tree, g_tree) else "numeric"
     return False, "structure" if p_tree.kind in _CONTAINERS or g_tree.kind in _CONTAINERS else "numeric"
+
+
+def _prose(pred: str, gold: str, g_tree: Node | None) -> bool:
+    """A prose gold: the same words; a choice letter (`\\text{(E)}`) only as that letter, case kept (`e` is Euler's number)."""
+    if g_tree is not None and g_tree.kind == "sym" and len(g_tree.text) == 1:
+        p_tree = read_answer(pred)
+        return p_tree is not None and p_tree.kind == "sym" and p_tree.text == g_tree.text
+    key = prose_key(strip_wrappers(gold))
+    return bool(key) and prose_key(strip_wrappers(pred)) == key
+
+
+def same_tree(a: Node, b: Node) -> bool:
+    """The same tree, literal for literal (where it is written aside)."""
+    if (a.kind, a.text, a.value, a.places, len(a.children)) != (b.kind, b.text, b.value, b.places, len(b.children)):
+        return False
+    return all(same_tree(x, y) for x, y in zip(a.children, b.children))
+
+
+def _spelling(text: str) -> str:
+    """An answer's own spelling, spacing aside (but for "5 6", which is not 56): what an unreadable
+    answer must share with an unreadable gold."""
+    out = ""
+    for part in strip_wrappers(text).split():
+        out += (" " if out and out[-1].isalnum() and part[0].isalnum() else "") + part
+    return out
 
 
 def _body(text: str) -> str:
@@ -83,36 +127,13 @@ def _body(text: str) -> str:
     return body[1:] if body.startswith("=") and not body.startswith("==") else body
 
 
-def exact_decimals(text: str) -> str:
-    """`text` as the symbolic check must read it: every number literal whose written form that check
-    would misread (a decimal, which it compares within a float tolerance; a mixed number `2\\frac12`;
-    a base subscript `1010_2`; a repeating decimal; scientific notation) replaced by its exact value
-    (`0.25` -> `{\\frac{25}{100}}`, `1010_2` -> `{10}`). Text the tree cannot read keeps its decimals
-    rewritten token by token."""
-    tree = parse(text)
-    if tree is None:
-        return _decimal_tokens(text)
-    spans = [
-        (n.span, n.value)
-        for n in tree.walk()
-        if n.kind == "num" and n.value is not None and (n.places is not None or not n.text.isdigit())
-    ]
-    out, last = [], 0
-    for (start, end), value in sorted(spans):
-        if start < last:
-            continue  # a literal inside one already replaced
-        out.append(text[last:start])
-        out.append(_exact_latex(value))
-        last = end
-    out.append(text[last:])
-    return "".join(out)
-
-
 def _exact_latex(value: Fraction) -> str:
     return f"{{{value.numerator}}}" if value.denominator == 1 else f"{{\\frac{{{value.numerator}}}{{{value.denominator}}}}}"
 
 
 def _decimal_tokens(text: str) -> str:
+    """A gold the tree cannot read, with every decimal literal as its exact fraction (the symbolic check
+    compares decimals within a float tolerance otherwise)."""
     toks = tokens(text)
     if not toks or not any(t.kind == "num" and "." in t.text for t in toks):
         return text
@@ -130,8 +151,9 @@ def _decimal_tokens(text: str) -> str:
 
 def gives_answer(answer: str | None, gold: Gold) -> bool:
     """Format credit means an answer was given: a box holding only prose or a stand-in (`\\text{pending}`,
-    a bare name such as `x` or `n`, a run of letters) gives none, unless the gold is prose or itself
-    written in unknowns. Answers we cannot read still count as given (they earn no accuracy)."""
+    a bare name such as `x` or `n`, a run of letters, the gold's label echoed as `y` or `x_{1}`) gives
+    none, unless the gold is prose or its value is written in those very names. Answers we cannot read
+    still count as given (they earn no accuracy)."""
     if answer is None:
         return False
     golds = [gold] if isinstance(gold, str) else [str(g) for g in gold]
@@ -144,8 +166,10 @@ def gives_answer(answer: str | None, gold: Gold) -> bool:
     kinds = {n.kind for n in tree.walk()}
     if "text" in kinds and kinds <= {"text", "list", "mul"}:
         return False  # prose only
-    if kinds <= {"sym", "mul"}:  # names only: an answer only where the gold itself is written in unknowns
-        return any(unknowns(t) - {"e", "i"} for t in trees if t is not None)
+    if kinds <= {"sym", "mul"}:  # names only: an answer only where the gold's value is written in them
+        names = unknowns(tree) - {"e", "i"}
+        values = [statement_value(t, _body(g)) or t for g, t in zip(golds, trees) if t is not None]
+        return any(names <= unknowns(v) for v in values)
     return True
 
 

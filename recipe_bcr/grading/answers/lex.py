@@ -12,14 +12,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from recipe_bcr.grading.answers.words import UNITS, WORDS_IN_MATH
+from recipe_bcr.grading.answers.words import PERCENT_WORDS, UNITS, WORDS_IN_MATH
 
 # numbers: "12", "1.5", ".5", "1,234,567" (groups of three, no space after a comma), "1e-12" handled by the parser
 _DIGITS = re.compile(r"[0-9]+")
-# 10,080 / 10{,}080 / 10,\\!080 / 10,\\! 080, and "1 000" (one space, groups of three)
-_THOUSANDS_GROUP = re.compile(r"(?: ?\{ ?, ?\}|,)(?:\\[!,] ?)?[0-9]{3}(?![0-9])| [0-9]{3}(?![0-9.])")
-# inside brackets a plain comma separates elements ("(12,102)" is a pair): only {,} and ,\! group digits there
-_MARKED_GROUP = re.compile(r"(?: ?\{ ?, ?\}|,\\[!,] ?)[0-9]{3}(?![0-9])")
+# a digit-group mark: "{,}", ",", ",\\!" and the spacing TeX writes between groups ("\\,", "\\!", "~", "\\ ")
+_MARK = r"(?: ?\{ ?, ?\} ?|,(?:\\[!,] ?)?|(?:\\[,! ]|~) ?)"
+# 10,080 / 10{,}080 / 10\\,080 / 10~080 / 10,\\! 080, and "1 000" (one space): groups of exactly three digits
+_THOUSANDS_GROUP = re.compile(_MARK + r"[0-9]{3}(?![0-9])| [0-9]{3}(?![0-9.])")
+# inside brackets a plain comma separates elements ("(12,102)" is a pair): only the other marks group digits there
+_MARKED_GROUP = re.compile(r"(?: ?\{ ?, ?\} ?|,\\[!,] ?|(?:\\[,! ]|~) ?)[0-9]{3}(?![0-9])")
 _LETTERS = re.compile(r"[A-Za-z]+")
 _COMMAND = re.compile(r"\\[A-Za-z]+")
 _SPACING = frozenset(
@@ -95,7 +97,7 @@ def tokens(s: str) -> list[Token] | None:
                 j = _DIGITS.match(s, j + 1).end()  # type: ignore[union-attr]
             elif s.startswith(".\\overline", j):  # 0.\overline{3}
                 j += 1
-            out.append(Token("num", s[i:j], i, j, spaced))
+            _add_digits(out, Token("num", s[i:j], i, j, spaced))
             spaced, i = False, j
             continue
         if c == "." and i + 1 < n and "0" <= s[i + 1] <= "9":
@@ -115,6 +117,11 @@ def tokens(s: str) -> list[Token] | None:
             if name in _SPACING:
                 spaced, i = True, j
                 continue
+            digits = _styled_digits(s, name, j)
+            if digits is not None:  # \mathbf{1}\mathbf{2} renders as 12: digits, joined to digits written right before
+                _add_digits(out, Token("num", digits[0], i, digits[1], spaced))
+                spaced, i = False, digits[1]
+                continue
             if name in TEXT_COMMANDS:
                 k = j
                 while k < n and s[k] == " ":
@@ -124,7 +131,11 @@ def tokens(s: str) -> list[Token] | None:
                 end = _text_group(s, k)
                 if end is None:
                     return None
-                out.append(Token("text", s[k + 1 : end - 1], i, end, spaced))
+                content = s[k + 1 : end - 1]
+                if content.strip().lower() in PERCENT_WORDS:
+                    out.append(_command_token("\\%", i, end, spaced))
+                else:
+                    out.append(Token("text", content, i, end, spaced))
                 spaced, i = False, end
                 continue
             out.append(_command_token(name, i, j, spaced))
@@ -134,6 +145,10 @@ def tokens(s: str) -> list[Token] | None:
             m = _LETTERS.match(s, i)
             assert m is not None
             word = m.group()
+            if word.lower() in PERCENT_WORDS:  # 28 percent, 28 pct: a percent sign in words
+                out.append(_command_token("\\%", i, m.end(), spaced))
+                spaced, i = False, m.end()
+                continue
             if (word in WORDS_IN_MATH or (len(word) > 1 and word.lower() in UNITS)) and (i == 0 or s[i - 1] != "\\"):
                 out.append(Token("text", word, i, m.end(), spaced))  # "12 and 13", "125 miles": words, not products
                 spaced, i = False, m.end()
@@ -148,6 +163,27 @@ def tokens(s: str) -> list[Token] | None:
             return None
         spaced, i = False, i + 1
     return out
+
+
+_STYLED_DIGITS = re.compile(r"\{([0-9]+(?:\.[0-9]+)?)\}")
+DIGIT_STYLES = frozenset("\\mathbf \\boldsymbol \\bm \\mathit \\mathsf \\mathnormal \\mathrm \\text \\textbf \\textrm".split())
+
+
+def _styled_digits(s: str, name: str, j: int) -> tuple[str, int] | None:
+    """`\\mathbf{12}` (a style or text command holding only digits): the digits and where the group ends."""
+    if name not in DIGIT_STYLES:
+        return None
+    m = _STYLED_DIGITS.match(s, j)
+    return None if m is None else (m.group(1), m.end())
+
+
+def _add_digits(out: list[Token], tok: Token) -> None:
+    """Digits written right after digits (no space, as `\\mathbf{1}\\mathbf{2}` or `\\mathbf{1}2`) are one number."""
+    prev = out[-1] if out else None
+    if prev is not None and prev.kind == "num" and prev.end == tok.start and prev.text.isdigit() and tok.text.isdigit():
+        out[-1] = Token("num", prev.text + tok.text, prev.start, tok.end, prev.spaced)
+    else:
+        out.append(tok)
 
 
 def _command_token(name: str, start: int, end: int, spaced: bool) -> Token:

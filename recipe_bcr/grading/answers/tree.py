@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from recipe_bcr.grading.answers.lex import Token, tokens
-from recipe_bcr.grading.answers.words import CONNECTIVE_WORDS, text_kind, words_key
+from recipe_bcr.grading.answers.words import CONNECTIVE_WORDS, UNITS, choice_letter, text_content, text_kind, words_key
 from recipe_bcr.grading.answers.normalize import MAX_DIGITS
 
 MAX_DEPTH = 40  # brackets, fractions and powers nested deeper than this are no answer a reader checks
@@ -65,6 +65,7 @@ class Node:
     value: Fraction | None = None  # numbers: the exact value of the literal as written
     places: int | None = None  # numbers: digits after the point less the exponent; None for an integer literal
     span: tuple[int, int] = (0, 0)  # where it is written in the answer (names are read back from the source)
+    paren: bool = False  # written in parentheses of its own: `f(x)` is not `f x` to every reader
 
     def walk(self):  # noqa: ANN201 - a generator of Nodes
         """Every node of the tree, this one first."""
@@ -118,7 +119,7 @@ class _Reader:
 
     # -- grammar ---------------------------------------------------------------------------------
     def answer(self) -> Node:
-        node = self.items()
+        node = self.fraction()
         if self.peek() is not None:
             raise Refused(f"unread token {self.peek()}")
         return node
@@ -143,6 +144,12 @@ class _Reader:
             parts.append(self.connected())
         if len(parts) == 1:
             return parts[0]
+        if ";" in seps and "," in seps:  # p = 5, q = 2; p = 7, q = 2: a list of lists
+            groups: list[list[Node]] = [[parts[0]]]
+            for sep, part in zip(seps, parts[1:]):
+                groups.append([part]) if sep == ";" else groups[-1].append(part)
+            parts = [g[0] if len(g) == 1 else Node("list", tuple(g), text=",", span=(g[0].span[0], g[-1].span[1])) for g in groups]
+            seps = [s for s in seps if s != ","]
         return Node("list", tuple(parts), text="".join(sorted(set(seps))), span=self._span(start))
 
     def connected(self) -> Node:
@@ -259,13 +266,13 @@ class _Reader:
         if tok.kind in ("num", "letter"):
             return True
         if tok.kind == "text":
-            return text_kind(tok.text) in ("number",)
+            return text_kind(tok.text) in ("number", "math", "letter", "function")
         if tok.kind == "char":
             return tok.text in "(["  # "|" never starts an implied product: 3 | 5 is no product
         return tok.text in FUNCTIONS or tok.text in GREEK or tok.text in STYLES or tok.text in NAME_PREFIXES or tok.text in (
             "\\frac", "\\dfrac", "\\tfrac", "\\cfrac", "\\sqrt", "\\pi", "\\infty", "\\binom", "\\dbinom", "\\tbinom",
             "\\lfloor", "\\lceil", "\\lvert", "\\mathbb", "\\mathcal", "\\{", "\\lbrace", "\\langle", "\\begin", "\\degree",
-            "\\sum", "\\prod",
+            "\\sum", "\\prod", "\\imath",
         ) or tok.text in ACCENTS
 
     def factor(self) -> Node:
@@ -331,9 +338,9 @@ class _Reader:
 
     def _units(self, node: Node) -> Node:
         """Units after a value, from the closed list (`5 \\text{ cm}^2`, `3\\text{ square units}`), then words."""
-        while (tok := self.peek()) is not None and tok.kind == "text" and text_kind(tok.text) == "unit":
+        while (tok := self.peek()) is not None and tok.kind == "text" and _is_unit(tok.text):
             self.take()
-            unit = " ".join(tok.text.split()).lower()
+            unit = text_content(tok.text).lower()
             if self.is_("^") and self.peek(1) is not None and self.peek(1).text in ("2", "3"):  # type: ignore[union-attr]
                 self.i += 2
                 unit += "^"
@@ -379,11 +386,24 @@ class _Reader:
         try:
             if self.is_("}"):
                 raise Refused("empty group")
-            inner = self.items()
+            inner = self.fraction()
             close = self.expect("}")
         finally:
             self.leave()
         return _respan(inner, (open_.start, close.end)) if inner.kind in ("num",) else inner
+
+    def fraction(self) -> Node:
+        """A group's content, or TeX's `a \\over b` (a quotient) and `n \\choose k` (a binomial) of the whole group."""
+        top = self.items()
+        tok = self.peek()
+        if tok is None or tok.kind != "cmd" or tok.text not in ("\\over", "\\choose"):
+            return top
+        self.take()
+        bottom = self.items()
+        if top.kind in ("list", "rel", "conn") or bottom.kind in ("list", "rel", "conn"):
+            raise Refused("a list or relation over another")
+        kind = "div" if tok.text == "\\over" else "binom"
+        return Node(kind, (top, bottom), span=(top.span[0], bottom.span[1]))
 
     def primary(self) -> Node:
         tok = self.peek()
@@ -401,8 +421,14 @@ class _Reader:
                 if inner is None:
                     raise Refused("bad text number")
                 return _respan(inner, (tok.start, tok.end))
-            if kind == "letter":
-                return Node("sym", text=tok.text.strip(), span=(tok.start, tok.end))
+            if kind == "math":  # \text{$12$}: math mode inside the text
+                inner = parse(text_content(tok.text)[1:-1])
+                if inner is None:
+                    raise Refused("bad math in text")
+                return _respan(inner, (tok.start, tok.end))
+            if kind in ("letter", "choice"):  # \mathrm{e}, \text{(B)}: the letter
+                letter = choice_letter(tok.text) or text_content(tok.text)
+                return self._subscripted(Node("sym", text=letter, span=(tok.start, tok.end)))
             if kind == "function":
                 return self.function("\\" + tok.text.strip(), tok)
             return Node("text", text=" ".join(tok.text.lower().split()), span=(tok.start, tok.end))
@@ -438,6 +464,9 @@ class _Reader:
             radicand = self.argument()
             kids = (radicand,) if index is None else (radicand, index)
             return Node("root", kids, span=(tok.start, radicand.span[1]))
+        if text == "\\imath":
+            self.take()
+            return Node("sym", text="i", span=(tok.start, tok.end))
         if text in ("\\pi", "\\infty"):
             self.take()
             return Node("const", text=text[1:], span=(tok.start, tok.end))
@@ -672,7 +701,7 @@ class _Reader:
         if pair in ("()", "[]") and inner.kind == "matrix":
             return _respan(inner, span)  # \left[\begin{array}...\end{array}\right]
         if pair in ("()", "[]") and inner.kind != "list":
-            return _respan(inner, span) if pair == "()" else Node("list1", (inner,), text="[]", span=span)
+            return _respan(inner, span, paren=True) if pair == "()" else Node("list1", (inner,), text="[]", span=span)
         if pair in ("\\{\\}", "\\lbrace\\rbrace"):
             return Node("set", items, text="{}", span=span)
         if pair == "\\langle\\rangle":
@@ -743,8 +772,14 @@ class _Reader:
         return (first.start if first else 0, last.end if last else 0)
 
 
-def _respan(node: Node, span: tuple[int, int]) -> Node:
-    return Node(node.kind, node.children, node.text, node.value, node.places, span)
+def _is_unit(content: str) -> bool:
+    """A `\\text{...}` that is a unit: words from the closed list, or one letter of it (`8 \\text{ m}`, `5 \\mathrm{~g}`)."""
+    kind = text_kind(content)
+    return kind == "unit" or (kind == "letter" and text_content(content) in UNITS)
+
+
+def _respan(node: Node, span: tuple[int, int], paren: bool = False) -> Node:
+    return Node(node.kind, node.children, node.text, node.value, node.places, span, paren or node.paren)
 
 
 def _bare_number(node: Node) -> bool:

@@ -68,6 +68,9 @@ def _double_factorial(n: int) -> int:
     return math.prod(range(n, 0, -2)) if n > 0 else 1
 
 
+_EXACT_FUNCS = {"max": max, "min": min, "gcd": lambda a: math.gcd(*a), "lcm": lambda a: math.lcm(*a)}
+
+
 def exact(node: Node) -> Fraction | None:
     """The exact rational value of a tree of numbers, or None (an irrational, an unknown, a guard)."""
     k, ch = node.kind, node.children
@@ -129,6 +132,11 @@ def exact(node: Node) -> Fraction | None:
             if v is None:
                 return None
             return Fraction(math.floor(v) if k == "floor" else math.ceil(v))
+        if k == "func" and node.text in _EXACT_FUNCS:
+            args = [exact(c) for c in ch]
+            if any(a is None for a in args) or (node.text in ("gcd", "lcm") and any(a.denominator != 1 for a in args)):  # type: ignore[union-attr]
+                return None
+            return Fraction(_EXACT_FUNCS[node.text]([a if node.text in ("max", "min") else int(a) for a in args]))  # type: ignore[arg-type]
     except (OverflowError, ZeroDivisionError, ValueError):
         return None
     return None

@@ -22,20 +22,41 @@ MAGNITUDES = frozenset(
     "hundred hundreds thousand thousands million millions billion billions trillion trillions dozen dozens".split()
 )  # words that change a value: never dropped, never added
 CONNECTIVE_WORDS = {"or": "or", "and": "and"}
+PERCENT_WORDS = frozenset(("percent", "percentage", "pct"))  # read as a percent sign
 WORDS_IN_MATH = frozenset(CONNECTIVE_WORDS)  # written without \\text, still words
 FUNCTION_NAMES = frozenset("lcm gcd arcsin arccos arctan sin cos tan log ln exp".split())
 _WORD = re.compile(r"[A-Za-z]+(?:/[A-Za-z]+)?")
 _NUMBERISH = re.compile(r"[0-9.,\s+-]+")
 
 
+_TEX_SPACE = re.compile(r"\\[,;:! ]|~")
+_CHOICE = re.compile(r"\(\s*([A-Za-z])\s*\)")
+
+
+def text_content(content: str) -> str:
+    """What a `\\text{...}` shows, with TeX's spacing (`~`, `\\,`, `\\ `) as plain spaces."""
+    return " ".join(_TEX_SPACE.sub(" ", content).split())
+
+
+def choice_letter(content: str) -> str | None:
+    """`(B)` in a `\\text{...}`, `\\textbf{...}` or `\\mathrm{...}`: the choice letter, case kept."""
+    m = _CHOICE.fullmatch(text_content(content))
+    return None if m is None else m.group(1)
+
+
 def text_kind(content: str) -> str:
-    """What a `\\text{...}` holds: "empty", "number", "letter" (\\mathrm{e}), "function"
-    (\\operatorname{lcm}), "unit", "connective", or "prose"."""
+    """What a `\\text{...}` holds: "empty", "number", "math" (`\\text{$12$}`), "choice" (`\\text{(B)}`),
+    "letter" (\\mathrm{e}), "function" (\\operatorname{lcm}), "unit", "connective", or "prose"."""
+    content = text_content(content)
     words = content.split()
     if not words:
         return "empty"
     if _NUMBERISH.fullmatch(content) and any(c.isdigit() for c in content):
         return "number"
+    if len(content) > 2 and content[0] == "$" and content[-1] == "$":
+        return "math"
+    if choice_letter(content) is not None:
+        return "choice"
     if len(words) == 1 and len(words[0]) == 1 and words[0].isalpha():
         return "letter"
     if len(words) == 1 and words[0] in FUNCTION_NAMES:

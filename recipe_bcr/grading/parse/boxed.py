@@ -81,6 +81,7 @@ class BoxIndex:
         self._pair_table: dict[int, int] | None = None
         self._top: list[Box] | None = None
         self._by_start: dict[int, Box] | None = None
+        self._outer: dict[int, Box] = {}  # a box holding only a box, by its start: the box it holds
 
     @property
     def _pairs(self) -> dict[int, int]:
@@ -122,23 +123,29 @@ class BoxIndex:
         opens = list(BOX_OPEN.finditer(self.text))
         boxes: list[Box] = []
         covered_until = -1
+        wrappers: list[int] = []  # starts of the boxes that hold only the next one
         for k, m in enumerate(opens):
             if m.start() < covered_until:
                 continue
             box = self.box_at(m)
             if box is None or self._holds_barrier(box):
+                wrappers = []
                 continue
             if k + 1 < len(opens) and opens[k + 1].start() < box.end and self._only_holds(box, opens[k + 1]):
+                wrappers.append(box.start)
                 continue
             boxes.append(box)
+            self._outer.update(dict.fromkeys(wrappers, box))  # Answer 1: \boxed{\boxed{5}} labels the 5
+            wrappers = []
             covered_until = box.end
         return boxes
 
     @property
     def by_start(self) -> dict[int, Box]:
-        """Top-level boxes by the position of their backslash."""
+        """Top-level boxes by the position of their backslash (or of the boxes that hold only them)."""
         if self._by_start is None:
             self._by_start = {b.start: b for b in self.top_level}
+            self._by_start.update(self._outer)
         return self._by_start
 
 

@@ -44,11 +44,14 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from recipe_bcr.grading.answers.render import render
+from recipe_bcr.grading.answers.tree import parse
 from recipe_bcr.grading.answers.normalize import decimal_matches, rounding_candidates, rounds_to, terminates
 
 Status = str  # "true" | "false" | "gold_unparsed" | "pred_unparsed" | "error"
 MEMORY_LIMIT = 4 << 30  # bytes of address space per worker
 CPU_LIMIT_S = 3600  # a worker is retired (and replaced by the pool) after an hour of CPU
+EXACT_DIGITS = (60, 400, 3000)  # working precisions at which a difference is evaluated before SymPy's `equals`
 _FLOAT_NOISE = 1e-12  # a float written for a value with a finite decimal expansion may differ by this much
 
 
@@ -75,6 +78,9 @@ class Checker:
         self._verify = verify
         self._config = [LatexExtractionConfig(boxed_match_priority=0)]
         self.rel_tol = rel_tol
+        from sympy.core.evalf import PrecisionExhausted
+
+        self._exhausted = PrecisionExhausted
         self.parse_gold = lru_cache(maxsize=4096)(self.parse_text)
         grader.sympy_numeric_eq = self._numeric_eq  # math-verify's comparisons use our number rules
 
@@ -120,12 +126,30 @@ class Checker:
             return True
         g_float, p_float = bool(g.atoms(S.Float)), bool(p.atoms(S.Float))
         if not (g_float or p_float):
-            tol = 1e-30
-        else:
-            exact = p if g_float and not p_float else g if p_float and not g_float else None
-            finite = isinstance(exact, S.Rational) and terminates(Fraction(int(exact.p), int(exact.q)))
-            tol = _FLOAT_NOISE if finite else self.rel_tol
+            return self._exactly_equal(g, p)
+        exact = p if g_float and not p_float else g if p_float and not g_float else None
+        finite = isinstance(exact, S.Rational) and terminates(Fraction(int(exact.p), int(exact.q)))
+        tol = _FLOAT_NOISE if finite else self.rel_tol
         return bool(abs(gv - pv) <= tol * scale)
+
+    def _exactly_equal(self, g: Any, p: Any) -> bool:
+        """Two exact values are equal only when that is proved: the difference is zero by SymPy's own
+        rules or its `equals`; a difference that evaluates to a nonzero value at a precision SymPy
+        certifies (strict evalf, up to EXACT_DIGITS digits) is proof of inequality, however small
+        (`1 + e^{-1000}`, `\\arctan(10^{40})` against `\\pi/2`). Undecided is not equal."""
+        diff = g - p
+        if diff == 0:
+            return True
+        known = diff.is_zero
+        if known is not None:
+            return bool(known)
+        for digits in EXACT_DIGITS:
+            try:
+                if diff.evalf(15, maxn=digits, strict=True) != 0:
+                    return False
+            except self._exhausted:
+                continue
+        return diff.equals(0) is True
 
     def _numeric_eq(self, a: Any, b: Any, float_rounding: int, numeric_precision: int) -> bool:
         """Replacement for math_verify.grader.sympy_numeric_eq (same arguments, our number rules)."""
@@ -228,9 +252,10 @@ def warm_up(checker: Checker) -> None:
     shapes = resources.files("recipe_bcr").joinpath("resources/warmup_answers.txt").read_text(encoding="utf-8")
     for line in shapes.splitlines():
         if line.strip() and not line.startswith("#"):
-            checker.parse_text(line.strip())
+            tree = parse(line.strip())  # the checks read the tree's renderings: warm the parser on them
+            checker.parse_text(line.strip() if tree is None else render(tree))
     for gold, pred in _WARMUP_PAIRS:
-        checker.check(gold, pred)
+        checker.check(render(parse(gold)), render(parse(pred)))  # type: ignore[arg-type]
 
 
 def serve(checker: Checker, conn: socket.socket) -> None:

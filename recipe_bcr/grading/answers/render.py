@@ -1,0 +1,107 @@
+"""An answer tree written back as plain LaTeX: what the symbolic check reads, never the raw answer.
+
+The rendering has one spelling per meaning (every number literal as its exact value, `\\over` as
+`\\frac`, `\\mathrm{i}` as `i`, units and styles dropped, brackets explicit), so the symbolic parser
+sees exactly what the tree read and nothing it could read more leniently.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from recipe_bcr.grading.answers.tree import Node
+
+_REL = {"=": "=", "<": "<", ">": ">", "<=": "\\le", ">=": "\\ge", "!=": "\\ne", "~": "\\approx", "==": "\\equiv",
+        "sim": "\\sim", "cong": "\\cong", "in": "\\in", "prop": "\\propto", "ratio": ":"}
+_CONN = {"or": "\\lor", "and": "\\land", "implies": "\\Rightarrow", "to": "\\to", "iff": "\\iff", "mid": "\\mid",
+         "cup": "\\cup", "cap": "\\cap", "setminus": "\\setminus", "oplus": "\\oplus", "linebreak": "\\\\"}
+_ATOMS = frozenset(("num", "sym", "const", "func", "abs", "floor", "ceil", "binom", "div", "root", "tuple", "set",
+                    "interval", "matrix", "list1"))
+
+
+def number(value: Fraction) -> str:
+    """An exact number: `7`, `\\frac{1}{3}` (a rendering never writes digits beside digits)."""
+    if value.denominator == 1:
+        return str(value.numerator)
+    return f"\\frac{{{value.numerator}}}{{{value.denominator}}}"
+
+
+def render(node: Node) -> str:  # noqa: C901 - one case per node kind
+    """`node` as LaTeX the symbolic parser reads unambiguously."""
+    k, ch = node.kind, node.children
+    if k == "num":
+        return number(node.value)  # type: ignore[arg-type]
+    if k == "sym":
+        return node.text
+    if k == "const":
+        return "\\" + node.text
+    if k in ("unit", "words"):
+        return render(ch[0])
+    if k == "neg":
+        return f"-{_group(ch[0])}"
+    if k == "pm":
+        return f"\\pm {_group(ch[0])}"
+    if k == "add":
+        out = render(ch[0])
+        for c in ch[1:]:
+            out += f" {render(c)}" if c.kind in ("neg", "pm") else f" + {render(c)}"
+        return out
+    if k == "mul":  # f(x), 2(x + 1): a bracket is written beside what it follows, as the answer wrote it
+        return "".join((_group(c) if c.paren or i == 0 else f" \\cdot {_group(c)}") for i, c in enumerate(ch))
+    if k == "div":
+        return f"\\frac{{{render(ch[0])}}}{{{render(ch[1])}}}"
+    if k == "pow":
+        return f"{{{_group(ch[0])}}}^{{{render(ch[1])}}}"
+    if k == "root":
+        index = f"[{render(ch[1])}]" if len(ch) > 1 else ""
+        return f"\\sqrt{index}{{{render(ch[0])}}}"
+    if k == "fact":
+        return f"{_group(ch[0])}{node.text}"
+    if k == "percent":
+        return f"{_group(ch[0])}\\%"
+    if k == "degree":
+        return f"{_group(ch[0])}^{{\\circ}}"
+    if k == "prime":
+        return f"{_group(ch[0])}'"
+    if k == "binom":
+        return f"\\binom{{{render(ch[0])}}}{{{render(ch[1])}}}"
+    if k == "abs":
+        return f"\\left|{render(ch[0])}\\right|"
+    if k in ("floor", "ceil"):
+        left, right = ("\\lfloor", "\\rfloor") if k == "floor" else ("\\lceil", "\\rceil")
+        return f"{left} {render(ch[0])} {right}"
+    if k == "func":
+        if node.text == "log_base":
+            return f"\\log_{{{render(ch[1])}}}\\left({render(ch[0])}\\right)"
+        return f"\\{node.text}({', '.join(render(c) for c in ch)})"
+    if k == "bigop":
+        bounds = "".join(f"{mark}{{{render(b)}}}" for mark, b in zip("_^", ch[1:]))
+        return f"\\{node.text}{bounds} {_group(ch[0])}"
+    if k == "tuple":
+        inner = ", ".join(render(c) for c in ch)
+        return f"\\langle {inner} \\rangle" if node.text == "<>" else f"\\left({inner}\\right)"
+    if k == "interval":
+        return f"\\left{node.text[0]}{', '.join(render(c) for c in ch)}\\right{node.text[1]}"
+    if k == "set":
+        return f"\\{{{', '.join(render(c) for c in ch)}\\}}" if ch else "\\emptyset"
+    if k == "list1":
+        return f"\\left[{render(ch[0])}\\right]"
+    if k == "list":
+        return ("; " if ";" in node.text else ", ").join(render(c) for c in ch)
+    if k == "matrix":
+        rows = " \\\\ ".join(" & ".join(render(c) for c in row.children) for row in ch)
+        return f"\\begin{{pmatrix}} {rows} \\end{{pmatrix}}"
+    if k == "rel":
+        ops = node.text.split(",")
+        return render(ch[0]) + "".join(f" {_REL[op]} {render(c)}" for op, c in zip(ops, ch[1:]))
+    if k == "conn":
+        ops = node.text.split(",")
+        return render(ch[0]) + "".join(f" {_CONN[op]} {render(c)}" for op, c in zip(ops, ch[1:]))
+    if k == "ellipsis":
+        return "\\ldots"
+    return f"\\text{{{node.text}}}"  # prose: never equal to mathematics
+
+
+def _group(node: Node) -> str:
+    text = render(node)
+    return f"\\left({text}\\right)" if node.paren or node.kind not in _ATOMS else text
