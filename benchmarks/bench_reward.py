@@ -33,7 +33,6 @@ import os
 import random
 import re
 import time
-from fractions import Fraction
 from pathlib import Path
 
 from collections.abc import Callable
@@ -42,7 +41,8 @@ from concurrent.futures import ThreadPoolExecutor
 from math_verify import parse, verify
 from verl.utils.reward_score import math_verify as verl_math_verify
 
-from recipe_bcr.grading.answers.normalize import as_number, canonical
+from recipe_bcr.grading.answers.gate import read_answer, spelling, tree_verdict
+from recipe_bcr.grading.answers.value import exact
 from recipe_bcr.grading.reward import score_completion
 from recipe_bcr.grading.verify import Verifier, configure_default
 from reward_fns.bcr import compute_score
@@ -92,7 +92,7 @@ def build(groups: int, rollouts: int, seed: int, wrong_rate: float = 0.5) -> Dat
     out = []
     for members in chunks:
         wrong = [
-            [a for a in (rng.choice(rows)["answer"] for _ in range(2)) if canonical(a) != canonical(r["answer"])]
+            [a for a in (rng.choice(rows)["answer"] for _ in range(2)) if not _same(a, r["answer"])]
             for r in members
         ]
         for _ in range(rollouts):
@@ -185,14 +185,22 @@ def run_scenario(name: str, data: Data, args: argparse.Namespace) -> dict[str, f
     return ratios
 
 
+def _same(a: str, b: str) -> bool:
+    """The same answer as far as the trees tell (a wrong answer drawn from another problem must differ)."""
+    return spelling(a) == spelling(b) or tree_verdict(a, b, 1e-6) == (True, "string") or tree_verdict(a, b, 1e-6) == (True, "numeric")
+
+
 def symbolic_spelling(answer: str) -> str:
     """An equal answer that only the symbolic check can accept (the exact in-process paths cannot:
     it goes through an irrational factor): integers and fractions times sqrt(2) over sqrt(2);
     anything else as written."""
-    num = as_number(answer)
-    if num is None or num.approximate or num.percent:
+    tree = read_answer(answer)
+    kinds = {n.kind for n in tree.walk()} if tree is not None else set()
+    if not kinds or not kinds <= {"num", "neg", "div"} or any(n.places is not None for n in tree.walk()):  # type: ignore[union-attr]
         return answer
-    q: Fraction = num.value
+    q = exact(tree)  # type: ignore[arg-type]
+    if q is None:
+        return answer
     sign = "-" if q < 0 else ""
     p, d = abs(q.numerator), q.denominator
     return f"{sign}\\frac{{{p}\\sqrt{{2}}}}{{{d if d != 1 else ''}\\sqrt{{2}}}}"

@@ -1,17 +1,14 @@
-"""Answer verification: the whole answer read into a tree, then exact numbers, then symbolic equivalence.
+"""Answer verification: read both answers into trees, judge the trees, ask the symbolic check only
+what the trees cannot decide.
 
-Each answer is first read whole (recipe_bcr.grading.answers.gate and the answer_* modules it uses): a
-prediction that the tree cannot account for, character by character, is wrong; the tree rules
-(decimals at every node, exact equality, words and units, notation as rendered, structure,
-relations, hedges) settle most answers in process, refuting wrong ones by exact fractions or
-certain 50-digit differences. What remains (an equality that holds but is not rational, an
-equation, an interval union) goes, with every decimal as its exact fraction, to math-verify
-(latex2sympy2_extended + SymPy) in a kill-able worker process with a hard time limit
-(recipe_bcr.grading.symbolic.pool). The earlier string rules still apply on that path: no credit for overlap
-("1331 and 1728" vs "1728", "\\pm 2021" vs "2021") or hedges ("3 \\lor 5", "\\ge 5";
-recipe_bcr.grading.answers.shape), a wrapper ("x = ...", a one-element set) is held to the rules of the value
-inside it, sequences with an ellipsis match only as normalised strings. Nothing a policy writes is
-expanded in this process beyond recipe_bcr.grading.answers.normalize.MAX_DIGITS digits.
+Each answer is read once, whole (recipe_bcr.grading.answers.gate and the modules it uses): a prediction
+the tree cannot account for, character by character, is wrong. The tree rules (decimals at every
+node, exact equality, words and units, notation as rendered, structure, relations, hedges) settle
+most answers in process. What remains (an equality that holds but is not rational, an equation, an
+interval union) goes as the trees' rendering, never the raw text, to math-verify (latex2sympy2_extended
++ SymPy) in a kill-able worker process with a hard time limit (recipe_bcr.grading.symbolic.pool), one
+question per value the answer states. Nothing a policy writes is expanded in this process beyond
+recipe_bcr.grading.answers.normalize.MAX_DIGITS digits.
 """
 
 from __future__ import annotations
@@ -26,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from recipe_bcr.grading.answers.gate import Question, tree_verdict
+from recipe_bcr.grading.answers.lex import has_invisible
 from recipe_bcr.grading.answers.normalize import MAX_ANSWER_CHARS
-from recipe_bcr.grading.answers.shape import has_invisible
 from recipe_bcr.grading.symbolic.pool import HARD_CAP, SymbolicPool
 
 logger = logging.getLogger(__name__)

@@ -29,7 +29,6 @@ from recipe_bcr.grading.answers.tree import Node
 from recipe_bcr.grading.answers.value import _CTX, exact, log10_floor, numeric, refutes, unknowns
 from recipe_bcr.grading.answers.words import MAGNITUDES
 from recipe_bcr.grading.answers.normalize import Number, numbers_match, rounding_candidates
-from recipe_bcr.grading.answers.shape import is_label
 
 Decision = bool | None
 _MAX_ITEMS = 64
@@ -60,7 +59,26 @@ def _families(node: Node) -> set[str]:
     return out
 
 
-def _label_values(node: Node, source: str) -> list[tuple[Node, bool]] | None:
+def is_label(node: Node) -> bool:
+    """A name a value can be assigned to (`x`, `a_n`, `P(A)`, `f(2)`, `|AB|`, `(p, q)`, `f^{-1}(2)`,
+    `\\sin\\theta`, `\\text{Area}`): names and a name applied to bracketed arguments, never a number
+    or arithmetic outside brackets (`2x`, `x + y`)."""
+    k, ch = node.kind, node.children
+    if k in ("sym", "text", "abs"):
+        return True
+    if k == "tuple":
+        return all(is_label(c) for c in ch)
+    if k == "pow":  # f^{-1}, x^*: a mark on a name
+        mark = ch[1]
+        return is_label(ch[0]) and ((mark.kind == "sym" and mark.text == "*") or (mark.kind == "neg" and mark.children[0].value == 1))
+    if k == "func":
+        return all(is_label(c) for c in ch)
+    if k == "mul":
+        return ch[0].kind != "mul" and is_label(ch[0]) and all(c.paren or c.kind in ("sym", "text", "tuple") for c in ch[1:])
+    return False
+
+
+def _label_values(node: Node) -> list[tuple[Node, bool]] | None:
     """`x = 5`, `f(2) = 3 = \\frac{6}{2}`, `\\frac{\\sqrt3}{3} \\approx 0.577`: the values stated, each
     with True where it is only claimed approximately; None when the relation is no such statement."""
     ops = node.text.split(",")
@@ -69,7 +87,7 @@ def _label_values(node: Node, source: str) -> list[tuple[Node, bool]] | None:
     if any(op not in ("=", "~") for op in ops):
         return None
     parts = list(node.children)
-    first = source[parts[0].span[0] : parts[0].span[1]]
+    first = parts[0]
     stated: list[tuple[Node, bool]] = []
     if ops[0] == "=" and is_label(first):
         parts, ops = parts[1:], ops[1:]
@@ -85,7 +103,7 @@ def _label_values(node: Node, source: str) -> list[tuple[Node, bool]] | None:
     return stated
 
 
-def statement_value(gold: Node, source: str) -> Node | None:
+def statement_value(gold: Node) -> Node | None:
     """A gold `label = value` (`k = 1`, `(p, q) = (3, 2)`, `\\frac{NO}{BO} = ...`): its value, the answer.
     A gold equation between values (`2a - b = 3`, `x + y = 1`) or any other relation is no statement."""
     ops = gold.text.split(",") if gold.kind == "rel" else []
@@ -93,8 +111,7 @@ def statement_value(gold: Node, source: str) -> Node | None:
         return None
     sides = gold.children[:-1]  # `A:B = 1` names a ratio of names
     names_only = all(n.kind in ("sym", "div", "mul", "abs", "tuple") for side in sides for n in side.walk())
-    text = source[sides[0].span[0] : sides[-1].span[1]]
-    return gold.children[-1] if names_only or (len(sides) == 1 and is_label(text)) else None
+    return gold.children[-1] if names_only or (len(sides) == 1 and is_label(sides[0])) else None
 
 
 def _open(node: Node) -> bool:
@@ -102,18 +119,18 @@ def _open(node: Node) -> bool:
     return bool(unknowns(node) - {"e", "i"})
 
 
-def _claims(pred: Node, source: str) -> Node:
+def _claims(pred: Node) -> Node:
     """What an answer claims: without a leading label (`P(\\text{win}) = ...` may name its event in words)."""
     if pred.kind == "rel" and pred.text.split(",")[0] in ("=", "in"):
         first = pred.children[0]
-        if is_label(source[first.span[0] : first.span[1]]):
+        if is_label(first):
             return Node("list", pred.children[1:])
     return pred
 
 
-def judge(pred: Node, gold: Node, pred_src: str, gold_src: str, rel_tol: float) -> Decision:
+def judge(pred: Node, gold: Node, rel_tol: float) -> Decision:
     """The verdict of the tree rules, or None when only the symbolic check can decide."""
-    claims = _claims(pred, pred_src)
+    claims = _claims(pred)
     if has_prose(claims):
         return False
     carried = {n.text for n in gold.walk() if n.kind == "words"}
@@ -125,12 +142,12 @@ def judge(pred: Node, gold: Node, pred_src: str, gold_src: str, rel_tol: float) 
     equation = _equation(pred, gold)
     if equation is not None:
         return equation
-    value = statement_value(gold, gold_src)
+    value = statement_value(gold)
     intervals = as_intervals(pred, gold if value is None else value)
     if intervals is not None:
         return _value(*intervals, rel_tol)
     if value is not None:
-        if pred.kind == "rel" and pred.text != "in" and (statement_value(pred, pred_src) is not None or _open(value)):
+        if pred.kind == "rel" and pred.text != "in" and (statement_value(pred) is not None or _open(value)):
             return None  # both statements, or equations of a curve (y = 2x + 1, 2x + 1 = y): compared whole
         if pred.kind == "rel" and pred.text != "in":
             return False  # k = 1 is not answered by an equation between values
@@ -154,7 +171,7 @@ def judge(pred: Node, gold: Node, pred_src: str, gold_src: str, rel_tol: float) 
     if any(n.kind == "rel" for n in gold.walk()):
         return None  # relations inside a gold collection (p = 5, q = 2; ...): the symbolic check
     if pred.kind == "rel":
-        stated = _label_values(pred, pred_src)
+        stated = _label_values(pred)
         if stated is None:
             return False
         verdicts = [_value(p, gold, rel_tol, top=True, approx=a) for p, a in stated]
@@ -162,7 +179,7 @@ def judge(pred: Node, gold: Node, pred_src: str, gold_src: str, rel_tol: float) 
             return False
         return True if all(v is True for v in verdicts) else None
     if gold.kind in ("list", "set") and pred.kind in ("list", "set"):
-        pred = _stated_elements(pred, pred_src)  # x = 1 \text{ or } x = 2 states the elements 1 and 2
+        pred = _stated_elements(pred)  # x = 1 \text{ or } x = 2 states the elements 1 and 2
         if pred is None:
             return False
         extra = _families(pred) - _families(gold)
@@ -171,18 +188,18 @@ def judge(pred: Node, gold: Node, pred_src: str, gold_src: str, rel_tol: float) 
     return _value(pred, gold, rel_tol, top=True)
 
 
-def questions(pred: Node, gold: Node, pred_src: str, gold_src: str) -> list[tuple[Node, Node, bool]]:
+def questions(pred: Node, gold: Node) -> list[tuple[Node, Node, bool]]:
     """What the symbolic check must decide where `judge` could not: (answer part, gold part, claimed only
     approximately) for every value the answer states, each against the gold's value; both whole when
     both are relations."""
     if pred.kind == "rel" and gold.kind == "rel":
         return [(pred, gold, False)]
-    value = statement_value(gold, gold_src)
+    value = statement_value(gold)
     target = gold if value is None else value
     intervals = as_intervals(pred, target)
     if intervals is not None:
         return [(*intervals, False)]
-    stated = _label_values(pred, pred_src) if pred.kind == "rel" else None
+    stated = _label_values(pred) if pred.kind == "rel" else None
     if stated is None:
         return [(pred, target, False)]
     return [(p, target, approx) for p, approx in stated]
@@ -281,12 +298,12 @@ def _infinite(node: Node) -> int:
     return sign if node.kind == "const" and node.text == "infty" else 0
 
 
-def _stated_elements(node: Node, source: str) -> Node | None:
+def _stated_elements(node: Node) -> Node | None:
     """A list or set whose elements may be `label = value` statements, with the values in their place."""
     out = []
     for child in node.children:
         if child.kind == "rel":
-            stated = _label_values(child, source)
+            stated = _label_values(child)
             if stated is None or len(stated) != 1 or stated[0][1]:
                 return None
             child = stated[0][0]

@@ -13,14 +13,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from recipe_bcr.grading.answers.compare import decimal_hint, judge, questions, statement_value
+from recipe_bcr.grading.answers.compare import decimal_hint, is_label, judge, questions, statement_value
 from recipe_bcr.grading.answers.lex import tokens
 from recipe_bcr.grading.answers.render import render
 from recipe_bcr.grading.answers.tree import Node, parse
 from recipe_bcr.grading.answers.value import exact, unknowns
 from recipe_bcr.grading.answers.words import prose_key
 from recipe_bcr.grading.answers.normalize import for_parser, strip_wrappers
-from recipe_bcr.grading.answers.shape import is_label
 
 Gold = str | list[str]
 
@@ -79,18 +78,18 @@ def tree_verdict(pred: str, gold: str, rel_tol: float) -> tuple[bool, str] | lis
         return _prose(pred, gold, g_tree), "string"
     p_tree = read_answer(pred)
     if p_tree is None or g_tree is None:  # an answer is never read in part; the gold's own spelling still matches
-        if _spelling(pred) == _spelling(gold):
+        if spelling(pred) == spelling(gold):
             return True, "string"
     if p_tree is None:
         return False, "unparsed"
     if g_tree is None:  # a gold we cannot read: its own text, decimals exact, with a warning on failure
         hint = decimal_hint(p_tree)
         return [Question(render(p_tree), _decimal_tokens(for_parser(gold)), hint)]
-    decided = True if same_tree(p_tree, g_tree) else judge(p_tree, g_tree, _body(pred), _body(gold), rel_tol)
+    decided = True if same_tree(p_tree, g_tree) else judge(p_tree, g_tree, rel_tol)
     if decided is None:
         return [
             Question(render(p), render(g), decimal_hint(p), decimal_hint(g), approx)
-            for p, g, approx in questions(p_tree, g_tree, _body(pred), _body(gold))
+            for p, g, approx in questions(p_tree, g_tree)
         ]
     if decided:
         return True, "string" if same_tree(p_tree, g_tree) else "numeric"
@@ -113,18 +112,13 @@ def same_tree(a: Node, b: Node) -> bool:
     return all(same_tree(x, y) for x, y in zip(a.children, b.children))
 
 
-def _spelling(text: str) -> str:
+def spelling(text: str) -> str:
     """An answer's own spelling, spacing aside (but for "5 6", which is not 56): what an unreadable
     answer must share with an unreadable gold."""
     out = ""
     for part in strip_wrappers(text).split():
         out += (" " if out and out[-1].isalnum() and part[0].isalnum() else "") + part
     return out
-
-
-def _body(text: str) -> str:
-    body = strip_wrappers(text)
-    return body[1:] if body.startswith("=") and not body.startswith("==") else body
 
 
 def _exact_latex(value: Fraction) -> str:
@@ -168,7 +162,7 @@ def gives_answer(answer: str | None, gold: Gold) -> bool:
         return False  # prose only
     if kinds <= {"sym", "mul"}:  # names only: an answer only where the gold's value is written in them
         names = unknowns(tree) - {"e", "i"}
-        values = [statement_value(t, _body(g)) or t for g, t in zip(golds, trees) if t is not None]
+        values = [statement_value(t) or t for t in trees if t is not None]
         return any(names <= unknowns(v) for v in values)
     return True
 
@@ -180,7 +174,7 @@ def restatement_key(answer: str) -> tuple[str, object] | None:
     if tree is None:
         return None
     if tree.kind == "rel":
-        value = _stated_value(tree, _body(answer))
+        value = _stated_value(tree)
         if value is None:
             return None
         tree = value
@@ -188,9 +182,9 @@ def restatement_key(answer: str) -> tuple[str, object] | None:
     return None if v is None else ("number", v)
 
 
-def _stated_value(tree: Node, source: str) -> Node | None:
+def _stated_value(tree: Node) -> Node | None:
     ops = tree.text.split(",")
     lhs = tree.children[0]
-    if ops != ["="] or not is_label(source[lhs.span[0] : lhs.span[1]]):
+    if ops != ["="] or not is_label(lhs):
         return None
     return tree.children[1]

@@ -25,9 +25,9 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from recipe_bcr.grading.answers.gate import restatement_key
+from recipe_bcr.grading.answers.gate import restatement_key, spelling
 from recipe_bcr.grading.parse.boxed import BoxIndex
-from recipe_bcr.grading.answers.normalize import MAX_ANSWER_CHARS, canonical
+from recipe_bcr.grading.answers.normalize import MAX_ANSWER_CHARS
 
 Fallback = Literal["position", "last"]
 
@@ -157,9 +157,9 @@ def _sections(heads: list[tuple[int, int]], length: int, n: int) -> dict[int, tu
 
 def _answer_key(content: str) -> tuple[str, object]:
     """What two restatements of one answer share: the exact value it states (`2^{3}`, `8`, `y = 8`),
-    or its normalised text. Two answers that are not the same value are a hedge."""
+    or its spelling. Two answers that are not the same value are a hedge."""
     key = restatement_key(content)
-    return key if key is not None else ("text", canonical(content))
+    return key if key is not None else ("text", spelling(content))
 
 
 def _conflicting_labels(labelled: list[tuple[int, int, str]], n: int) -> set[int]:
