@@ -78,7 +78,7 @@ def is_label(node: Node) -> bool:
     return False
 
 
-def _label_values(node: Node) -> list[tuple[Node, bool]] | None:
+def stated_values(node: Node) -> list[tuple[Node, bool]] | None:
     """`x = 5`, `f(2) = 3 = \\frac{6}{2}`, `\\frac{\\sqrt3}{3} \\approx 0.577`: the values stated, each
     with True where it is only claimed approximately; None when the relation is no such statement."""
     ops = node.text.split(",")
@@ -171,7 +171,7 @@ def judge(pred: Node, gold: Node, rel_tol: float) -> Decision:
     if any(n.kind == "rel" for n in gold.walk()):
         return None  # relations inside a gold collection (p = 5, q = 2; ...): the symbolic check
     if pred.kind == "rel":
-        stated = _label_values(pred)
+        stated = stated_values(pred)
         if stated is None:
             return False
         verdicts = [_value(p, gold, rel_tol, top=True, approx=a) for p, a in stated]
@@ -199,7 +199,7 @@ def questions(pred: Node, gold: Node) -> list[tuple[Node, Node, bool]]:
     intervals = as_intervals(pred, target)
     if intervals is not None:
         return [(*intervals, False)]
-    stated = _label_values(pred) if pred.kind == "rel" else None
+    stated = stated_values(pred) if pred.kind == "rel" else None
     if stated is None:
         return [(pred, target, False)]
     return [(p, target, approx) for p, approx in stated]
@@ -303,7 +303,7 @@ def _stated_elements(node: Node) -> Node | None:
     out = []
     for child in node.children:
         if child.kind == "rel":
-            stated = _label_values(child)
+            stated = stated_values(child)
             if stated is None or len(stated) != 1 or stated[0][1]:
                 return None
             child = stated[0][0]

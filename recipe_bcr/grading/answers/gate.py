@@ -2,19 +2,17 @@
 prepare what the symbolic check may read.
 
 A prediction the tree cannot read is wrong (it is never handed, in part, to a lenient parser). A
-prose gold (names, yes/no, a choice letter) is compared as prose. What reaches the symbolic
-check has every decimal literal written as its exact fraction, so the check's float tolerance can
-never stand in for the decimal rule (whole-answer decimals go there as exact hints anyway).
+prose gold (names, yes/no, a choice letter) is compared as prose. What reaches the symbolic check
+is the trees' rendering (recipe_bcr.grading.answers.render: every literal as its exact value), so the
+check's float tolerance can never stand in for the decimal rule.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import lru_cache
 
-from recipe_bcr.grading.answers.compare import decimal_hint, is_label, judge, questions, statement_value
-from recipe_bcr.grading.answers.lex import tokens
+from recipe_bcr.grading.answers.compare import decimal_hint, is_label, judge, questions, stated_values, statement_value
 from recipe_bcr.grading.answers.render import render
 from recipe_bcr.grading.answers.tree import Node, parse
 from recipe_bcr.grading.answers.value import exact, unknowns
@@ -82,9 +80,8 @@ def tree_verdict(pred: str, gold: str, rel_tol: float) -> tuple[bool, str] | lis
             return True, "string"
     if p_tree is None:
         return False, "unparsed"
-    if g_tree is None:  # a gold we cannot read: its own text, decimals exact, with a warning on failure
-        hint = decimal_hint(p_tree)
-        return [Question(render(p_tree), _decimal_tokens(for_parser(gold)), hint)]
+    if g_tree is None:  # a gold we cannot read: its own text, with a warning on failure
+        return [Question(render(p_tree), for_parser(gold), decimal_hint(p_tree))]
     decided = True if same_tree(p_tree, g_tree) else judge(p_tree, g_tree, rel_tol)
     if decided is None:
         return [
@@ -121,28 +118,6 @@ def spelling(text: str) -> str:
     return out
 
 
-def _exact_latex(value: Fraction) -> str:
-    return f"{{{value.numerator}}}" if value.denominator == 1 else f"{{\\frac{{{value.numerator}}}{{{value.denominator}}}}}"
-
-
-def _decimal_tokens(text: str) -> str:
-    """A gold the tree cannot read, with every decimal literal as its exact fraction (the symbolic check
-    compares decimals within a float tolerance otherwise)."""
-    toks = tokens(text)
-    if not toks or not any(t.kind == "num" and "." in t.text for t in toks):
-        return text
-    out, last = [], 0
-    for t in toks:
-        if t.kind == "num" and "." in t.text:
-            digits = "".join(c for c in t.text if c.isdigit() or c == ".")
-            whole, _, frac = digits.partition(".")
-            out.append(text[last : t.start])
-            out.append(_exact_latex(Fraction(int(whole or "0") * 10 ** len(frac) + int(frac or "0"), 10 ** len(frac))))
-            last = t.end
-    out.append(text[last:])
-    return "".join(out)
-
-
 def gives_answer(answer: str | None, gold: Gold) -> bool:
     """Format credit means an answer was given: a box holding only prose or a stand-in (`\\text{pending}`,
     a bare name such as `x` or `n`, a run of letters, the gold's label echoed as `y` or `x_{1}`) gives
@@ -174,17 +149,9 @@ def restatement_key(answer: str) -> tuple[str, object] | None:
     if tree is None:
         return None
     if tree.kind == "rel":
-        value = _stated_value(tree)
-        if value is None:
+        stated = stated_values(tree)
+        if stated is None or len(stated) != 1 or not is_label(tree.children[0]):
             return None
-        tree = value
+        tree = stated[0][0]
     v = exact(tree)
     return None if v is None else ("number", v)
-
-
-def _stated_value(tree: Node) -> Node | None:
-    ops = tree.text.split(",")
-    lhs = tree.children[0]
-    if ops != ["="] or not is_label(lhs):
-        return None
-    return tree.children[1]
