@@ -10,7 +10,6 @@ import pytest
 from recipe_bcr.grading.answers.gate import gives_answer, read_answer, restatement_key
 from recipe_bcr.grading.answers.render import render
 from recipe_bcr.grading.answers.tree import parse
-from recipe_bcr.grading.answers.tree import parse
 
 
 def _right(verifier, gold, pred):

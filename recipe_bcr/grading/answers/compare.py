@@ -152,7 +152,7 @@ def judge(pred: Node, gold: Node, rel_tol: float) -> Decision:
         if pred.kind == "rel" and pred.text != "in":
             return False  # k = 1 is not answered by an equation between values
         gold = value
-    extra = _families(pred) - _families(gold)
+    extra = _families(claims) - _families(gold)  # a label's own brackets, P(A \\cap B), hold no hedge
     if gold.kind in ("list", "set") and len(gold.children) > 1:
         extra.discard("pm")  # \\pm 3 is the list -3, 3
     if "cup" in extra or "cap" in extra:  # an interval union may answer an inequality gold
@@ -317,8 +317,17 @@ def _unwrap_singleton(node: Node) -> Node:
     return node
 
 
+def same_tree(a: Node, b: Node) -> bool:
+    """The same tree, literal for literal (where it is written aside)."""
+    if (a.kind, a.text, a.value, a.places, len(a.children)) != (b.kind, b.text, b.value, b.places, len(b.children)):
+        return False
+    return all(same_tree(x, y) for x, y in zip(a.children, b.children))
+
+
 def _value(pred: Node, gold: Node, rel_tol: float, top: bool = False, approx: bool = False) -> Decision:
     pred, gold = _strip_units(pred), _strip_units(gold)
+    if same_tree(pred, gold) and not approx:
+        return True
     if top and (pred.kind in ("set", "list1")) != (gold.kind in ("set", "list1")):
         pred, gold = _unwrap_singleton(pred), _unwrap_singleton(gold)  # \{5\} is 5 only as the whole answer
     if pred.kind in ("ellipsis",) or gold.kind in ("ellipsis",):
@@ -340,10 +349,10 @@ def _plus_minus(node: Node) -> Node:
     """`\\pm a` is the set {-a, a}; `a \\pm b` is {a - b, a + b}."""
     if node.kind == "pm":
         a = node.children[0]
-        return Node("set", (Node("neg", (a,)), a), text="{}")
+        return Node("set", (Node("neg", (a,), text="-"), a), text="{}")
     if node.kind == "add" and len(node.children) == 2 and node.children[1].kind == "pm":
         a, b = node.children[0], node.children[1].children[0]
-        return Node("set", (Node("add", (a, Node("neg", (b,)))), Node("add", (a, b))), text="{}")
+        return Node("set", (Node("add", (a, Node("neg", (b,), text="-"))), Node("add", (a, b))), text="{}")
     return node
 
 

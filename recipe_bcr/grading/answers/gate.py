@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from recipe_bcr.grading.answers.compare import decimal_hint, is_label, judge, questions, stated_values, statement_value
+from recipe_bcr.grading.answers.compare import decimal_hint, is_label, judge, questions, same_tree, stated_values, statement_value
 from recipe_bcr.grading.answers.render import render
 from recipe_bcr.grading.answers.tree import Node, parse
 from recipe_bcr.grading.answers.value import exact, unknowns
@@ -100,13 +100,6 @@ def _prose(pred: str, gold: str, g_tree: Node | None) -> bool:
         return p_tree is not None and p_tree.kind == "sym" and p_tree.text == g_tree.text
     key = prose_key(strip_wrappers(gold))
     return bool(key) and prose_key(strip_wrappers(pred)) == key
-
-
-def same_tree(a: Node, b: Node) -> bool:
-    """The same tree, literal for literal (where it is written aside)."""
-    if (a.kind, a.text, a.value, a.places, len(a.children)) != (b.kind, b.text, b.value, b.places, len(b.children)):
-        return False
-    return all(same_tree(x, y) for x, y in zip(a.children, b.children))
 
 
 def spelling(text: str) -> str:

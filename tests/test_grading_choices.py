@@ -1,0 +1,34 @@
+"""Issue 25, choice letters: `\\text{(B)}`, `\\textbf{(B)}`, `\\mathrm{(B)}`, `(B)` answer the gold `B` (accuracy
+and format); another letter does not, and a choice letter is never Euler's number (`E` is not `e`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from recipe_bcr.grading.reward import score_completion
+
+SPELLINGS = ["{}", "({})", "\\text{{({})}}", "\\textbf{{({})}}", "\\mathrm{{({})}}", "\\text{{{}}}", "\\textbf{{ ( {} ) }}"]
+
+
+@pytest.mark.parametrize("gold_form", ["{}", "\\text{{({})}}", "({})", "\\textbf{{{}}}"])
+def test_choice_letters(verifier, gold_form):
+    for letter in "ABCDE":
+        gold = gold_form.format(letter)
+        for form in SPELLINGS:
+            assert verifier.check(form.format(letter), gold).correct, (form, gold)
+            other = "ABCDE"[("ABCDE".index(letter) + 1) % 5]
+            assert not verifier.check(form.format(other), gold).correct, (form, gold)
+            assert not verifier.check(form.format(letter.lower()), gold).correct, (form, gold)
+
+
+def test_a_choice_is_not_eulers_number(verifier):
+    for gold in ("E", "\\text{(E)}", "(E)", "\\textbf{(E)}"):
+        for pred in ("e", "\\mathrm{e}", "\\text{e}", "(e)"):
+            assert not verifier.check(pred, gold).correct, (pred, gold)
+
+
+def test_a_spelled_choice_earns_accuracy_and_format(verifier):
+    for form in SPELLINGS:
+        text = f"### Problem 1\nAnswer1: \\boxed{{{form.format('B')}}}\n"
+        assert score_completion(text, ["B"], verifier).breakdown["score"] == 3.0, form
+        assert score_completion(text, ["C"], verifier).breakdown["acc"] == 0.0, form

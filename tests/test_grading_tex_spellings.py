@@ -1,0 +1,81 @@
+"""Issue 25, TeX spellings: `{a \\over b}`, `{n \\choose k}`, `\\mathrm{i}` / `\\imath`, `\\mathrm{e}`, `∞`,
+`\\operatorname{arcsin}`, `\\text{$12$}`, `\\mathbf{1}\\mathbf{2}` and a box in a box after a label are the
+values they render; the same spellings of another value are not."""
+
+from __future__ import annotations
+
+import math
+import random
+
+from recipe_bcr.grading.reward import score_completion
+
+RNG_SEED = 25
+
+
+def _pairs(count: int) -> list[tuple[int, int]]:
+    rng = random.Random(RNG_SEED)
+    return [(rng.randrange(1, 60), rng.randrange(2, 60)) for _ in range(count)]
+
+
+def test_over_is_a_quotient(verifier):
+    for p, q in _pairs(40):
+        for pred in (f"{{{p} \\over {q}}}", f"{p} \\over {q}", f"{{{2 * p} \\over {2 * q}}}"):
+            assert verifier.check(pred, f"\\frac{{{p}}}{{{q}}}").correct, pred
+            assert not verifier.check(pred, f"\\frac{{{p + 1}}}{{{q}}}").correct, pred
+    assert not verifier.check("1, 2 \\over 3", "\\frac{1}{3}").correct  # a list over a number is no quotient
+
+
+def test_choose_is_a_binomial(verifier):
+    for n, k in _pairs(40):
+        n, k = n + k, k  # k <= n
+        pred = f"{{{n} \\choose {k}}}"
+        assert verifier.check(pred, str(math.comb(n, k))).correct, pred
+        assert not verifier.check(pred, str(math.comb(n, k) + 1)).correct, pred
+
+
+def test_upright_i_and_imath_are_the_imaginary_unit(verifier):
+    for a, b in _pairs(30):
+        for unit in ("\\mathrm{i}", "\\imath", "\\text{i}"):
+            pred = f"{a} + {b}{unit}"
+            assert verifier.check(pred, f"{a}+{b}i").correct, pred
+            assert not verifier.check(pred, f"{a}+{b + 1}i").correct, pred
+
+
+def test_upright_e_is_eulers_number(verifier):
+    for k in range(2, 30):
+        assert verifier.check(f"\\mathrm{{e}}^{{{k}}}", f"e^{{{k}}}").correct
+        assert not verifier.check(f"\\mathrm{{e}}^{{{k}}}", f"e^{{{k + 1}}}").correct
+        assert verifier.check(f"{k}\\mathrm{{e}}", f"{k}e").correct
+
+
+def test_unicode_infinity(verifier):
+    assert verifier.check("∞", "\\infty").correct and verifier.check("-∞", "-\\infty").correct
+    assert verifier.check("+∞", "\\infty").correct
+    assert not verifier.check("-∞", "\\infty").correct and not verifier.check("∞", "-\\infty").correct
+    assert verifier.check("(-∞, 3]", "(-\\infty, 3]").correct
+
+
+def test_operatorname_functions(verifier):
+    for name in ("arcsin", "arccos", "arctan", "sin", "log"):
+        for k in range(2, 8):
+            assert verifier.check(f"\\operatorname{{{name}}}(\\frac{{1}}{{{k}}})", f"\\{name}(\\frac{{1}}{{{k}}})").correct
+            assert not verifier.check(f"\\operatorname{{{name}}}(\\frac{{1}}{{{k}}})", f"\\{name}(\\frac{{1}}{{{k + 1}}})").correct
+
+
+def test_math_inside_text_and_styled_digits(verifier):
+    rng = random.Random(RNG_SEED)
+    for n in (rng.randrange(10, 10**6) for _ in range(40)):
+        digits = str(n)
+        styled = "".join(f"\\mathbf{{{d}}}" for d in digits)
+        for pred in (f"\\text{{${n}$}}", styled, f"\\mathbf{{{digits}}}", f"\\textbf{{{digits}}}"):
+            assert verifier.check(pred, digits).correct, pred
+            assert not verifier.check(pred, str(n + 1)).correct, pred
+        assert not verifier.check(f"\\mathbf{{{digits[0]}}} \\mathbf{{{digits[1:]}}}", digits).correct  # spaced: two numbers
+
+
+def test_a_box_in_a_box_after_a_label_keeps_accuracy_and_format(verifier):
+    for n in range(1, 20):
+        text = f"### Problem 1\nAnswer1: \\boxed{{\\boxed{{{n}}}}}\n### Problem 2\nAnswer2: \\boxed{{\\boxed{{\\boxed{{{n + 1}}}}}}}\n"
+        scored = score_completion(text, [str(n), str(n + 1)], verifier)
+        assert scored.breakdown["acc"] == 1.0 and scored.breakdown["fmt"] == 1.0
+        assert score_completion(text, [str(n + 1), str(n)], verifier).breakdown["acc"] == 0.0

@@ -1,0 +1,25 @@
+"""Issue 25, units: single-letter and TeX-spaced units (`8 \\text{ m}`, `5 \\mathrm{~cm}`, `9\\ \\mathrm{m}^2`)
+are units of the value; the value must still be the gold's, and prose is still prose."""
+
+from __future__ import annotations
+
+import random
+
+UNITS = ["\\text{ m}", "\\mathrm{~cm}", "\\ \\mathrm{m}^2", "\\text{ cm}^2", "\\,\\text{kg}", "\\mathrm{~g}", "\\text{ s}",
+         "~\\text{km}", "\\text{ meters}", "\\mathrm{m}", "\\ \\text{ft}^3"]
+
+
+def test_a_value_with_units_is_the_value(verifier):
+    rng = random.Random(3)
+    for n in (rng.randrange(1, 10**5) for _ in range(30)):
+        for unit in UNITS:
+            pred = f"{n} {unit}"
+            assert verifier.check(pred, str(n)).correct, pred
+            assert not verifier.check(pred, str(n + 1)).correct, pred
+            assert verifier.check(f"\\frac{{{n}}}{{7}}{unit}", f"\\frac{{{n}}}{{7}}").correct
+
+
+def test_words_that_are_no_units_stay_prose(verifier):
+    for n in range(1, 30):
+        for words in ("\\text{ apples}", "\\text{ or more}", "\\mathrm{~billion}", "\\text{ possibly}"):
+            assert not verifier.check(f"{n} {words}", str(n)).correct
