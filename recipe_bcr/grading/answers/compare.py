@@ -27,7 +27,7 @@ from typing import Any
 from recipe_bcr.grading.answers.poly import polynomial
 from recipe_bcr.grading.answers.tree import Node
 from recipe_bcr.grading.answers.value import _CTX, exact, log10_floor, numeric, refutes, unknowns
-from recipe_bcr.grading.answers.words import MAGNITUDES
+from recipe_bcr.grading.answers.words import CONNECTIVE_WORDS, MAGNITUDES
 from recipe_bcr.grading.answers.normalize import Number, numbers_match, rounding_candidates
 
 Decision = bool | None
@@ -64,6 +64,8 @@ def is_label(node: Node) -> bool:
     `\\sin\\theta`, `\\text{Area}`): names and a name applied to bracketed arguments, never a number
     or arithmetic outside brackets (`2x`, `x + y`)."""
     k, ch = node.kind, node.children
+    if any(n.kind == "text" and not all(w.isalpha() and w not in CONNECTIVE_WORDS for w in n.text.split()) for n in node.walk()):
+        return False  # words in a label name it (P(\\text{win})); digits or "or" in them would hide a second value
     if k in ("sym", "text", "abs"):
         return True
     if k == "tuple":
