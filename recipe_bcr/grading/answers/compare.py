@@ -2,21 +2,23 @@
 
 `judge` returns True or False when the trees decide, and None when only the symbolic check can
 (an equality that holds to 50 digits but is not exact, an equation, an interval union). Rules:
-  * structure: a tuple is only a tuple, an interval only the same interval, a matrix only a matrix
-    of its shape, a set or a bare list an unordered collection with multiplicity; a one-element set
+  * structure: a tuple is only a tuple, an interval only the same interval (or the inequality that
+    states it: `2 \\le x \\le 5`, `x \\ge a`, `\\mathbb{R}`), a matrix only a matrix of its shape, a set
+    or a bare list an unordered collection with multiplicity (`\\pm a` is `-a, a`); a one-element set
     (or bracket) is unwrapped only at the top level of an answer, once;
   * a relation or equation gold is answered only by a relation or equation (never by its right
-    side); `label = value [= value]` answers a value gold with every stated value, `a \\approx b`
+    side; polynomial equations are the same when their differences are proportional); `label = value
+    [= value]` and a chain of closed values answer a value gold with every stated value, `a \\approx b`
     with `a` exact and `b` a rounding of it;
   * connectives (or, and, implies, \\cup, ...) the gold does not use make a hedge;
   * prose or words in a mathematical answer make it wrong (units are not words: answer_words);
-  * decimals: a decimal literal that is a whole value (the answer, an element of a container, a
-    part of a complex number, after \\approx) may stand for an exact value only as its cut or
+  * decimals: a decimal that is a whole value (the answer, an element of a container, a part of a
+    complex number, after \\approx; also sums and products of decimals with a finite decimal value) may stand for an exact value only as its cut or
     rounding at its own last digit and within rel_tol; a decimal inside an operation stands for its
     own exact value (`0.5\\pi` is \\pi/2, `0.333\\pi` is not \\pi/3);
   * exact values are equal only exactly: rationals are compared as Fractions (large integers as
-    integers), polynomials by their exact expansion, anything else is refuted here by a certain
-    50-digit difference and confirmed only by the symbolic check.
+    integers), polynomials by their exact expansion, infinities by identity, anything else is refuted
+    here by a certain 50-digit difference and confirmed only by the symbolic check.
 """
 
 from __future__ import annotations

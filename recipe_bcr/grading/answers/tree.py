@@ -4,7 +4,8 @@
 consumed once; nesting deeper than MAX_DEPTH is refused). What it reads:
   * numbers with their written form (`Num`: exact value, digits after the point, scientific
     notation `1.5 \\times 10^{6}` / `1.5e6` as one literal, a base subscript `1010_2` as part of
-    the number, a repeating decimal `0.1\\overline{6}`);
+    the number, a repeating decimal `0.1\\overline{6}`; digit groups and styled digits are the lexer's);
+  * TeX's `a \\over b` and `n \\choose k` over a whole group, `\\imath`, `\\text{$...$}`;
   * operators (+ - \\pm, products written or implied, quotients, powers, radicals with TeX's
     single-token arguments: `\\frac12` is 1/2, `\\sqrt2x` is sqrt(2) x; a digit right after a
     finished factor, as in `\\frac123` or `2^10`, is refused, since it renders as neither reading);
@@ -13,7 +14,8 @@ consumed once; nesting deeper than MAX_DEPTH is refused). What it reads:
     closed list (`answer_words.UNITS`), functions, absolute values, floors, ceilings, binomials;
   * relations, connectives (including the words "or"/"and"), and containers: tuple, set, interval,
     list, vector, matrix;
-  * `\\text{...}` as prose (words), units, "or"/"and", or the number it holds.
+  * `\\text{...}` as prose (words), units, "or"/"and", a letter or choice (`\\mathrm{e}`, `\\text{(B)}`),
+    a function name, or the number it holds.
 Anything else (an unknown command, `\\begin{cases}`, a dangling brace, "5 6") returns None.
 """
 

@@ -15,7 +15,9 @@ of math-verify, each closing a false-credit case:
     (math-verify's fallback to the last number it can find reads "3 \\lor 5" as 5);
   * a parse that stopped early (unbalanced braces in what was read) counts as unparsed;
   * a numeric equality whose left side holds no unknown ("4 = 5") is not an answer;
-  * numbers compare exactly, or, where one side carries a decimal, by the rules of
+  * exact numbers are equal only when SymPy proves it; a difference it evaluates to a nonzero value at
+    a certified precision refutes the equality however small (no tolerance: 1 + e^{-1000} is not 1);
+  * numbers where one side carries a decimal compare by the rules of
     recipe_bcr.grading.answers.normalize (a decimal stands for an exact value only if it is that value
     rounded or cut at its own last digit, and within 1e-6 relative; a value with a finite
     decimal expansion must be written exactly). math-verify's own number comparison, which
