@@ -53,7 +53,7 @@ from recipe_bcr.grading.answers.normalize import decimal_matches, rounding_candi
 Status = str  # "true" | "false" | "gold_unparsed" | "pred_unparsed" | "error"
 MEMORY_LIMIT = 4 << 30  # bytes of address space per worker
 CPU_LIMIT_S = 3600  # a worker is retired (and replaced by the pool) after an hour of CPU
-EXACT_DIGITS = (60, 400, 3000)  # working precisions at which a difference is evaluated before SymPy's `equals`
+EXACT_DIGITS = 60  # the working precision at which a difference is evaluated before SymPy's `equals`
 _FLOAT_NOISE = 1e-12  # a float written for a value with a finite decimal expansion may differ by this much
 
 
@@ -136,22 +136,27 @@ class Checker:
 
     def _exactly_equal(self, g: Any, p: Any) -> bool:
         """Two exact values are equal only when that is proved: the difference is zero by SymPy's own
-        rules or its `equals`; a difference that evaluates to a nonzero value at a precision SymPy
-        certifies (strict evalf, up to EXACT_DIGITS digits) is proof of inequality, however small
-        (`1 + e^{-1000}`, `\\arctan(10^{40})` against `\\pi/2`). Undecided is not equal."""
+        rules or its `equals`. A difference that evaluates to a nonzero value at a precision SymPy
+        certifies (strict evalf, up to EXACT_DIGITS digits) or `equals` refutes proves them unequal, however
+        small (`1 + e^{-1000}`, `\\arctan(10^{40})` against `\\pi/2`). Undecided is not equal."""
         diff = g - p
         if diff == 0:
             return True
         known = diff.is_zero
         if known is not None:
             return bool(known)
-        for digits in EXACT_DIGITS:
-            try:
-                if diff.evalf(15, maxn=digits, strict=True) != 0:
-                    return False
-            except self._exhausted:
-                continue
-        return diff.equals(0) is True
+        if self._certainly_nonzero(diff):
+            return False
+        proved = diff.equals(0)  # cheap for honest equalities that evaluation alone cannot settle
+        if proved is not None:
+            return bool(proved)
+        return False  # neither proved nor refuted: no credit
+
+    def _certainly_nonzero(self, diff: Any) -> bool:
+        try:
+            return bool(diff.evalf(15, maxn=EXACT_DIGITS, strict=True) != 0)
+        except self._exhausted:
+            return False
 
     def _numeric_eq(self, a: Any, b: Any, float_rounding: int, numeric_precision: int) -> bool:
         """Replacement for math_verify.grader.sympy_numeric_eq (same arguments, our number rules)."""
