@@ -79,3 +79,10 @@ def test_a_box_in_a_box_after_a_label_keeps_accuracy_and_format(verifier):
         scored = score_completion(text, [str(n), str(n + 1)], verifier)
         assert scored.breakdown["acc"] == 1.0 and scored.breakdown["fmt"] == 1.0
         assert score_completion(text, [str(n + 1), str(n)], verifier).breakdown["acc"] == 0.0
+
+
+def test_math_in_text_is_read_one_level_deep(verifier):
+    """`\\text{$...$}` inside `\\text{$...$}` would be read again at every level: refused, in one pass."""
+    nested = "\\text{$" * 280 + "1" + "$}" * 280
+    assert not verifier.check(nested, "1").correct
+    assert verifier.check("\\text{$\\frac{1}{2}$}", "\\frac{1}{2}").correct

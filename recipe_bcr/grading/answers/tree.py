@@ -423,8 +423,9 @@ class _Reader:
                 if inner is None:
                     raise Refused("bad text number")
                 return _respan(inner, (tok.start, tok.end))
-            if kind == "math":  # \text{$12$}: math mode inside the text
-                inner = parse(text_content(tok.text)[1:-1])
+            if kind == "math":  # \text{$12$}: math mode inside the text (once: each level would read it again)
+                body = text_content(tok.text)[1:-1]
+                inner = None if "$" in body else parse(body)
                 if inner is None:
                     raise Refused("bad math in text")
                 return _respan(inner, (tok.start, tok.end))
