@@ -73,7 +73,7 @@ class Verifier:
             if gold in self._warned:
                 return
             self._warned.add(gold)
-        logger.warning("ground truth %r cannot be parsed as math; it is compared as a normalised string", gold)
+        logger.warning("ground truth %r cannot be parsed as math; only its own spelling matches it", gold)
 
     def _screen(self, pred: str | None) -> Verdict | None:
         """Answers refused before any reading: missing, too long, invisible characters."""
@@ -118,20 +118,14 @@ class Verifier:
         return self._check_one(pred, str(gold), *self._limits(deadline))[0]
 
     def _ask(self, question: Question, gold: str, budget: float, hard: float) -> tuple[Verdict, float]:
-        hints: dict[str, Any] = {}
-        if question.gold_number is not None:
-            hints["gold_number"] = question.gold_number
-        if question.pred_number is not None:
-            hints["pred_number"] = question.pred_number
-            hints["pred_rounding"] = question.rounding and bool(question.pred_number[2])
+        numbers = (("gold_number", question.gold_number), ("pred_number", question.pred_number))
+        hints: dict[str, Any] = {key: value for key, value in numbers if value is not None}
+        hints["pred_rounding"] = question.rounding and bool(question.pred_number and question.pred_number[2])
         status, used = self._symbolic(question.gold, question.pred, budget, hard, hints)
         if status == "gold_unparsed":
             self._warn_unparsed_gold(gold)
-            return Verdict(False, "unparsed"), used
-        if status in ("pred_unparsed", "error"):
-            return Verdict(False, "unparsed"), used
-        if status == "timeout":
-            return Verdict(False, "timeout"), used
+        if status in ("gold_unparsed", "pred_unparsed", "error", "timeout"):
+            return Verdict(False, "timeout" if status == "timeout" else "unparsed"), used
         return Verdict(status == "true", "symbolic"), used
 
     def _symbolic(self, gold: str, pred: str, budget: float, hard: float, hints: dict[str, Any]) -> tuple[str, float]:

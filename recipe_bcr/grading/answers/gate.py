@@ -46,16 +46,11 @@ def is_prose(text: str, tree: Node | None) -> bool:
     """A gold written in words: text the tree reads as prose, or a bare run of three or more letters."""
     if tree is None:
         return False
-    if any(n.kind == "text" for n in tree.walk()):
-        return True
     if tree.kind == "sym" and strip_wrappers(text).startswith("\\text"):
         return True  # \text{C}: a choice, compared as prose
-    letters = [n for n in tree.walk()]
-    return (
-        tree.kind == "mul"
-        and len(tree.children) >= 3
-        and all(n.kind == "sym" and len(n.text) == 1 for n in letters[1:])
-    )
+    nodes = list(tree.walk())
+    letters = tree.kind == "mul" and len(tree.children) >= 3 and all(n.kind == "sym" and len(n.text) == 1 for n in nodes[1:])
+    return letters or any(n.kind == "text" for n in nodes)
 
 
 @dataclass(frozen=True)

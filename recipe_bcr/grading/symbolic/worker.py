@@ -145,18 +145,15 @@ class Checker:
         known = diff.is_zero
         if known is not None:
             return bool(known)
-        if self._certainly_nonzero(diff):
-            return False
+        try:
+            if diff.evalf(15, maxn=EXACT_DIGITS, strict=True) != 0:
+                return False
+        except self._exhausted:
+            pass
         proved = diff.equals(0)  # cheap for honest equalities that evaluation alone cannot settle
         if proved is not None:
             return bool(proved)
         return False  # neither proved nor refuted: no credit
-
-    def _certainly_nonzero(self, diff: Any) -> bool:
-        try:
-            return bool(diff.evalf(15, maxn=EXACT_DIGITS, strict=True) != 0)
-        except self._exhausted:
-            return False
 
     def _numeric_eq(self, a: Any, b: Any, float_rounding: int, numeric_precision: int) -> bool:
         """Replacement for math_verify.grader.sympy_numeric_eq (same arguments, our number rules)."""
