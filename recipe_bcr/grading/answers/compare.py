@@ -337,6 +337,8 @@ def _value(pred: Node, gold: Node, rel_tol: float, top: bool = False, approx: bo
     if pred.kind in ("ellipsis",) or gold.kind in ("ellipsis",):
         return None
     pred, gold = _plus_minus(pred), _plus_minus(gold)
+    if (_set_union(pred) and _scalar_value(gold)) or (_set_union(gold) and _scalar_value(pred)):
+        return False  # a number is never a union of sets
     if _inner_container(pred) or _inner_container(gold):
         return None  # arithmetic on matrices or tuples: the symbolic check
     p_coll, g_coll = _collection(pred), _collection(gold)
@@ -347,6 +349,15 @@ def _value(pred: Node, gold: Node, rel_tol: float, top: bool = False, approx: bo
     if pred.kind == "conn" or gold.kind == "conn":
         return None
     return _scalar(pred, gold, rel_tol, approx)
+
+
+def _set_union(node: Node) -> bool:
+    return node.kind == "conn" and set(node.text.split(",")) <= {"cup", "cap", "setminus"}
+
+
+def _scalar_value(node: Node) -> bool:
+    """A single value without unknowns (a number, `8\\pi`), not a container or a connective."""
+    return not _open(node) and all(n.kind not in ("conn", "rel", "list", "set", "tuple", "interval", "matrix") for n in node.walk())
 
 
 def _plus_minus(node: Node) -> Node:
