@@ -113,10 +113,6 @@ class Verifier:
                 break
         return verdict, spent
 
-    def check_one(self, pred: str | None, gold: str, deadline: float | None = None) -> Verdict:
-        """Compare one prediction with one gold answer."""
-        return self._check_one(pred, str(gold), *self._limits(deadline))[0]
-
     def _ask(self, question: Question, gold: str, budget: float, hard: float) -> tuple[Verdict, float]:
         numbers = (("gold_number", question.gold_number), ("pred_number", question.pred_number))
         hints: dict[str, Any] = {key: value for key, value in numbers if value is not None}
@@ -201,10 +197,6 @@ class Verifier:
     @property
     def pool(self) -> SymbolicPool:
         return self._pool
-
-    def clear_cache(self) -> None:
-        with self._cache_lock:
-            self._cache.clear()
 
     def close(self) -> None:
         self._fanout.shutdown(wait=False)
