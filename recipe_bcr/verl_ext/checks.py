@@ -193,6 +193,8 @@ def requirements(cfg: Any, device: str) -> list[Requirement]:
         Requirement(("ray",), "verl's workers", f"pip install 'ray[default]>=2.41' (or {setup})"),
         Requirement(("fastapi",), "verl's agent loop (rollout server)", f"pip install fastapi uvicorn (or {setup})"),
         Requirement(("uvicorn",), "verl's agent loop (rollout server)", f"pip install fastapi uvicorn (or {setup})"),
+        # imported by verl/workers/rollout/router.py but not declared by verl 0.9.1 (vLLM brings it)
+        Requirement(("cachetools",), "verl's agent loop (rollout router)", "pip install cachetools"),
     ]
     if cfg.actor_rollout_ref.rollout.name == "vllm":
         found.append(Requirement(("vllm",), "bcr_runtime=vllm", setup))
