@@ -219,6 +219,8 @@ def runtime_requirements(device: str, runtime: str, not_here: str | None = None)
     `not_here`: why this machine cannot run it (then the line is for the record only)."""
     name = f"imports for {runtime_name(device, runtime)}"
     cfg = compose_recipe([f"bcr_device={device}", f"bcr_runtime={runtime}"])
+    if "bcr" not in cfg:   # the recipe group is not found: the "recipe group" check says why
+        return Check(name, False, "+recipe=bcr does not compose, so its imports are unknown (see recipe group)")
     reqs = requirements(cfg, device)
     attn, remove_padding = attention(cfg)
     extra = "flash_attn or kernels" if attn == VERL_DEFAULT_ATTENTION else "torch only, no flash-attn"
