@@ -26,7 +26,7 @@ def test_hub_ids_are_not_local_paths():
 def test_toy_preset_materialises_its_model_in_an_empty_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("BCR_CACHE", str(tmp_path / "cache"))
     cfg = compose_recipe(["bcr_device=cpu", "bcr_model@bcr.model=tiny_qwen3"])
-    assert check_model_paths(cfg) == [str(tmp_path / "cache" / MODEL_DIR)] * 2   # bcr.model.path, actor's model.path
+    assert check_model_paths(cfg) == [str(tmp_path / "cache" / MODEL_DIR)]   # bcr.model.path = actor's model.path
     assert built_with(tmp_path / "cache" / MODEL_DIR) is not None
 
 

@@ -154,9 +154,9 @@ def _runtimes() -> Check:
 # (verl/workers/config/model.py); transformers 5.9 runs that with the flash_attn package or, without
 # it, fetches kernels-community/flash-attn2 from the hub through the `kernels` package (network).
 VERL_DEFAULT_ATTENTION = "flash_attention_2"
-FLASH_ATTN_INSTALL = ("pip install 'verl[flash-attn-cu130torch211]==0.9.1' --no-build-isolation (flash-attn 2.8.3 has "
-                      "no wheel for torch 2.11/CUDA 13 on PyPI: it compiles from source), or keep bcr_device=gpu's "
-                      "attn_implementation=sdpa with use_remove_padding=false")
+FLASH_ATTN_INSTALL = ("pip install flash-attn==2.8.3 --no-build-isolation (what verl's flash-attn-cu130torch211 extra "
+                      "pins; no wheel for torch 2.11/CUDA 13 on PyPI: it compiles from source, see the README), or "
+                      "keep bcr_device=gpu's attn_implementation=sdpa with use_remove_padding=false")
 
 
 @dataclass

@@ -32,7 +32,7 @@ def is_local(path: str) -> bool:
 
 def check_model_paths(cfg: Any) -> list[str]:
     """Every local model path the config names exists; the toy model's cache (CACHE/toy-qwen3) is
-    filled from the committed warm start when empty. Returns the paths checked."""
+    filled from the committed warm start when empty. Returns the folders checked, once each."""
     checked = []
     for key in MODEL_KEYS:
         value = OmegaConf.select(cfg, key, default=None)
@@ -47,7 +47,7 @@ def check_model_paths(cfg: Any) -> list[str]:
                 f"{key}={value}: no such folder -> fix: download or build the model there, or set {key} to a model "
                 f"folder or a hub id (the toy model: `python -m recipe_bcr toy`, which writes $BCR_CACHE/{MODEL_DIR})")
         checked.append(str(path))
-    return checked
+    return list(dict.fromkeys(checked))
 
 
 def check_imports(cfg: Any) -> str:
