@@ -109,6 +109,14 @@ def test_a_rollout_gap_over_the_limit_or_a_failed_stage_fails_the_check(monkeypa
     assert "[skip] merge: no training stage ran" in out and "[ok] evaluation, engine=transformers" in out
 
 
+def test_a_rerun_into_the_same_folder_starts_afresh(stages, monkeypatch, tmp_path):
+    """The stand-in's folders, like verl's checkpoints and the evaluation's run, must not exist yet: a
+    leftover checkpoint would be resumed, a leftover evaluation of another model refused."""
+    _machine(monkeypatch, vllm=None)
+    assert gpu_check.run_gpu_check(str(tmp_path / "g"), "gpu", 1, ("hf",)) == 0
+    assert gpu_check.run_gpu_check(str(tmp_path / "g"), "gpu", 1, ("hf",)) == 0
+
+
 def test_cli_rejects_an_unknown_runtime():
     proc = subprocess.run([sys.executable, "-m", "recipe_bcr", "gpu-check", "--runtimes", "sglang"],
                           capture_output=True, text=True, timeout=120)

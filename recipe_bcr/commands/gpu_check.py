@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -71,6 +72,9 @@ def run_gpu_check(out: str, device: str = "gpu", steps: int = 3, runtimes: tuple
     Exit 1 if a stage failed or an asked rollout cannot run here."""
     root = Path(out).resolve()
     t0 = time.time()
+    for runtime in RUNTIMES:  # a rerun starts afresh: training would resume from the last run's checkpoint,
+        for stage_dir in (root / f"train_{runtime}", root / f"eval_{ENGINE[runtime]}"):  # evaluation refuse another model's run
+            shutil.rmtree(stage_dir, ignore_errors=True)
     found = checks.runtimes()  # doctor's verdict per device x rollout
     cannot = {r: found[checks.runtime_name(device, r)] for r in RUNTIMES}
     skip_why = _skip_reasons(cannot, runtimes)
