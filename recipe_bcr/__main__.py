@@ -25,11 +25,13 @@ def main(argv: list[str] | None = None) -> int:
     toy.add_argument("--rebuild", action="store_true", help="build the model even when the cache or the committed copy has it")
     toy.add_argument("--ship", action="store_true", help="replace the committed warm start (recipe_bcr/resources/toy_model) with it")
     toy.add_argument("overrides", nargs="*", help="toy.yaml overrides, e.g. data.n=2 model.sft_steps=300")
-    gpu = sub.add_parser("gpu-check", help="on a GPU machine: train and evaluate the toy model through both rollout "
+    gpu = sub.add_parser("gpu-check", help="on a GPU machine: train and evaluate the toy model through the rollout "
                                            "engines with the paper's GPU settings, one verdict per stage (~10 min)")
     gpu.add_argument("--out", default="gpu_check_out", help="output folder (default: gpu_check_out)")
     gpu.add_argument("--device", choices=["gpu", "cpu"], default="gpu", help="bcr_device (cpu: the same stages here)")
     gpu.add_argument("--steps", type=int, default=3, help="GRPO steps per rollout engine")
+    gpu.add_argument("--runtimes", nargs="+", choices=["vllm", "hf"], default=["vllm", "hf"],
+                     help="rollout engines to check (default both; `--runtimes hf` on a machine without vLLM)")
     args = ap.parse_args(argv)
     hide_missing_engine_warnings()
     if args.command == "doctor":
@@ -47,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "gpu-check":
         from recipe_bcr.commands.gpu_check import run_gpu_check
 
-        return run_gpu_check(args.out, args.device, args.steps)
+        return run_gpu_check(args.out, args.device, args.steps, tuple(args.runtimes))
     from recipe_bcr.commands.demo import run_demo
 
     return run_demo(args.out, args.rollout)

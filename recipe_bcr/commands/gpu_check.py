@@ -2,21 +2,25 @@
 
 Everything in the recipe runs on a CPU in CI except what needs a GPU: vLLM's sleep mode and
 CUDA-graph capture, CUDA IPC weight transfer, NCCL, bf16 kernels, the HF rollout's offload on
-CUDA. This command runs the toy model through both rollout engines on the GPU with the paper's
-GPU settings (`bcr_device=gpu`), merges the vLLM-trained checkpoint, evaluates it with both
-inference engines, and prints one verdict per stage with its evidence (exit 1 if any fails).
-About 10 minutes on one GPU; `--device cpu` runs the same stages on a CPU (as its test does).
+CUDA. This command runs the toy model through the rollout engines (`--runtimes vllm,hf`, default both)
+on the GPU with the paper's GPU settings (`bcr_device=gpu`), merges the first trained checkpoint
+(vLLM's when both ran), evaluates it with the matching inference engines, and prints one verdict
+per stage with its evidence: ok, FAIL, or skip with the reason (a rollout not asked, or one this
+install cannot run, e.g. no vLLM; exit 1 if a stage failed or an asked rollout cannot run).
+About 10 minutes on one GPU for both; `--device cpu` runs the same stages on a CPU.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import shutil
 import sys
 import time
 from pathlib import Path
 
 from recipe_bcr.commands.demo import flatten_metrics, run_stage, train_command
+from recipe_bcr.verl_ext import checks
 from recipe_bcr.toy.model import ensure_model, load_specs
 from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
 
@@ -52,47 +56,88 @@ def _evaluate(out: Path, model: Path, bench: Path, engine: str) -> dict[str, flo
     return {f"acc_n{r['n']}": float(r["acc"]) for r in rows}
 
 
-def run_gpu_check(out: str, device: str = "gpu", steps: int = 3) -> int:
+RUNTIMES = ("vllm", "hf")
+ENGINE = {"vllm": "vllm", "hf": "transformers"}  # the inference engine that each rollout's install brings
+
+
+def _skip_reasons(cannot: dict[str, str | None], runtimes: tuple[str, ...]) -> dict[str, str | None]:
+    """Per rollout: None (check it) or why its stages are skipped (not asked, or cannot run here)."""
+    return {r: f"not asked (--runtimes {' '.join(runtimes)})" if r not in runtimes else
+            f"cannot run here: {cannot[r]}" if cannot[r] else None for r in RUNTIMES}
+
+
+def run_gpu_check(out: str, device: str = "gpu", steps: int = 3, runtimes: tuple[str, ...] = RUNTIMES) -> int:
+    """Every stage of the asked rollouts that this machine can run; a stage whose rollout was not
+    asked or cannot run here is skipped (and named in the summary) rather than failed slowly.
+    Exit 1 if a stage failed or an asked rollout cannot run here."""
     root = Path(out).resolve()
     t0 = time.time()
+    for runtime in RUNTIMES:  # a rerun starts afresh: training would resume from the last run's checkpoint,
+        for stage_dir in (root / f"train_{runtime}", root / f"eval_{ENGINE[runtime]}"):  # evaluation refuse another model's run
+            shutil.rmtree(stage_dir, ignore_errors=True)
+    found = checks.runtimes()  # doctor's verdict per device x rollout
+    cannot = {r: found[checks.runtime_name(device, r)] for r in RUNTIMES}
+    skip_why = _skip_reasons(cannot, runtimes)
     task, mspec, toy = load_specs()
     model = ensure_model(Path(toy["cache_dir"]), task, mspec)
     data = root / "data"
     d = toy["data"]
     write_toy_data(data, d["n"], d["train_groups"], d["val_groups"], d["seed"], task)
     bench = write_toy_benchmark(data / "toy_benchmark.jsonl", 30, d["seed"], task)
-    verdicts: dict[str, tuple[bool, str]] = {}
-    for runtime in ("vllm", "hf"):
+    verdicts: dict[str, tuple[str, str]] = {}
+    trained = []
+    for runtime in RUNTIMES:
         stage = f"GRPO, bcr_device={device} bcr_runtime={runtime}"
+        if skip_why[runtime]:
+            verdicts[stage] = ("skip", skip_why[runtime])
+            continue
         print(f"[gpu-check] {stage}, {steps} steps", flush=True)
         try:
             m = _train(root, data, model, device, runtime, steps)
             ok = m["steps"] == steps and m["probs_diff_max"] < PROBS_DIFF_LIMIT[device]
-            verdicts[stage] = (ok, json.dumps({k: round(v, 6) for k, v in m.items()}))
+            verdicts[stage] = ("ok" if ok else "FAIL", json.dumps({k: round(v, 6) for k, v in m.items()}))
+            trained.append(runtime)
         except RuntimeError as e:
-            verdicts[stage] = (False, str(e).splitlines()[0])
-    merged = root / "train_vllm" / "hf_model"
-    try:
-        run_stage([sys.executable, "-m", "verl.model_merger", "merge", "--backend", "fsdp", "--local_dir",
-              str(root / "train_vllm" / "checkpoints" / f"global_step_{steps}" / "actor"), "--target_dir", str(merged)],
-             root / "merge.log", "model merge")
-        evaluated = merged
-    except RuntimeError as e:
-        verdicts["merge"] = (False, str(e).splitlines()[0])
-        evaluated = model
+            verdicts[stage] = ("FAIL", str(e).splitlines()[0])
+    evaluated = model
+    if trained:  # the first trained checkpoint (vLLM's when both ran) is merged and evaluated
+        run = root / f"train_{trained[0]}"
+        try:
+            run_stage([sys.executable, "-m", "verl.model_merger", "merge", "--backend", "fsdp", "--local_dir",
+                       str(run / "checkpoints" / f"global_step_{steps}" / "actor"), "--target_dir", str(run / "hf_model")],
+                      root / "merge.log", "model merge")
+            evaluated = run / "hf_model"
+            verdicts[f"merge (train_{trained[0]} checkpoint)"] = ("ok", str(evaluated))
+        except RuntimeError as e:
+            verdicts[f"merge (train_{trained[0]} checkpoint)"] = ("FAIL", str(e).splitlines()[0])
+    else:
+        verdicts["merge"] = ("skip", "no training stage ran")
     accs = {}
-    for engine in ("vllm", "transformers"):
-        stage = f"evaluation, engine={engine}"
+    for runtime in RUNTIMES:
+        stage = f"evaluation, engine={ENGINE[runtime]}"
+        if skip_why[runtime]:
+            verdicts[stage] = ("skip", skip_why[runtime])
+            continue
         print(f"[gpu-check] {stage}", flush=True)
         try:
-            accs[engine] = _evaluate(root, evaluated, bench, engine)
-            verdicts[stage] = (True, json.dumps(accs[engine]))
+            accs[runtime] = _evaluate(root, evaluated, bench, ENGINE[runtime])
+            verdicts[stage] = ("ok", json.dumps(accs[runtime]))
         except RuntimeError as e:
-            verdicts[stage] = (False, str(e).splitlines()[0])
+            verdicts[stage] = ("FAIL", str(e).splitlines()[0])
+    stage = "engines agree (greedy, same model)"
     if len(accs) == 2:  # greedy decoding of one model: both engines should score alike
-        gap = max(abs(accs["vllm"][k] - accs["transformers"][k]) for k in accs["vllm"])
-        verdicts["engines agree (greedy, same model)"] = (gap <= 0.1, f"largest accuracy gap {gap:.3f}")
-    print(f"\ngpu-check on {device} ({time.time() - t0:.0f} s), logs in {root}")
-    for stage, (ok, evidence) in verdicts.items():
-        print(f"  [{'ok' if ok else 'FAIL'}] {stage}: {evidence}")
-    return 0 if all(ok for ok, _ in verdicts.values()) else 1
+        gap = max(abs(accs["vllm"][k] - accs["hf"][k]) for k in accs["vllm"])
+        verdicts[stage] = ("ok" if gap <= 0.1 else "FAIL", f"largest accuracy gap {gap:.3f}")
+    else:
+        verdicts[stage] = ("skip", "needs both evaluations")
+    counts = {s: sum(v == s for v, _ in verdicts.values()) for s in ("ok", "FAIL", "skip")}
+    print(f"\ngpu-check on {device} ({time.time() - t0:.0f} s), logs in {root}: "
+          f"{counts['ok']} ok, {counts['FAIL']} failed, {counts['skip']} skipped")
+    for stage, (status, evidence) in verdicts.items():
+        print(f"  [{status}] {stage}: {evidence}")
+    unrunnable = [r for r in runtimes if cannot[r]]
+    if unrunnable:
+        runnable = " ".join(r for r in RUNTIMES if not cannot[r])
+        print(f"asked for {' '.join(unrunnable)}, which cannot run here"
+              + (f"; `--runtimes {runnable}` checks what this machine can" if runnable else ""))
+    return 0 if not counts["FAIL"] and not unrunnable else 1

@@ -58,7 +58,19 @@ def summarise_runs(runs: list[tuple[str, Path]], out: Path) -> list[dict[str, An
     return rows
 
 
+def check_model_path(cfg: DictConfig) -> None:
+    """A model or tokenizer named by a local path exists (a hub id, "namespace/name", is not
+    checked): else transformers fails later with "Repo id must be in the form ...", no hint given."""
+    for key in ("model.path", "model.tokenizer"):
+        value = OmegaConf.select(cfg, key, default=None)
+        if value and (str(value).startswith(("/", ".", "~")) or str(value).count("/") > 1) and not Path(value).expanduser().exists():
+            raise DataError(f"{key}={value}: no such folder -> fix: `python -m recipe_bcr toy` if it is the toy model "
+                            f"(bcr_model@model=tiny_qwen3), else set {key} to a model folder or a hub id")
+
+
 def evaluate(cfg: DictConfig) -> Path:
+    if cfg.engine != "replay":
+        check_model_path(cfg)
     run_dir = Path(cfg.run_dir)
     _check_resume(run_dir, cfg)
     run_dir.mkdir(parents=True, exist_ok=True)

@@ -11,5 +11,6 @@ glue of the training config.
   (`_build_fsdp_module`, `_init_resource_pool_mgr`, `_compute_metrics`, ...): the end-to-end
   training tests run every one of them against the installed verl.
 - `vllm_plugin`: loaded by vLLM in its own processes (entry point `vllm.general_plugins`).
-- `checks`: the install checks of `python -m recipe_bcr doctor`; `hydra_callbacks`: Hydra job hooks.
+- `checks`: the install checks of `python -m recipe_bcr doctor`; `preflight`: checks of a composed
+  config before Ray starts (model paths, attention, GPU count); `hydra_callbacks`: Hydra job hooks.
 """

@@ -7,9 +7,12 @@ verl trains on its stock defaults; each check says what is wrong and how to fix 
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 VERL_VERSION = "0.9.1"
 EDITABLE_FIX = (
@@ -24,6 +27,7 @@ class Check:
     name: str
     ok: bool
     detail: str
+    info: bool = False   # for the record only (a runtime this machine cannot run): never a failure
 
 
 def _verl_version() -> Check:
@@ -56,11 +60,9 @@ def _plugin() -> Check:
 
 
 def _recipe_composes() -> Check:
-    from hydra import compose, initialize_config_module
     from omegaconf import OmegaConf
 
-    with initialize_config_module("verl.trainer.config", version_base=None):
-        cfg = compose("ppo_trainer", overrides=["+recipe=bcr"])
+    cfg = compose_recipe([])
     recipe = cfg.get("recipe")
     if isinstance(recipe, str) or "bcr" not in cfg:
         return Check("recipe group", False, "+recipe=bcr composed to a string: the recipe config group was not found")
@@ -103,6 +105,7 @@ def _verl_hooks() -> Check:
     return Check("verl hooks", True, f"trainer_mode=sync -> {trainer}; rollout hf -> {rollout}; platform cpu registered")
 
 
+@functools.cache
 def _vllm_platform() -> tuple[str | None, str | None]:
     """(vLLM's platform device type, None) if vLLM imports and finds a device, else (None, why not)."""
     import importlib.metadata
@@ -115,6 +118,10 @@ def _vllm_platform() -> tuple[str | None, str | None]:
     if current_platform.is_unspecified():
         return None, f"vLLM {importlib.metadata.version('vllm')} finds no device it can run on"
     return current_platform.device_type, None
+
+
+def runtime_name(device: str, runtime: str) -> str:
+    return f"bcr_device={device} bcr_runtime={runtime}"
 
 
 def runtimes() -> dict[str, str | None]:
@@ -130,8 +137,8 @@ def runtimes() -> dict[str, str | None]:
     for device, why in devices.items():
         wrong = None if vllm_device is None or vllm_device == ("cpu" if device == "cpu" else "cuda") else \
             f"this vLLM build runs on {vllm_device}"
-        found[f"bcr_device={device} bcr_runtime=vllm"] = why or vllm_why or wrong
-        found[f"bcr_device={device} bcr_runtime=hf"] = why
+        found[runtime_name(device, "vllm")] = why or vllm_why or wrong
+        found[runtime_name(device, "hf")] = why
     found["eval engine=vllm"] = vllm_why
     found["eval engine=transformers"] = None
     return found
@@ -141,6 +148,89 @@ def _runtimes() -> Check:
     found = runtimes()
     detail = "; ".join(f"{name}: {'yes' if why is None else 'no (' + why + ')'}" for name, why in found.items())
     return Check("runtimes", any(why is None for why in found.values()), detail)
+
+
+# verl 0.9.1 loads the actor with override_config.attn_implementation, default flash_attention_2
+# (verl/workers/config/model.py); transformers 5.9 runs that with the flash_attn package or, without
+# it, fetches kernels-community/flash-attn2 from the hub through the `kernels` package (network).
+VERL_DEFAULT_ATTENTION = "flash_attention_2"
+FLASH_ATTN_INSTALL = ("pip install flash-attn==2.8.3 --no-build-isolation (what verl's flash-attn-cu130torch211 extra "
+                      "pins; no wheel for torch 2.11/CUDA 13 on PyPI: it compiles from source, see the README), or "
+                      "keep bcr_device=gpu's attn_implementation=sdpa with use_remove_padding=false")
+
+
+@dataclass
+class Requirement:
+    modules: tuple[str, ...]   # any one of them satisfies it
+    why: str
+    install: str
+
+
+def attention(cfg: Any) -> tuple[str, bool]:
+    """(attention implementation, remove padding) that verl's actor gets from this config."""
+    model = cfg.actor_rollout_ref.model
+    attn = (model.get("override_config") or {}).get("attn_implementation", VERL_DEFAULT_ATTENTION)
+    return str(attn), bool(model.use_remove_padding)
+
+
+def attention_problem(cfg: Any) -> str | None:
+    """Why this config's attention backend and remove-padding disagree (None: they agree).
+    verl's remove-padding packs a batch into one row told apart only by position_ids; only
+    flash-attn's varlen kernels honour that: transformers 5.9's sdpa/eager attend across the packed
+    sequences (tests/test_gpu_config.py shows it)."""
+    attn, remove_padding = attention(cfg)
+    if remove_padding and "flash_attention" not in attn:
+        return (f"actor_rollout_ref.model.use_remove_padding=true with attn_implementation={attn}: packed sequences "
+                f"would attend to each other -> fix: actor_rollout_ref.model.use_remove_padding=false, or "
+                f"attn_implementation={VERL_DEFAULT_ATTENTION} with flash-attn installed")
+    return None
+
+
+def requirements(cfg: Any, device: str) -> list[Requirement]:
+    """What a composed `+recipe=bcr` config imports in its driver and workers."""
+    setup = "pip install --config-settings editable_mode=compat -e '.[gpu]'" if device == "gpu" else "bash .ci/setup"
+    found = [
+        Requirement(("ray",), "verl's workers", f"pip install 'ray[default]>=2.41' (or {setup})"),
+        Requirement(("fastapi",), "verl's agent loop (rollout server)", f"pip install fastapi uvicorn (or {setup})"),
+        Requirement(("uvicorn",), "verl's agent loop (rollout server)", f"pip install fastapi uvicorn (or {setup})"),
+        # imported by verl/workers/rollout/router.py but not declared by verl 0.9.1 (vLLM brings it)
+        Requirement(("cachetools",), "verl's agent loop (rollout router)", "pip install cachetools"),
+    ]
+    if cfg.actor_rollout_ref.rollout.name == "vllm":
+        found.append(Requirement(("vllm",), "bcr_runtime=vllm", setup))
+    if attention(cfg)[0] == VERL_DEFAULT_ATTENTION:
+        found.append(Requirement(("flash_attn", "kernels"), "attn_implementation=flash_attention_2", FLASH_ATTN_INSTALL))
+    return found
+
+
+def missing(reqs: list[Requirement]) -> list[Requirement]:
+    return [r for r in reqs if not any(importlib.util.find_spec(m) is not None for m in r.modules)]
+
+
+def compose_recipe(overrides: list[str]) -> Any:
+    from hydra import compose, initialize_config_module
+
+    with initialize_config_module("verl.trainer.config", version_base=None):
+        return compose("ppo_trainer", overrides=["+recipe=bcr", *overrides])
+
+
+def runtime_requirements(device: str, runtime: str, not_here: str | None = None) -> Check:
+    """Every import `bcr_device=D bcr_runtime=R` needs, and its attention settings' agreement;
+    `not_here`: why this machine cannot run it (then the line is for the record only)."""
+    name = f"imports for {runtime_name(device, runtime)}"
+    cfg = compose_recipe([f"bcr_device={device}", f"bcr_runtime={runtime}"])
+    if "bcr" not in cfg:   # the recipe group is not found: the "recipe group" check says why
+        return Check(name, False, "+recipe=bcr does not compose, so its imports are unknown (see recipe group)")
+    reqs = requirements(cfg, device)
+    attn, remove_padding = attention(cfg)
+    extra = "flash_attn or kernels" if attn == VERL_DEFAULT_ATTENTION else "torch only, no flash-attn"
+    needs = (f"{', '.join('/'.join(r.modules) for r in reqs)}; attention {attn} ({extra}), "
+             f"use_remove_padding={str(remove_padding).lower()}")
+    if not_here:
+        return Check(name, True, f"not runnable here ({not_here}); it needs {needs}", info=True)
+    problems = [f"{'/'.join(r.modules)} missing ({r.why}) -> fix: {r.install}" for r in missing(reqs)]
+    problems += [p for p in [attention_problem(cfg)] if p]
+    return Check(name, not problems, "; ".join(problems) if problems else needs)
 
 
 def _vllm_plugin() -> Check:
@@ -161,3 +251,10 @@ def _vllm_plugin() -> Check:
 
 CHECKS: list[Callable[[], Check]] = [_verl_version, _editable_finder, _plugin, _recipe_composes, _reward, _reward_manager,
                                      _verl_hooks, _vllm_plugin, _runtimes]
+
+
+def runtime_checks() -> list[Check]:
+    """runtime_requirements for every device x rollout pair (checked where `runtimes` says this
+    install can run it, listed for the record where not)."""
+    found = runtimes()
+    return [runtime_requirements(d, r, found[runtime_name(d, r)]) for d in ("gpu", "cpu") for r in ("vllm", "hf")]
