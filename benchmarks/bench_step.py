@@ -59,6 +59,28 @@ def median_phases(runs: list[dict]) -> dict[str, float]:
     return {p: statistics.median(r.get(f"timing_s/{p}", 0.0) for r in rows) for p in PHASES}
 
 
+def report(results: dict[tuple[str, str], list[dict]], runtimes: list[str], rounds: int, steps: int) -> None:
+    """The table so far (printed after every round, so that a run cut short still reports)."""
+    loads = [x for runs in results.values() for r in runs for x in r["load"]]
+    print(f"\n+recipe=bcr_toy, {rounds} round(s) x {steps} steps per setting, median over steps 2..{steps}; "
+          f"load average {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} CPUs")
+    print(f"old = {' '.join(OLD_SETTINGS)}\n")
+    print("| rollout | phase | old s | new s | old / new |\n|---|---|---|---|---|")
+    done = [rt for rt in runtimes if (rt, "old") in results and (rt, "new") in results]
+    for runtime in done:
+        old, new = median_phases(results[(runtime, "old")]), median_phases(results[(runtime, "new")])
+        for p in PHASES:
+            ratio = f"{old[p] / new[p]:.2f}x" if new[p] > 0 else "-"
+            print(f"| {runtime} | {p} | {old[p]:.2f} | {new[p]:.2f} | {ratio} |")
+    if {"hf", "vllm"} <= set(done):
+        for name in ("old", "new"):
+            hf, vl = median_phases(results[("hf", name)]), median_phases(results[("vllm", name)])
+            train = ("old_log_prob", "ref", "update_actor")
+            print(f"{name}: training phases with vLLM resident / with HF: "
+                  + ", ".join(f"{p} {vl[p] / hf[p]:.2f}x" for p in train if hf[p] > 0))
+    print(flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runtimes", nargs="+", default=["hf", "vllm"], choices=["hf", "vllm"])
@@ -85,23 +107,7 @@ def main() -> None:
                 results.setdefault((runtime, name), []).append(r)
                 print(f"round {rnd + 1} {runtime} {name}: median step {median_phases([r])['step']:.2f} s, "
                       f"run {r['wall_s']:.0f} s, load {r['load'][0]:.1f} -> {r['load'][1]:.1f}", flush=True)
-
-    loads = [x for runs in results.values() for r in runs for x in r["load"]]
-    print(f"\n+recipe=bcr_toy, {args.rounds} rounds x {args.steps} steps per setting, median over steps 2..{args.steps}; "
-          f"load average {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} CPUs")
-    print(f"old = {' '.join(OLD_SETTINGS)}\n")
-    print("| rollout | phase | old s | new s | old / new |\n|---|---|---|---|---|")
-    for runtime in args.runtimes:
-        old, new = median_phases(results[(runtime, "old")]), median_phases(results[(runtime, "new")])
-        for p in PHASES:
-            ratio = f"{old[p] / new[p]:.2f}x" if new[p] > 0 else "-"
-            print(f"| {runtime} | {p} | {old[p]:.2f} | {new[p]:.2f} | {ratio} |")
-    if {"hf", "vllm"} <= set(args.runtimes):
-        for name in ("old", "new"):
-            hf, vl = median_phases(results[("hf", name)]), median_phases(results[("vllm", name)])
-            train = ("old_log_prob", "ref", "update_actor")
-            print(f"{name}: training phases with vLLM resident / with HF: "
-                  + ", ".join(f"{p} {vl[p] / hf[p]:.2f}x" for p in train if hf[p] > 0))
+        report(results, args.runtimes, rnd + 1, args.steps)
 
 
 if __name__ == "__main__":
