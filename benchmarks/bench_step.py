@@ -6,6 +6,9 @@ with today's preset ("new") and once with the overrides that restore the previou
 `OLD_SETTINGS`), interleaved (old/new, then new/old in the next round) so that other load on a
 shared machine falls on both. Per phase the median of verl's `timing_s/*` over every step after the
 first (which warms up) of every round; the load average is sampled at the start and end of each run.
+Before that, the threads question on its own: one forward/backward of the toy model over 32 x 230
+tokens in fresh processes with 1 torch thread, 2 (libgomp's default spinning wait) and 2 passive,
+interleaved (`--omp-rounds`).
 
     python benchmarks/bench_step.py [--runtimes hf vllm] [--rounds 2] [--steps 5] [--out benchmarks/out/step]
 """
@@ -16,6 +19,7 @@ import argparse
 import os
 import statistics
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -31,6 +35,24 @@ OLD_SETTINGS = (
     "~ray_kwargs.ray_init.runtime_env.env_vars.OMP_WAIT_POLICY",
 )
 SETTINGS = {"old": OLD_SETTINGS, "new": ()}
+OMP_SETTINGS = {
+    "1 thread": {"OMP_NUM_THREADS": "1"},
+    "2 threads": {"OMP_NUM_THREADS": "2"},
+    "2 threads, passive": {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "PASSIVE"},
+}
+OMP_PROBE = """
+import statistics, sys, time, torch
+from transformers import AutoModelForCausalLM
+m = AutoModelForCausalLM.from_pretrained(sys.argv[1], dtype=torch.float32, attn_implementation="sdpa")
+x = torch.randint(0, m.config.vocab_size, (32, 230), generator=torch.Generator().manual_seed(0))
+times = []
+for _ in range(4):
+    t0 = time.perf_counter()
+    for i in range(0, 32, 8):
+        m(input_ids=x[i:i + 8]).logits.log_softmax(-1).mean().backward()
+    times.append(time.perf_counter() - t0)
+print(statistics.median(times[1:]))
+"""
 PHASES = ("gen", "old_log_prob", "ref", "adv", "update_actor", "update_weights", "step")
 
 
@@ -52,6 +74,17 @@ def run_once(model: Path, data: Path, run: Path, runtime: str, settings: tuple[s
         raise RuntimeError(f"{runtime} training failed ({' '.join(settings) or 'preset'}); log: {run / 'train.log'}")
     rows = flatten_metrics(log, run / "metrics.jsonl")[1:]
     return {"rows": rows, "wall_s": wall, "load": load}
+
+
+def omp_probe(model: Path, rounds: int) -> dict[str, list[float]]:
+    """Seconds of one toy forward/backward per OpenMP setting, each in a fresh process, interleaved."""
+    times: dict[str, list[float]] = {}
+    for _ in range(rounds):
+        for name, env in OMP_SETTINGS.items():
+            out = subprocess.run([sys.executable, "-c", OMP_PROBE, str(model)], capture_output=True, text=True,
+                                 env={**os.environ, **env}, check=True)
+            times.setdefault(name, []).append(float(out.stdout.split()[-1]))
+    return times
 
 
 def median_phases(runs: list[dict]) -> dict[str, float]:
@@ -86,6 +119,7 @@ def main() -> None:
     ap.add_argument("--runtimes", nargs="+", default=["hf", "vllm"], choices=["hf", "vllm"])
     ap.add_argument("--rounds", type=int, default=2, help="old/new pairs per rollout engine")
     ap.add_argument("--steps", type=int, default=5, help="GRPO steps per run (the first is dropped)")
+    ap.add_argument("--omp-rounds", type=int, default=3, help="interleaved rounds of the OpenMP probe (0: skip)")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/out/step"))
     args = ap.parse_args()
     if args.steps < 2:
@@ -97,6 +131,14 @@ def main() -> None:
     data = out / "data"
     d = cfg["data"]
     write_toy_data(data, d["n"], d["train_groups"], d["val_groups"], d["seed"], task)
+
+    if args.omp_rounds:
+        load = os.getloadavg()[0]
+        probe = omp_probe(model, args.omp_rounds)
+        print(f"OpenMP probe (toy forward/backward, 32 x 230 tokens), median of {args.omp_rounds}, "
+              f"load average {load:.1f} -> {os.getloadavg()[0]:.1f}:")
+        for name, ts in probe.items():
+            print(f"  {name}: {statistics.median(ts):.2f} s  ({', '.join(f'{t:.2f}' for t in ts)})", flush=True)
 
     results: dict[tuple[str, str], list[dict]] = {}
     for rnd in range(args.rounds):
