@@ -3,16 +3,20 @@
 verl 0.9.1 compares `trainer.v1.trainer_mode` with the literal "sync": any other name takes
 its asynchronous paths (async replay buffer, gen_batch_size 1, TransferQueue state in every
 checkpoint). So the recipe keeps `trainer_mode: sync`, and `plugin.install_trainer` makes
-that name resolve to this subclass of verl's `PPOTrainerSync`. It changes two things:
+that name resolve to this subclass of verl's `PPOTrainerSync`. It changes three things:
 - after verl computes its metrics, it adds `recipe_bcr.grading.metrics.training_metrics` over the
   step's reward breakdowns (read from TransferQueue's `extra_fields`);
-- on a CPU-only machine, the hybrid worker is `engine_cpu.CPUActorRolloutRefWorker`.
+- on a CPU-only machine, the hybrid worker is `engine_cpu.CPUActorRolloutRefWorker`;
+- `bcr.replay_poll_s`, where a preset sets it (bcr_device=cpu), is how often the replay buffer
+  checks whether the step's rollouts are done. verl hard-codes 2 s and no config key reaches it,
+  so a rollout that takes 0.3 s still costs 2 s of `timing_s/gen`; absent, verl's 2 s stays.
 """
 
 from __future__ import annotations
 
 import ray
 import transfer_queue as tq
+from omegaconf import OmegaConf
 from verl.trainer.ppo.utils import Role
 from verl.trainer.ppo.v1.trainer_sync import PPOTrainerSync
 from verl.utils.device import get_device_name
@@ -28,7 +32,18 @@ class BCRTrainer(PPOTrainerSync):
         rb = self.replay_buffer
         print(f"bcr-recipe trainer: {type(self).__name__} mode={self.trainer_mode} "
               f"replay_buffer={type(rb).__name__} gen_batch_size={getattr(rb, 'gen_batch_size', None)} "
-              f"rollout={self.config.actor_rollout_ref.rollout.name} device={get_device_name()}", flush=True)
+              f"rollout={self.config.actor_rollout_ref.rollout.name} device={get_device_name()} "
+              f"poll_s={getattr(rb, 'poll_interval', None)}", flush=True)
+
+    def _build_replay_buffer(self):  # type: ignore[no-untyped-def]
+        buffer = super()._build_replay_buffer()
+        poll_s = OmegaConf.select(self.config, "bcr.replay_poll_s", default=None)
+        if poll_s is not None:
+            if not hasattr(buffer, "poll_interval"):
+                raise RuntimeError(f"verl's replay buffer {type(buffer).__name__} has no poll_interval: bcr.replay_poll_s "
+                                   "(recipe_bcr/verl_ext/trainer.py) must be updated for this verl version")
+            buffer.poll_interval = float(poll_s)
+        return buffer
 
     def _init_resource_pool_mgr(self) -> None:
         super()._init_resource_pool_mgr()

@@ -1,0 +1,60 @@
+"""The CPU preset's step settings (issue 23, benchmarks/bench_step.py) and that the GPU preset has none of them.
+
+On the CPU: one micro-batch per phase (the whole mini-batch), a fast replay-buffer poll that reaches
+verl's buffer through BCRTrainer, and passive OpenMP threads in every Ray worker. On GPUs: verl's and
+the paper's values, untouched.
+"""
+
+import pytest
+from hydra import compose, initialize_config_module
+from omegaconf import OmegaConf
+
+pytestmark = pytest.mark.verl
+
+
+def composed(*overrides):
+    with initialize_config_module("verl.trainer.config", version_base=None):
+        cfg = compose("ppo_trainer", overrides=list(overrides))
+    OmegaConf.resolve(cfg)
+    return cfg
+
+
+def replay_buffer_of(cfg):
+    from recipe_bcr.verl_ext.trainer import BCRTrainer
+
+    trainer = object.__new__(BCRTrainer)  # only what _build_replay_buffer reads
+    trainer.config, trainer.trainer_mode = cfg, cfg.trainer.v1.trainer_mode
+    return trainer._build_replay_buffer()
+
+
+@pytest.mark.parametrize("recipe", ["+recipe=bcr_toy", "+recipe=bcr bcr_device=cpu"])
+@pytest.mark.parametrize("runtime", ["vllm", "hf"])
+def test_cpu_preset_takes_each_mini_batch_in_one_micro_batch(recipe, runtime):
+    cfg = composed(*recipe.split(), f"bcr_runtime={runtime}")
+    a = cfg.actor_rollout_ref
+    per_process = a.actor.ppo_mini_batch_size * a.rollout.n // cfg.trainer.n_gpus_per_node
+    assert per_process == 32  # the paper's update: 8 prompts x 4 completions
+    assert a.actor.ppo_micro_batch_size_per_gpu == per_process
+    assert a.ref.log_prob_micro_batch_size_per_gpu == a.rollout.log_prob_micro_batch_size_per_gpu == per_process
+    # the batch semantics stay the paper's: one optimizer step per 8 prompts x 4 rollouts
+    assert cfg.data.train_batch_size == a.actor.ppo_mini_batch_size == 8 and a.rollout.n == 4
+    assert cfg.ray_kwargs.ray_init.runtime_env.env_vars.OMP_WAIT_POLICY == "PASSIVE"
+
+
+def test_cpu_preset_polls_the_replay_buffer_fast_and_gpu_keeps_verls_interval():
+    cpu = composed("+recipe=bcr_toy")
+    assert cpu.bcr.replay_poll_s == 0.05
+    assert replay_buffer_of(cpu).poll_interval == 0.05
+    gpu = composed("+recipe=bcr")
+    assert "replay_poll_s" not in gpu.bcr
+    assert replay_buffer_of(gpu).poll_interval == 2.0  # verl's default, unchanged
+
+
+@pytest.mark.parametrize("runtime", ["vllm", "hf"])
+def test_gpu_preset_has_none_of_the_cpu_step_settings(runtime):
+    cfg = composed("+recipe=bcr", f"bcr_runtime={runtime}")
+    a = cfg.actor_rollout_ref
+    assert a.actor.ppo_micro_batch_size_per_gpu == a.ref.log_prob_micro_batch_size_per_gpu == 2  # the paper's
+    assert a.rollout.log_prob_micro_batch_size_per_gpu == 2
+    assert "env_vars" not in cfg.ray_kwargs.ray_init.runtime_env
+    assert cfg.trainer.device == "cuda"
