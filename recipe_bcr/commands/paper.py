@@ -95,6 +95,7 @@ def _train(run: Run, root: Path, model: Path, data: dict[str, Path], cfg: dict[s
     extra = [f"bcr.n={run.n}", f"bcr.budget={run.budget}", f"bcr_reward@bcr.reward={run.reward}",
              f"trainer.experiment_name={run.name}", "trainer.val_before_train=false",
              f"data.seed={s}", f"actor_rollout_ref.rollout.seed={s}", f"actor_rollout_ref.actor.data_loader_seed={s}",
+             f"trainer.rollout_data_dir={out / 'rollouts'}",  # every rollout per step: the report's advantage table
              *cfg["train_overrides"]]
     verl_log = out / "verl_metrics.jsonl"
     t = time.time()
