@@ -156,7 +156,7 @@ def run_paper(out: str, overrides: list[str]) -> int:
     model = ensure_model(Path(toy["cache_dir"]), task, mspec, model_dir=toy["model_dir"],
                          shipped=RESOURCES / toy["shipped"])
     if not (root / "preconditions.json").exists():
-        measure_preconditions(root, toy_overrides, cfg)
+        measure_preconditions(root, toy_overrides, cfg["preconditions"])
     print(precondition_table(json.loads((root / "preconditions.json").read_text())["rows"]))
     d = toy["data"]
     data = {"group": root / "data" / f"group_n{cfg['bcr']['n']}", "single": root / "data" / "single_n1"}

@@ -44,15 +44,23 @@ def run_toy(out: str, overrides: list[str], rebuild: bool = False, to_ship: bool
     return 0
 
 
-def measure_preconditions(out: Path, overrides: list[str], paper: dict | None = None) -> dict:
-    """Measure the toy base's regime (the `preconditions` of hydra_configs/paper.yaml) and write
+def paper_preconditions() -> dict:
+    """The `preconditions` block of hydra_configs/paper.yaml (sizes and pre-registered thresholds)."""
+    from importlib import resources
+
+    from omegaconf import OmegaConf
+
+    cfg = OmegaConf.load(Path(str(resources.files("hydra_configs") / "paper.yaml")))
+    return OmegaConf.to_container(cfg["preconditions"], resolve=True)
+
+
+def measure_preconditions(out: Path, overrides: list[str], pre: dict) -> dict:
+    """Measure the toy base's regime against `pre` (paper.yaml `preconditions`) and write
     OUT/preconditions.json: {"model", "key", "rows": [{"name","value","threshold","met"}], "details"}."""
-    from recipe_bcr.commands.paper import load_config
     from recipe_bcr.toy.model import built_with
     from recipe_bcr.toy.preconditions import measure, verdicts
 
     task, mspec, cfg = load_specs(overrides)
-    pre = (paper or load_config([]))["preconditions"]
     model = ensure_model(Path(cfg["cache_dir"]), task, mspec, model_dir=cfg["model_dir"],
                          shipped=RESOURCES / cfg["shipped"])
     got = measure(model, task, int(pre["problems"]), int(pre["groups"]), int(pre["seed"]), float(pre["compression"]))
@@ -73,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("overrides", nargs="*", help="toy config overrides, e.g. config=toy_verbose")
     args = ap.parse_args(argv)
     try:
-        result = measure_preconditions(Path(args.out), args.overrides)
+        result = measure_preconditions(Path(args.out), args.overrides, paper_preconditions())
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
