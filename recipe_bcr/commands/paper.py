@@ -65,8 +65,8 @@ class Run:
 
 def plan(cfg: dict[str, Any]) -> list[Run]:
     """Every training run of the paper command, the main comparison first."""
-    n, tpp = int(cfg["bcr"]["n"]), int(cfg["bcr"]["tokens_per_problem"])
-    rule = n * tpp
+    n, tpp = int(cfg["bcr"]["n"]), float(cfg["bcr"]["tokens_per_problem"])
+    rule = round(n * tpp)
     runs = []
     for s in cfg["seeds"]:
         runs.append(Run(f"baseline_n1_s{s}", "main", 1, int(cfg["baseline"]["budget"]), s, single=True))
@@ -149,7 +149,6 @@ def run_paper(out: str, overrides: list[str]) -> int:
     root.mkdir(parents=True, exist_ok=True)
     made_with.write_text(json.dumps(cfg, indent=1))
     t0 = time.time()
-    runs = plan(cfg)
     print(f"[1/4] the warm-started toy model ({cfg['toy']}), its preconditions and data -> {root / 'data'}")
     toy_overrides = [f"config={cfg['toy']}"]
     task, mspec, toy = load_specs(toy_overrides)
@@ -157,7 +156,13 @@ def run_paper(out: str, overrides: list[str]) -> int:
                          shipped=RESOURCES / toy["shipped"])
     if not (root / "preconditions.json").exists():
         measure_preconditions(root, toy_overrides, cfg["preconditions"])
-    print(precondition_table(json.loads((root / "preconditions.json").read_text())["rows"]))
+    pre = json.loads((root / "preconditions.json").read_text())
+    print(precondition_table(pre["rows"]))
+    if cfg["bcr"]["tokens_per_problem"] == "calibrated":  # Algorithm 3 on this base: lambda x L_avg per problem
+        d = pre["details"]
+        cfg = {**cfg, "bcr": {**cfg["bcr"], "tokens_per_problem": round(d["compression"] * d["l_avg_n1"], 2)}}
+        print(f"      budget from calibration: {cfg['bcr']['tokens_per_problem']} tokens per problem")
+    runs = plan(cfg)
     d = toy["data"]
     data = {"group": root / "data" / f"group_n{cfg['bcr']['n']}", "single": root / "data" / "single_n1"}
     write_toy_data(data["group"], int(cfg["bcr"]["n"]), d["train_groups"], d["val_groups"], d["seed"], task)
