@@ -90,14 +90,17 @@ def test_report_tables_the_training_rollouts_advantage_by_behaviour(tmp_path):
     cfg, runs, evals = _plant(tmp_path, True)
     dump = tmp_path / "runs" / "bcr_n3_s0" / "rollouts"
     dump.mkdir()
-    lean = {"output": "### Problem 1\n1 + 2 = 3.\nAnswer1: \\boxed{3}", "score": 3.0, "acc": 1.0, "fmt": 1.0, "n": 1}
-    skip = {"output": "### Problem 1\nAnswer1: \\boxed{4}", "score": 1.0, "acc": 0.0, "fmt": 1.0, "n": 1}
+    # verl's v1 trainer dump: input, output, gts, score, step, uid ("{sample}_{rollout}_{output}"); no reward parts
+    lean = {"output": "### Problem 1\n1 + 2 = 3.\nAnswer1: \\boxed{3}", "score": 3.0, "gts": ["3"]}
+    skip = {"output": "### Problem 1\nAnswer1: \\boxed{4}", "score": 1.0, "gts": ["3"]}
     for step in (1, 2):
-        (dump / f"{step}.jsonl").write_text("".join(json.dumps({**r, "input": f"q{step}", "step": step}) + "\n"
-                                                    for r in (lean, skip)))
+        (dump / f"{step}.jsonl").write_text("".join(json.dumps({**r, "input": "same prompt", "step": step,
+                                                                "uid": f"s{step}_{k}_0"}) + "\n"
+                                                    for k, r in enumerate((lean, skip))))
     report = write_report(tmp_path, cfg, runs, evals, 60.0).read_text()
     rows = [line for line in report.splitlines() if line.startswith("| bcr_n3_s0 ")]
     assert len(rows) == 4  # two categories x first and last half of the steps
     kept = [r for r in rows if "kept reasoning, no redundancy" in r]
     assert all("| +1.000 |" in r for r in kept) and all("| -1.000 |" in r for r in rows if "dropped" in r)
     assert "| 1-1 |" in kept[0] and "| 2-2 |" in kept[1]
+    assert "| 1.00 | 1.00 |" in kept[0] and "| 0.00 | 1.00 |" in next(r for r in rows if "dropped" in r)  # acc, format

@@ -47,10 +47,36 @@ def tag(output: str, n: int, redundancy_cut: float = 0.3) -> dict[str, Any]:
             "redundancy": share, "redundant": share > redundancy_cut}
 
 
+def _golds(gts: Any) -> list[str]:
+    if isinstance(gts, str) and gts.startswith("["):
+        gts = json.loads(gts)
+    return [str(g) for g in gts] if isinstance(gts, list | tuple) else [str(gts)]
+
+
+def _with_parts(row: dict[str, Any]) -> dict[str, Any]:
+    """verl's v1 trainer dumps input, output, gts, score and uid only: the reward parts (acc, fmt, n)
+    are recomputed with the same scoring function; the dumped score stays the one trained on."""
+    if "acc" in row or "gts" not in row:
+        return row
+    from recipe_bcr.grading.reward import score_completion
+    from recipe_bcr.grading.verify import default_verifier
+
+    golds = _golds(row["gts"])
+    parts = score_completion(row["output"], golds, default_verifier()).breakdown
+    return {**row, "acc": parts["acc"], "fmt": parts["fmt"], "n": len(golds)}
+
+
+def _group(row: dict[str, Any]) -> Any:
+    """The GRPO group: verl's uid key "{sample}_{rollout}_{output}" names the sample; else the prompt."""
+    uid = row.get("uid")
+    return uid.rsplit("_", 2)[0] if isinstance(uid, str) and uid.count("_") >= 2 else row["input"]
+
+
 def summarize(rows: Iterable[dict[str, Any]], redundancy_cut: float = 0.3) -> dict[str, dict[str, float]]:
-    """Mean reward parts, advantage and truncation per category of rollout (rows: verl dump lines)."""
-    rows = list(rows)
-    adv = advantages([r["score"] for r in rows], [r["input"] for r in rows])
+    """Mean reward parts, advantage and truncation per category of rollout (rows: verl dump lines;
+    truncation counts only where the dump records it)."""
+    rows = [_with_parts(r) for r in rows]
+    adv = advantages([r["score"] for r in rows], [_group(r) for r in rows])
     acc: dict[str, dict[str, float]] = {c: defaultdict(float) for c in CATEGORIES}
     for row, a in zip(rows, adv):
         t = tag(row["output"], int(row.get("n", 1)), redundancy_cut)
