@@ -18,6 +18,14 @@ from recipe_bcr.toy.preconditions import CHECKS, measure, table, verdicts
 THRESHOLDS = load_config([])["preconditions"]["thresholds"]
 
 
+def test_committed_verbose_model_is_built_with_the_current_settings():
+    """Change hydra_configs/toy_verbose.yaml or the task and this fails until the model is rebuilt and
+    committed: python -m recipe_bcr toy --rebuild --ship config=toy_verbose"""
+    task, mspec, raw = load_specs(["config=toy_verbose"])
+    assert built_with(RESOURCES / raw["shipped"]) == cache_key(task, mspec)
+    assert built_with(RESOURCES / raw["shipped"]) != built_with(RESOURCES / load_specs()[2]["shipped"])
+
+
 def test_thresholds_are_preregistered_for_every_check_and_judged_in_their_direction():
     assert set(THRESHOLDS) == set(CHECKS)
     at = verdicts(dict(THRESHOLDS), THRESHOLDS)
