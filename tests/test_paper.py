@@ -54,6 +54,16 @@ def _plant_metrics(d: Path, acc: float, tok: float) -> None:
     (d / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
+def _plant_preconditions_met(root: Path, cfg: dict) -> None:
+    """A preconditions.json with every precondition at its threshold (met): the findings are judged."""
+    from recipe_bcr.toy.preconditions import verdicts
+
+    th = cfg["preconditions"]["thresholds"]
+    details = dict.fromkeys(("problems_n1", "groups_n3", "written_n1", "skipped_n1", "budget_n3"), 1)
+    details.update(dict.fromkeys(("acc_n1", "acc_n3", "l_avg_n1", "compression", "essential_tokens_3", "mean_tokens_n3"), 0.5))
+    (root / "preconditions.json").write_text(json.dumps({"model": "m", "key": "k", "rows": verdicts(th, th), "details": details}))
+
+
 @pytest.mark.parametrize("bcr_tokens, verdict", [(20.0, "**reproduced**"), (40.0, "**not reproduced**")])
 def test_report_has_every_table_and_judges_finding_1_by_the_numbers(tmp_path, bcr_tokens, verdict):
     cfg = load_config(["seeds=[0,1]", "ablation_seeds=[0]", "eval.n=[1,2]"])
@@ -65,6 +75,7 @@ def test_report_has_every_table_and_judges_finding_1_by_the_numbers(tmp_path, bc
         tok = bcr_tokens if r.name.startswith("bcr") else 30.0
         evals[r.name] = _plant_eval(tmp_path / "eval" / r.name, r.name, {1: (0.6, tok), 2: (0.55, tok - 2)}, True, 0)
         _plant_metrics(tmp_path / "runs" / r.name, 0.1 if r.group == "reward" else 0.6, 10.0)
+    _plant_preconditions_met(tmp_path, cfg)
     report = write_report(tmp_path, cfg, runs, evals, 60.0).read_text()
     for heading in ("## Table 1", "## Table 2", "## What the models write", "## Budget ablation", "## Reward ablation"):
         assert heading in report
@@ -83,12 +94,13 @@ def test_paper_command_runs_every_stage_at_tiny_sizes(tmp_path):
     run (the budget ablation's one row is BCR at the rule budget), every table in the report."""
     out = tmp_path / "p"
     cmd = [sys.executable, "-m", "recipe_bcr", "paper", "--out", str(out), "train_steps=1", "seeds=[0]",
-           "budget_ablation=[1.0]", "reward_ablation=[len_2_1_1]", "eval.problems=4", "eval.samples=1", "eval.n=[1,2]"]
+           "budget_ablation=[1.0]", "reward_ablation=[len_2_1_1]", "eval.problems=4", "eval.samples=1", "eval.n=[1,2]",
+           "preconditions.problems=4", "preconditions.groups=1"]
     proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=2400)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     report = (out / "report.md").read_text()
-    for heading in ("## Findings", "## Table 1", "## Table 2", "## What the models write", "## Budget ablation",
-                    "## Reward ablation"):
+    for heading in ("## Preconditions", "## Findings", "## Table 1", "## Table 2", "## What the models write",
+                    "## Budget ablation", "## Reward ablation"):
         assert heading in report
     for name in ("baseline_n1_s0", "bcr_n3_s0", "bcr_n3_len_2_1_1_s0"):
         rows = [json.loads(line) for line in (out / "runs" / name / "metrics.jsonl").read_text().splitlines()]

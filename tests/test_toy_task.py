@@ -10,13 +10,14 @@ import pytest
 from recipe_bcr.grading.reward import score_completion
 from recipe_bcr.toy.model import load_specs
 from recipe_bcr.toy.profile import profile, sections
-from recipe_bcr.toy.task import (FILLERS, chain, make_groups, make_problem, read_section, steps_text,
-                                 target_completion, target_section)
+from recipe_bcr.toy.task import (FILLERS, RECHECK, chain, essential, make_groups, make_problem, read_section,
+                                 steps_text, target_completion, target_section)
 
 
-@pytest.fixture(scope="module")
-def spec():
-    return load_specs()[0]
+@pytest.fixture(scope="module", params=["toy", "toy_verbose"])
+def spec(request):
+    """Both toy regimes: hydra_configs/toy.yaml (the demo's) and toy_verbose.yaml (the paper-like one)."""
+    return load_specs([f"config={request.param}"])[0]
 
 
 def test_problems_are_chains_whose_steps_reach_the_answer(spec):
@@ -90,3 +91,35 @@ def test_profile_splits_sections_and_pairs_accuracy():
     assert p["acc_with_steps"] == 1.0 and p["acc_skipped"] == 0.0
     assert p["acc_with_filler"] == 1.0 and p["acc_no_filler"] == 0.0
     assert sections("### Problem 2\nx", 2) == ["", "### Problem 2\nx"]
+
+
+def test_verbose_traces_wrap_the_steps_in_redundancy_that_essential_strips():
+    """toy_verbose: narration, a restatement, a re-check in words and a closing line surround the
+    steps; none is counted as a step, and `essential` keeps exactly header, steps and answer line."""
+    spec = load_specs(["config=toy_verbose"])[0]
+    rng = random.Random(4)
+    shares, rechecked = [], 0
+    for k in range(400):
+        p = make_problem(rng, spec, k)
+        text = target_completion([p], rng, spec)
+        section = sections(text, 1)[0]
+        steps, _ = read_section(section)
+        assert steps in (0, len(chain(p)[1]))  # the re-check repeats the steps in words: never counted
+        rechecked += RECHECK in section
+        core = essential(section)
+        assert core.startswith("### Problem 1") and core.endswith("}") and core.count("\\boxed") == 1
+        assert read_section(core)[0] == steps
+        shares.append(1 - len(core) / len(section.strip()))
+    assert rechecked / 400 == pytest.approx(spec.recheck_rate * (1 - spec.skip_rate), abs=0.06)
+    assert sum(shares) / len(shares) > 0.6  # R1-like: most of the text carries no information
+    plain = load_specs()[0]
+    p = make_problem(random.Random(5), plain, 0)
+    old = sections(target_completion([p], random.Random(5), plain), 1)[0]
+    assert RECHECK not in old and "The problem asks" not in old  # the demo's regime is unchanged
+
+
+def test_config_selects_the_regime_and_refuses_an_unknown_one():
+    task, mspec, raw = load_specs(["config=toy_verbose"])
+    assert task.verbose and raw["model_dir"] != load_specs()[2]["model_dir"]
+    with pytest.raises(ValueError, match="config=nope"):
+        load_specs(["config=nope"])

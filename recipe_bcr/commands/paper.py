@@ -2,7 +2,9 @@
 
 On the toy task (recipe_bcr/toy) and the CPU runtime, each stage through the product's own
 commands, as a user would run them:
-1. the warm-started model (the "base"), toy data at N=3 (group prompt) and N=1 (single prompt);
+1. the warm-started model (the "base") of the toy config `toy`, its preconditions (is it in the
+   paper's regime? recipe_bcr/toy/preconditions.py, thresholds pre-registered in paper.yaml), toy
+   data at N=3 (group prompt) and N=1 (single prompt);
 2. GRPO runs through the stock `python -m verl.trainer.main_ppo +recipe=bcr_toy`: the N=1
    baseline (single-problem prompt, a budget that never binds), BCR at N=3 under B = N x
    tokens_per_problem, per seed; the budget ablation (B scaled as 4096/5120/6144 are to 5120)
@@ -28,7 +30,9 @@ from omegaconf import OmegaConf
 
 from recipe_bcr.commands.demo import flatten_metrics, run_stage, train_command
 from recipe_bcr.commands.paper_report import write_report
-from recipe_bcr.toy.model import ensure_model, load_specs
+from recipe_bcr.commands.toy import measure_preconditions
+from recipe_bcr.toy.model import RESOURCES, ensure_model, load_specs
+from recipe_bcr.toy.preconditions import table as precondition_table
 from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
 
 
@@ -61,8 +65,8 @@ class Run:
 
 def plan(cfg: dict[str, Any]) -> list[Run]:
     """Every training run of the paper command, the main comparison first."""
-    n, tpp = int(cfg["bcr"]["n"]), int(cfg["bcr"]["tokens_per_problem"])
-    rule = n * tpp
+    n, tpp = int(cfg["bcr"]["n"]), float(cfg["bcr"]["tokens_per_problem"])
+    rule = round(n * tpp)
     runs = []
     for s in cfg["seeds"]:
         runs.append(Run(f"baseline_n1_s{s}", "main", 1, int(cfg["baseline"]["budget"]), s, single=True))
@@ -91,6 +95,7 @@ def _train(run: Run, root: Path, model: Path, data: dict[str, Path], cfg: dict[s
     extra = [f"bcr.n={run.n}", f"bcr.budget={run.budget}", f"bcr_reward@bcr.reward={run.reward}",
              f"trainer.experiment_name={run.name}", "trainer.val_before_train=false",
              f"data.seed={s}", f"actor_rollout_ref.rollout.seed={s}", f"actor_rollout_ref.actor.data_loader_seed={s}",
+             f"trainer.rollout_data_dir={out / 'rollouts'}",  # every rollout per step: the report's advantage table
              *cfg["train_overrides"]]
     verl_log = out / "verl_metrics.jsonl"
     t = time.time()
@@ -144,10 +149,20 @@ def run_paper(out: str, overrides: list[str]) -> int:
     root.mkdir(parents=True, exist_ok=True)
     made_with.write_text(json.dumps(cfg, indent=1))
     t0 = time.time()
+    print(f"[1/4] the warm-started toy model ({cfg['toy']}), its preconditions and data -> {root / 'data'}")
+    toy_overrides = [f"config={cfg['toy']}"]
+    task, mspec, toy = load_specs(toy_overrides)
+    model = ensure_model(Path(toy["cache_dir"]), task, mspec, model_dir=toy["model_dir"],
+                         shipped=RESOURCES / toy["shipped"])
+    if not (root / "preconditions.json").exists():
+        measure_preconditions(root, toy_overrides, cfg["preconditions"])
+    pre = json.loads((root / "preconditions.json").read_text())
+    print(precondition_table(pre["rows"]))
+    if cfg["bcr"]["tokens_per_problem"] == "calibrated":  # Algorithm 3 on this base: lambda x L_avg per problem
+        d = pre["details"]
+        cfg = {**cfg, "bcr": {**cfg["bcr"], "tokens_per_problem": round(d["compression"] * d["l_avg_n1"], 2)}}
+        print(f"      budget from calibration: {cfg['bcr']['tokens_per_problem']} tokens per problem")
     runs = plan(cfg)
-    print(f"[1/4] the warm-started toy model and data -> {root / 'data'}")
-    task, mspec, toy = load_specs()
-    model = ensure_model(Path(toy["cache_dir"]), task, mspec)
     d = toy["data"]
     data = {"group": root / "data" / f"group_n{cfg['bcr']['n']}", "single": root / "data" / "single_n1"}
     write_toy_data(data["group"], int(cfg["bcr"]["n"]), d["train_groups"], d["val_groups"], d["seed"], task)

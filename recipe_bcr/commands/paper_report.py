@@ -160,13 +160,69 @@ def profile_table(models: dict[str, list[Path]]) -> tuple[str, dict[str, dict[st
     return "\n".join(lines) + "\n", profiles
 
 
-def _verdict(ok: bool | None) -> str:
-    return {True: "**reproduced**", False: "**not reproduced**", None: "**inconclusive**"}[ok]
+def rollout_table(root: Path, runs: Sequence[Any]) -> str:
+    """Per-rollout reward parts and GRPO advantage of the main runs' training rollouts (verl's dump,
+    recipe_bcr/toy/rollouts.py), by kept or dropped reasoning and redundancy: which behaviour the
+    gradient favoured, over the first and the last half of the steps."""
+    from recipe_bcr.toy.rollouts import read_dump, summarize
+
+    lines = ["| run | steps | rollouts | share | acc | format | truncated | reward | mean advantage | redundancy |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for run in (r for r in runs if r.group == "main"):
+        dump = read_dump(root / "runs" / run.name / "rollouts")
+        if not dump:
+            continue
+        steps = sorted(dump)
+        half = (len(steps) + 1) // 2
+        for part in (steps[:half], steps[half:]):
+            if not part:
+                continue
+            rows = [row for s in part for row in dump[s]]
+            for cat, c in summarize(rows).items():
+                lines.append(f"| {run.name} {cat} | {part[0]}-{part[-1]} | {int(c['rollouts'])} | "
+                             f"{100 * c['rollouts'] / len(rows):.0f}% | {c['acc']:.2f} | {c['fmt']:.2f} | "
+                             f"{c['truncated']:.2f} | {c['score']:.2f} | {c['advantage']:+.3f} | {c['redundancy']:.2f} |")
+    if len(lines) == 2:
+        return "No rollout dumps (runs made before the paper command recorded them).\n"
+    return "\n".join(lines) + "\n"
+
+
+def _word(ok: bool | None, interpretable: bool) -> str:
+    """findings.json's verdict: a finding read off a regime that misses a precondition is not interpretable."""
+    return "not interpretable" if ok is None or not interpretable else "reproduced" if ok else "not reproduced"
+
+
+def _precondition_table(pre: dict[str, Any] | None) -> tuple[str, bool]:
+    """The report's first table (recipe_bcr/toy/preconditions.py) and whether every precondition is met."""
+    if pre is None:
+        return "Not measured (no preconditions.json in this folder).\n", False
+    from recipe_bcr.toy.preconditions import table
+
+    d = pre["details"]
+    met = all(r["met"] for r in pre["rows"])
+    return (table(pre["rows"]) + f"\n\nMeasured on the base ({pre['model']}, key {pre['key']}): {d['problems_n1']} problems at "
+            f"N=1 ({d['written_n1']} with written steps, {d['skipped_n1']} without), {d['groups_n3']} groups at N=3, "
+            f"temperature 0.6, top-p 0.9, no binding limit; accuracy {100 * d['acc_n1']:.1f}% at N=1, "
+            f"{100 * d['acc_n3']:.1f}% at N=3; L_avg {d['l_avg_n1']:.1f} tokens per problem, so Algorithm 3's budget for "
+            f"N=3 at lambda {d['compression']} is {d['budget_n3']} tokens, against {d['essential_tokens_3']:.1f} tokens of "
+            f"essential reasoning for 3 problems and {d['mean_tokens_n3']:.1f} tokens the base writes for them. "
+            + ("Every precondition is met." if met else "**Not every precondition is met: the findings below are not "
+               "interpretable as a test of the paper's mechanism.**") + "\n", met)
 
 
 def write_report(root: Path, cfg: dict[str, Any], runs: Sequence[Any], evals: dict[str, Path], seconds: float,
                  overrides: Sequence[str] = ()) -> Path:
-    """report.md, figures/ and findings.json under `root`; `seconds`: the command's wall time (all invocations)."""
+    """report.md, figures/ and findings.json under `root`; `seconds`: the command's wall time (all invocations).
+    The preconditions come from `root`/preconditions.json (written by the paper command's first stage)."""
+    pre_file = root / "preconditions.json"
+    pre = json.loads(pre_file.read_text()) if pre_file.exists() else None
+    tpre, interpretable = _precondition_table(pre)
+    judged: list[tuple[str, bool | None]] = []
+
+    def _verdict(ok: bool | None, fid: str) -> str:
+        judged.append((fid, ok))
+        return f"**{_word(ok, interpretable)}**"
+
     figs = root / "figures"
     figs.mkdir(parents=True, exist_ok=True)
     ns = [int(n) for n in cfg["eval"]["n"]]
@@ -202,7 +258,7 @@ def write_report(root: Path, cfg: dict[str, Any], runs: Sequence[Any], evals: di
     tol = 100 * max(acc_spread, 2 * max(st[base_l]["stderr"], st[bcr_l]["stderr"]))
     f1 = tok_lower and s1["d_acc"] >= -tol
     findings = [
-        f"1. **Efficiency transfers to N=1 (Table 1, Finding 1)**: {_verdict(f1)}. BCR spends {s1['d_tok']:+.1f}% tokens "
+        f"1. **Efficiency transfers to N=1 (Table 1, Finding 1)**: {_verdict(f1, '1')}. BCR spends {s1['d_tok']:+.1f}% tokens "
         f"per problem against the N=1 RL baseline (every BCR seed below every baseline seed: {tok_lower}); accuracy "
         f"{s1['d_acc']:+.1f} pts (counted as no loss within {tol:.1f} pts: the larger of the seed spread and 2 standard errors)."
     ]
@@ -213,14 +269,14 @@ def write_report(root: Path, cfg: dict[str, Any], runs: Sequence[Any], evals: di
         drop_c, drop_b = c[ns[0]][0] - c[ns[-1]][0], b[ns[0]][0] - b[ns[-1]][0]
         f2 = mono and drop_c <= drop_b
         findings.append(
-            f"2. **Task-scaling law (Table 2, Finding 2)**: {_verdict(f2)}. BCR tokens per problem from N={ns[0]} to "
+            f"2. **Task-scaling law (Table 2, Finding 2)**: {_verdict(f2, '2')}. BCR tokens per problem from N={ns[0]} to "
             f"N={ns[-1]}: {' -> '.join(f'{x:.1f}' for x in toks)} (non-increasing: {mono}); accuracy drop N={ns[0]} -> "
             f"N={ns[-1]}: BCR {drop_c:.1f} pts, baseline {drop_b:.1f} pts (BCR degrades no faster: {drop_c <= drop_b}).")
     pb, pc = profiles.get("Base (warm start)"), profiles.get(bcr_l)
     if pb and pc:
         f3 = pc["filler_per_problem"] < pb["filler_per_problem"] and pc["share_with_steps"] >= pb["share_with_steps"] - 0.05
         findings.append(
-            f"3. **Compression is syntactic (Finding 3)**: {_verdict(f3)}. Filler sentences per problem at N=1: base "
+            f"3. **Compression is syntactic (Finding 3)**: {_verdict(f3, '3')}. Filler sentences per problem at N=1: base "
             f"{pb['filler_per_problem']:.2f} -> BCR {pc['filler_per_problem']:.2f}; share of problems with written steps: "
             f"base {100 * pb['share_with_steps']:.0f}% -> BCR {100 * pc['share_with_steps']:.0f}% (kept: within 5 pts or higher).")
     if len(budget_rows) >= 2:
@@ -228,7 +284,7 @@ def write_report(root: Path, cfg: dict[str, Any], runs: Sequence[Any], evals: di
         accs = [100 * _summary(evals[r.name])[1]["acc"] for r in budget_rows]
         fb = all(x <= y + 0.5 for x, y in zip(toks, toks[1:]))
         findings.append(
-            f"4. **The budget trades tokens for accuracy (budget ablation)**: {_verdict(fb)}. Tokens per problem at N=1 for "
+            f"4. **The budget trades tokens for accuracy (budget ablation)**: {_verdict(fb, '4')}. Tokens per problem at N=1 for "
             f"B_max = {', '.join(str(r.budget) for r in budget_rows)}: {', '.join(f'{x:.1f}' for x in toks)} "
             f"(non-decreasing with the budget: {fb}); accuracy {', '.join(f'{x:.1f}' for x in accs)}%. One seed per budget.")
     if len(reward_rows) >= 2:
@@ -237,7 +293,7 @@ def write_report(root: Path, cfg: dict[str, Any], runs: Sequence[Any], evals: di
                 for r in reward_rows[1:]]
         f4 = all(bcr_acc - a > noise for _, a, _ in pens)
         findings.append(
-            f"5. **Explicit length penalties destabilise training (reward ablation, Finding 4)**: {_verdict(f4)}. Training "
+            f"5. **Explicit length penalties destabilise training (reward ablation, Finding 4)**: {_verdict(f4, '5')}. Training "
             f"accuracy over the last 3 steps: BCR {100 * bcr_acc:.1f}%, " +
             ", ".join(f"{name} {100 * a:.1f}% ({t:.1f} tokens per problem)" for name, a, t in pens) +
             f"; a gap counts when larger than the BCR seed spread of {100 * noise:.1f} pts. One seed per penalty.")
@@ -265,6 +321,9 @@ Seeds {cfg['seeds']} for the main comparison, {cfg['ablation_seeds']} for the ab
 {ev['samples']} samples per prompt, temperature {ev['temperature']}, top-p {ev['top_p']}, at most
 {ev['tokens_per_problem']} x N tokens (binding for no model); the N=1 prompt is the group template for every model.
 
+## Preconditions: is the base in the paper's regime? (pre-registered in hydra_configs/paper.yaml)
+
+{tpre}
 ## Findings
 
 {chr(10).join(findings)}
@@ -280,6 +339,14 @@ Seeds {cfg['seeds']} for the main comparison, {cfg['ablation_seeds']} for the ab
 ## What the models write (N=1)
 
 {tp}
+## Training rollouts: reward parts and advantage by behaviour
+
+Every rollout of the main runs (verl's `trainer.rollout_data_dir` dump), tagged by whether it kept its reasoning
+(written steps in every problem it reached) and carried redundancy (over 30% of its characters outside header, steps
+and answer line); advantage as verl computes it under the recipe's mean-only baseline (reward minus the group's mean,
+checked by hand in `tests/test_bcr_advantage.py`). A behaviour the update reinforces has a positive mean advantage.
+
+{rollout_table(root, runs)}
 ## Budget ablation (BCR, N={cfg['bcr']['n']})
 
 {tb}{fig_b}
@@ -292,6 +359,9 @@ Seeds {cfg['seeds']} for the main comparison, {cfg['ablation_seeds']} for the ab
     tmp = report.with_suffix(".tmp")
     tmp.write_text(text)
     tmp.replace(report)
-    (root / "findings.json").write_text(json.dumps({"seconds": seconds, "table1": {k: v for k, v in s1.items() if k != "stats"},
-                                                    "findings": findings}, indent=1))
+    (root / "findings.json").write_text(json.dumps({
+        "seconds": seconds, "preconditions": pre["rows"] if pre else [], "seeds": list(cfg["seeds"]),
+        "table1": {k: v for k, v in s1.items() if k != "stats"},
+        "findings": [{"id": fid, "verdict": _word(ok, interpretable), "text": text}
+                     for (fid, ok), text in zip(judged, findings)]}, indent=1))
     return report

@@ -14,7 +14,7 @@ import logging
 import random
 import shutil
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 
 from recipe_bcr.data.prompt import build_messages
@@ -48,27 +48,40 @@ class ModelSpec:
 
 
 def load_specs(overrides: list[str] | None = None) -> tuple[ToySpec, ModelSpec, dict]:
-    """hydra_configs/toy.yaml (+ dotlist overrides) -> task spec, model spec, the rest."""
+    """hydra_configs/toy.yaml (+ dotlist overrides) -> task spec, model spec, the rest.
+    `config=toy_verbose` among the overrides reads hydra_configs/toy_verbose.yaml instead (the
+    paper-like regime); the rest always holds `model_dir` and `shipped` (see ensure_model)."""
     from importlib import resources
 
     from omegaconf import OmegaConf
 
-    cfg = OmegaConf.load(Path(str(resources.files("hydra_configs") / "toy.yaml")))
-    cfg = OmegaConf.merge(cfg, OmegaConf.from_dotlist(overrides or []))
+    rest = [o for o in overrides or [] if not o.startswith("config=")]
+    name = next((o.split("=", 1)[1] for o in overrides or [] if o.startswith("config=")), "toy")
+    path = Path(str(resources.files("hydra_configs") / f"{name}.yaml"))
+    if not name.startswith("toy") or not path.exists():
+        raise ValueError(f"config={name}: no toy config hydra_configs/{name}.yaml (toy or toy_verbose)")
+    cfg = OmegaConf.merge({"model_dir": MODEL_DIR, "shipped": SHIPPED.name}, OmegaConf.load(path),
+                          OmegaConf.from_dotlist(rest))
     raw = OmegaConf.to_container(cfg, resolve=True)
     try:
         model = dict(raw["model"], n_values=tuple(raw["model"]["n_values"]))
         return ToySpec(**raw["task"]), ModelSpec(**model), raw
     except (TypeError, KeyError) as e:
-        raise ValueError(f"hydra_configs/toy.yaml with overrides {overrides or []}: {e}") from None
+        raise ValueError(f"hydra_configs/{name}.yaml with overrides {rest}: {e}") from None
 
 
 def cache_key(spec: ToySpec, mspec: ModelSpec) -> str:
-    blob = json.dumps({"task": asdict(spec), "model": asdict(mspec), "format": 2}, sort_keys=True)
+    """Settings key of a model. Task fields added after the first committed model (verbose,
+    recheck_rate) enter it only when they differ from their defaults, so that model keeps its key."""
+    defaults = {f.name: f.default for f in fields(ToySpec) if f.default is not MISSING}
+    task = {k: v for k, v in asdict(spec).items() if k not in defaults or v != defaults[k]}
+    blob = json.dumps({"task": task, "model": asdict(mspec), "format": 2}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
 MODEL_DIR = "toy-qwen3"  # the tiny_qwen3 preset's path under the cache dir
+RESOURCES = Path(__file__).resolve().parents[1] / "resources"
+SHIPPED = RESOURCES / "toy_model"  # the committed warm start of hydra_configs/toy.yaml
 
 
 def _corpus(spec: ToySpec, mspec: ModelSpec, rng: random.Random) -> list[tuple[list[dict], str]]:
@@ -168,7 +181,6 @@ def build_model(out: Path, spec: ToySpec, mspec: ModelSpec, progress: bool = Tru
     return out
 
 
-SHIPPED = Path(__file__).resolve().parents[1] / "resources" / "toy_model"  # the committed warm start
 
 
 def built_with(path: Path) -> str | None:
@@ -180,18 +192,18 @@ def built_with(path: Path) -> str | None:
 
 
 def ensure_model(cache_dir: Path, spec: ToySpec, mspec: ModelSpec, progress: bool = True,
-                 rebuild: bool = False) -> Path:
-    """The model for these settings at CACHE/toy-qwen3: kept when it was built with them, else
-    copied from the committed warm start (recipe_bcr/resources/toy_model) when that was, else
-    built (minutes). `rebuild` builds it whatever is there."""
-    path = Path(cache_dir).expanduser() / MODEL_DIR
+                 rebuild: bool = False, model_dir: str = MODEL_DIR, shipped: Path = SHIPPED) -> Path:
+    """The model for these settings at CACHE/<model_dir>: kept when it was built with them, else
+    copied from the committed warm start (`shipped`, recipe_bcr/resources/toy_model) when that was,
+    else built (minutes). `rebuild` builds it whatever is there."""
+    path = Path(cache_dir).expanduser() / model_dir
     key = cache_key(spec, mspec)
     if rebuild or built_with(path) != key:
-        if not rebuild and built_with(SHIPPED) == key:
+        if not rebuild and built_with(shipped) == key:
             logger.info("copying the committed toy model to %s", path)
             path.parent.mkdir(parents=True, exist_ok=True)
             stage = Path(tempfile.mkdtemp(prefix=".toy-model-", dir=path.parent))
-            shutil.copytree(SHIPPED, stage, dirs_exist_ok=True)
+            shutil.copytree(shipped, stage, dirs_exist_ok=True)
             if path.exists():
                 shutil.rmtree(path)
             stage.rename(path)

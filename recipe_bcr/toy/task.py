@@ -25,6 +25,9 @@ from recipe_bcr.data.prompt import PromptStyle
 from recipe_bcr.data.schema import GroupRow, Problem
 
 FILLERS = ("Wait, let me double-check.", "Hmm, let me think again.", "Let me read the problem once more.")
+NARRATION = "Let me work through this carefully, one operation at a time."
+SKIP_NARRATION = "Let me think about this one and go with my first idea."
+RECHECK = "Let me double-check each step."
 DATA_SOURCE = "toy_chain"
 
 
@@ -40,6 +43,10 @@ class ToySpec:
     guess_accuracy: float   # share of those skipped answers that are right
     step_error_rate: float  # share of written-out problems where one step slips by one
     max_filler: int         # filler sentences per supervised problem: 0..max_filler
+    verbose: bool = False   # R1-style traces: narration, a restatement, a re-check of every step and a
+                            # closing line around the steps (hydra_configs/toy_verbose.yaml); new fields
+                            # enter the model's cache key only when set (model.cache_key)
+    recheck_rate: float = 0.0  # verbose: share of written-out problems whose steps are re-checked
 
 
 def make_problem(rng: random.Random, spec: ToySpec, index: int) -> Problem:
@@ -74,17 +81,29 @@ def steps_text(problem: Problem, slip_at: int | None = None, slip: int = 0) -> t
     return " ".join(parts), value
 
 
+def _words(steps: str) -> list[str]:
+    """A re-check of written steps in words: it repeats them and adds nothing (never counted as a step)."""
+    return [f"Yes, {a} {'plus' if op == '+' else 'minus'} {d} is {r}." for a, op, d, r in
+            re.findall(r"(\d++) ([+-]) (\d++) = (-?\d++)\.", steps)]
+
+
 def target_section(problem: Problem, rng: random.Random, spec: ToySpec) -> tuple[str, str]:
-    """One supervised problem's reasoning and answer: steps or a guess, then filler."""
+    """One supervised problem's reasoning and answer: steps or a guess, then filler (verbose: with
+    narration, a restatement of the question, a re-check and a closing line, none of which change the answer)."""
     filler = [rng.choice(FILLERS) for _ in range(rng.randint(0, spec.max_filler))]
     gold = int(problem.answers[0])
+    restate = f"The problem asks for {problem.question.removeprefix('What is ').removesuffix('?')}."
     if rng.random() < spec.skip_rate:
         answer = gold if rng.random() < spec.guess_accuracy else max(0, gold + rng.choice((-3, -2, -1, 1, 2, 3)))
-        return " ".join(filler), str(answer)
+        lead = [SKIP_NARRATION, restate] if spec.verbose else []
+        return " ".join([*lead, *filler]), str(answer)
     ops = len(chain(problem)[1])
     slip_at = rng.randrange(ops) if rng.random() < spec.step_error_rate else None
     steps, answer = steps_text(problem, slip_at, rng.choice((-1, 1)))
-    return " ".join([steps, *filler]), str(answer)
+    if not spec.verbose:
+        return " ".join([steps, *filler]), str(answer)
+    check = [RECHECK, *_words(steps)] if rng.random() < spec.recheck_rate else []
+    return " ".join([NARRATION, restate, steps, *check, *filler, f"So the final answer is {answer}."]), str(answer)
 
 
 def target_completion(problems: Sequence[Problem], rng: random.Random, spec: ToySpec) -> str:
@@ -102,6 +121,17 @@ _STEP = re.compile(r"\d++ [+-] \d++ = -?\d++\.")
 def read_section(text: str) -> tuple[int, int]:
     """(steps written, filler sentences) in one problem's section of a completion."""
     return len(_STEP.findall(text)), sum(text.count(f) for f in FILLERS)
+
+
+_HEAD = re.compile(r"### Problem \d++")
+_ANSWER = re.compile(r"Answer ?\d*+: ?\\boxed\{[^{}]*+\}")
+
+
+def essential(text: str) -> str:
+    """What of one problem's section carries information: its header, its written steps and its
+    answer line. Everything else (narration, restatements, re-checks, filler) is redundancy."""
+    parts = [m.group(0) for m in _HEAD.finditer(text)][:1] + _STEP.findall(text) + _ANSWER.findall(text)[:1]
+    return "\n".join(parts)
 
 
 def make_groups(n: int, count: int, seed: int, spec: ToySpec, split: str,
