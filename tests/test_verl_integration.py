@@ -267,8 +267,8 @@ def test_grpo_advantage_is_eq3_mean_baseline():
     assert torch.allclose(adv[:, 0], expected, atol=1e-5) and torch.allclose(adv, expected[:, None].expand(8, 5), atol=1e-5)
 
 
-def test_doctor_passes_on_this_install():
-    proc = subprocess.run([sys.executable, "-m", "recipe_bcr", "doctor"], capture_output=True, text=True)
+def test_doctor_passes_on_this_install(doctor):
+    proc = doctor
     assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]
     assert "all checks passed" in proc.stdout
     assert "eval engine=vllm: yes" in proc.stdout
