@@ -10,6 +10,7 @@ from collections import defaultdict
 
 import pytest
 
+pytestmark = pytest.mark.slow  # subprocess runs of the command (the runner's units: test_eval_units.py, test_eval_streaming.py)
 REPO = __import__("pathlib").Path(__file__).resolve().parents[1]
 
 

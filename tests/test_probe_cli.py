@@ -18,6 +18,7 @@ def _run(args, shared, cwd):
     return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, env=env)
 
 
+@pytest.mark.slow
 def test_estimate_difficulty_feeds_build_groups(tmp_path, shared):
     out = tmp_path / "roll.parquet"
     proc = _run(
@@ -36,6 +37,7 @@ def test_estimate_difficulty_feeds_build_groups(tmp_path, shared):
     assert m["per_n"]["3"]["train_groups"] == 2 and m["cleaning"]["dropped_by_reason"]["no_difficulty"] > 8000
 
 
+@pytest.mark.slow
 def test_calibrate_budget_probes_with_an_engine(tmp_path, shared):
     """The probe path (engine, context, probe_lengths) then Algorithm 3; the same path drives the real
     vLLM in test_vllm_cpu.py (estimate_difficulty), here the transformers engine keeps it cheap."""

@@ -36,6 +36,7 @@ def test_every_other_warning_still_shows(message, category):
     assert shown(message, category)
 
 
+@pytest.mark.slow  # doctor imports verl, Ray and vLLM
 def test_the_recipe_cli_does_not_repeat_them(doctor):
     """`doctor` imports verl's trainer and workers, which emit the five warnings at import."""
     proc = doctor
