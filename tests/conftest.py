@@ -1,8 +1,12 @@
-"""Shared fixtures. Our tests are never imported as a package (verl ships a top-level `tests`)."""
+"""Shared fixtures. Our tests are never imported as a package (verl ships a top-level `tests`).
+
+Expensive things run once per session here and many small tests assert one property each of them."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,3 +27,19 @@ def verifier():
     from recipe_bcr.grading.verify import default_verifier
 
     return default_verifier()
+
+
+@pytest.fixture(scope="session")
+def toy():
+    """The toy task and the warm-started tiny Qwen3 (the committed copy, in BCR_CACHE)."""
+    from recipe_bcr.toy.model import ensure_model, load_specs
+
+    task, mspec, cfg = load_specs()
+    return task, ensure_model(Path(cfg["cache_dir"]), task, mspec, progress=False)
+
+
+@pytest.fixture(scope="session")
+def doctor(tmp_path_factory) -> subprocess.CompletedProcess:
+    """`python -m recipe_bcr doctor` on this install, run once from outside the repository."""
+    return subprocess.run([sys.executable, "-m", "recipe_bcr", "doctor"], capture_output=True, text=True,
+                          cwd=tmp_path_factory.mktemp("doctor"))

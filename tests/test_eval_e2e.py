@@ -10,6 +10,7 @@ from collections import defaultdict
 
 import pytest
 
+pytestmark = pytest.mark.slow  # subprocess runs of the command (the runner's units: test_eval_units.py, test_eval_streaming.py)
 REPO = __import__("pathlib").Path(__file__).resolve().parents[1]
 
 
@@ -78,6 +79,25 @@ def test_rerun_generates_nothing_new(run, shared):
     assert again.returncode == 0, again.stderr[-2000:]
     assert "0 new samples" in again.stderr + again.stdout
     assert hashlib.sha256((run_dir / "samples.jsonl").read_bytes()).hexdigest() == before
+
+
+def test_a_killed_run_resumes_without_regenerating_what_it_kept(run, shared, tmp_path):
+    """Through the command: a copy of the run, cut as if killed after 3 samples were written, gets
+    only the missing samples back (request by request: test_eval_streaming.py)."""
+    import shutil
+
+    run_dir, args, _ = run
+    cut = tmp_path / "cut"
+    shutil.copytree(run_dir, cut)
+    done = (run_dir / "samples.jsonl").read_text().splitlines()
+    (cut / "samples.jsonl").write_text("\n".join(done[:3]) + "\n")
+    proc = _eval([a for a in args if not a.startswith("run_dir=")] + [f"run_dir={cut}"], shared, tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    after = [json.loads(x) for x in (cut / "samples.jsonl").read_text().splitlines()]
+    assert [json.dumps(r) for r in after[:3]] == [json.dumps(json.loads(x)) for x in done[:3]]  # kept, untouched
+    assert f"{len(done) - 3} new samples" in proc.stderr + proc.stdout
+    key = lambda r: (r["benchmark"], r["n"], r["group"])  # noqa: E731
+    assert sorted(map(key, after)) == sorted(key(json.loads(x)) for x in done)
 
 
 def test_resume_refuses_a_changed_setting(run, shared):

@@ -89,6 +89,7 @@ def test_report_has_every_table_and_judges_finding_1_by_the_numbers(tmp_path, bc
 
 
 @pytest.mark.verl
+@pytest.mark.slow
 def test_paper_command_runs_every_stage_at_tiny_sizes(tmp_path):
     """Each stage through the stock main_ppo and the eval harness: a baseline, BCR, a reward-ablation
     run (the budget ablation's one row is BCR at the rule budget), every table in the report."""

@@ -18,6 +18,7 @@ def _run(args, shared, cwd):
     return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, env=env)
 
 
+@pytest.mark.slow
 def test_estimate_difficulty_feeds_build_groups(tmp_path, shared):
     out = tmp_path / "roll.parquet"
     proc = _run(
@@ -34,6 +35,19 @@ def test_estimate_difficulty_feeds_build_groups(tmp_path, shared):
         difficulty_method="rollouts", rollouts_file=str(out), progress=False,
     )
     assert m["per_n"]["3"]["train_groups"] == 2 and m["cleaning"]["dropped_by_reason"]["no_difficulty"] > 8000
+
+
+@pytest.mark.slow
+def test_calibrate_budget_probes_with_an_engine(tmp_path, shared):
+    """The probe path (engine, context, probe_lengths) then Algorithm 3; the same path drives the real
+    vLLM in test_vllm_cpu.py (estimate_difficulty), here the transformers engine keeps it cheap."""
+    proc = _run([str(REPO / "data_prep/calibrate_budget.py"), "bcr_model@model=tiny_random_qwen3", "engine=transformers",
+                 "probe.source=sample", "probe.size=4", "sampling.max_tokens=6", "n=3", "round_to=1", "progress=false"],
+                shared, tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "probe: 4 lengths" in proc.stdout + proc.stderr  # probe.size x sampling.k (Hydra logs to stdout)
+    budget = int(proc.stdout.split("bcr.n=3 bcr.budget=")[1].split()[0])
+    assert 1 <= budget <= 9  # 3 x L_avg x 0.5 with L_avg in 1..6 tokens
 
 
 def test_calibrate_from_lengths_file(tmp_path, shared):

