@@ -41,7 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 from math_verify import parse, verify
 from verl.utils.reward_score import math_verify as verl_math_verify
 
-from recipe_bcr.grading.answers.gate import read_answer, spelling, tree_verdict
+from recipe_bcr.grading.answers.gate import read_answer, tree_verdict
 from recipe_bcr.grading.answers.value import exact
 from recipe_bcr.grading.reward import score_completion
 from recipe_bcr.grading.verify import Verifier, configure_default
@@ -187,7 +187,7 @@ def run_scenario(name: str, data: Data, args: argparse.Namespace) -> dict[str, f
 
 def _same(a: str, b: str) -> bool:
     """The same answer as far as the trees tell (a wrong answer drawn from another problem must differ)."""
-    return spelling(a) == spelling(b) or tree_verdict(a, b, 1e-6) == (True, "string") or tree_verdict(a, b, 1e-6) == (True, "numeric")
+    return a.split() == b.split() or tree_verdict(a, b, 1e-6) == (True, "string") or tree_verdict(a, b, 1e-6) == (True, "numeric")
 
 
 def symbolic_spelling(answer: str) -> str:

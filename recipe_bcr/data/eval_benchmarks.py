@@ -20,10 +20,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from recipe_bcr.grading.parse.boxed import last_boxed
+from recipe_bcr.grading.parse.boxed import BoxIndex, last_boxed
 from recipe_bcr.data.io import DataError, read_table, require_columns
 from recipe_bcr.data.schema import Problem
-from recipe_bcr.grading.answers.normalize import strip_wrappers
 
 BUNDLED = "bundled://"
 AnswerFrom = Literal["column", "last_boxed"]
@@ -70,7 +69,10 @@ def normalize_answer(value: Any, where: str) -> tuple[str, ...]:
     text = str(value).strip()
     if isinstance(value, str) and _looks_like_float_integer(text):
         text = text[: text.index(".")]
-    text = re.sub(r"(?<!\\)\$", "", strip_wrappers(text)).strip()  # "69$,$84": math delimiters, not dollars
+    text = re.sub(r"(?<!\\)\$", "", text).strip()  # "69$,$84": math delimiters, not dollars
+    boxes = BoxIndex(text).top_level
+    if len(boxes) == 1 and (boxes[0].start, boxes[0].end) == (0, len(text)):
+        text = boxes[0].content.strip()  # AIME24's golds are boxed: the box is the answer's wrapper
     if not text:
         raise DataError(f"{where}: answer is empty")
     return (text,)

@@ -73,7 +73,7 @@ class Verifier:
             if gold in self._warned:
                 return
             self._warned.add(gold)
-        logger.warning("ground truth %r cannot be parsed as math; only its own spelling matches it", gold)
+        logger.warning("ground truth %r cannot be read as an answer; nothing matches it (fix the gold)", gold)
 
     def _screen(self, pred: str | None) -> Verdict | None:
         """Answers refused before any reading: missing, too long, invisible characters."""
@@ -92,7 +92,12 @@ class Verifier:
             return refused
         assert isinstance(pred, str)
         decided = tree_verdict(pred, gold, self.rel_tol)
-        return decided if isinstance(decided, list) else Verdict(*decided)
+        if isinstance(decided, list):
+            return decided
+        if decided[1] == "gold_unparsed":
+            self._warn_unparsed_gold(gold)
+            return Verdict(False, "unparsed")
+        return Verdict(*decided)
 
     def fast(self, pred: str | None, gold: str) -> Verdict | None:
         """The in-process verdict, or None when only the symbolic check can decide."""

@@ -29,6 +29,7 @@ _SPACING = frozenset(
     "\\, \\; \\: \\! \\> \\quad \\qquad \\enspace \\thinspace \\medspace \\thickspace \\displaystyle \\textstyle "
     "\\left \\right \\bigl \\bigr \\Bigl \\Bigr \\biggl \\biggr \\big \\Big \\bigg \\Bigg \\limits".split()
 ) | {"\\ "}
+_MATH_DELIMITERS = frozenset(("\\(", "\\)", "\\[", "\\]", "\\"))  # math mode opens or closes: no content
 _UNICODE = {
     "∞": "\\infty", "π": "\\pi", "√": "\\sqrt", "≤": "\\le", "≥": "\\ge", "≠": "\\ne", "×": "\\times",
     "·": "\\cdot", "÷": "\\div", "−": "-", "°": "\\degree", "±": "\\pm", "∓": "\\mp", "≈": "\\approx",
@@ -109,13 +110,10 @@ def tokens(s: str) -> list[Token] | None:
         if c == "\\":
             m = _COMMAND.match(s, i)
             if m is None:
-                if i + 1 >= n:
-                    return None
-                name = s[i : i + 2]
-                j = i + 2
+                name, j = s[i : i + 2], i + 2  # a stray backslash closing the answer is spacing
             else:
                 name, j = m.group(), m.end()
-            if name in _SPACING:
+            if name in _SPACING or name in _MATH_DELIMITERS:
                 spaced, i = True, j
                 continue
             digits = _styled_digits(s, name, j)

@@ -1,72 +1,16 @@
-"""What the tree's readers share: answer delimiters, size limits, and the decimal rule on exact numbers.
+"""What the tree's readers share: size limits, and the decimal rule on exact numbers.
 
-`strip_wrappers` removes what surrounds an answer (math delimiters, an outer box, a closing period);
 `Number`, `numbers_match` and `decimal_matches` are the decimal rule (a decimal stands for an exact
 value only as its cut or rounding at its own last digit) on values the tree has already read.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 
 MAX_ANSWER_CHARS = 2000  # a longer answer is no answer (and reading it would cost time on every step)
 MAX_DIGITS = 1000  # an exact number is never expanded beyond this many digits (1e100000000 would take minutes)
-
-_WRAPPERS = [
-    (re.compile(r"^\$\$(.*)\$\$$", re.DOTALL), 1),
-    (re.compile(r"^\$(.*)\$$", re.DOTALL), 1),
-    (re.compile(r"^\\\((.*)\\\)$", re.DOTALL), 1),
-    (re.compile(r"^\\\[(.*)\\\]$", re.DOTALL), 1),
-]
-_BOX_WRAP = re.compile(r"^\\(?:boxed|fbox)\s*\{(.*)\}$", re.DOTALL)
-_COLOR = re.compile(r"\\(?:text)?color\s*\{[^{}]*\}")
-_MATHRM_LETTER = re.compile(r"\\(?:mathrm|rm|mathit)\s*\{\s*([A-Za-z])\s*\}")
-_UNICODE_MATH = str.maketrans(
-    {"∞": "\\infty ", "π": "\\pi ", "√": "\\sqrt ", "≤": "\\le ", "≥": "\\ge ", "≠": "\\ne ", "×": "\\times ", "·": "\\cdot ", "÷": "\\div "}
-)
-
-
-def strip_wrappers(s: str) -> str:
-    """Remove math delimiters and an outer box, repeatedly; trailing sentence periods too."""
-    prev = None
-    s = s.strip()
-    while s != prev:
-        prev = s
-        for pat, g in _WRAPPERS:
-            m = pat.match(s)
-            if m:
-                s = m.group(g).strip()
-        m = _BOX_WRAP.match(s)
-        if m and _balanced(m.group(1)):
-            s = m.group(1).strip()
-        s = s.rstrip(".").rstrip().rstrip("\\").rstrip()  # a trailing line break or stray backslash
-    return s
-
-
-def for_parser(s: str) -> str:
-    """What the symbolic parser reads: no wrappers, and upright single letters (\\mathrm{e}) as letters."""
-    text = _COLOR.sub("", _MATHRM_LETTER.sub(r"\1", strip_wrappers(s))).translate(_UNICODE_MATH)
-    return " ".join(text.split())  # the LaTeX reader stops at a newline
-
-
-def _balanced(s: str) -> bool:
-    depth = 0
-    i = 0
-    while i < len(s):
-        c = s[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth < 0:
-                return False
-        i += 1
-    return depth == 0
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from recipe_bcr.grading.answers.lex import Token, tokens
-from recipe_bcr.grading.answers.words import CONNECTIVE_WORDS, UNITS, choice_letter, text_content, text_kind, words_key
+from recipe_bcr.grading.answers.words import UNITS, choice_letter, connective, text_content, text_kind, words_key
 from recipe_bcr.grading.answers.normalize import MAX_DIGITS
 
 MAX_DEPTH = 40  # brackets, fractions and powers nested deeper than this are no answer a reader checks
@@ -38,7 +38,7 @@ FUNCTIONS = frozenset(
 GREEK = frozenset(
     "\\alpha \\beta \\gamma \\delta \\epsilon \\varepsilon \\zeta \\eta \\theta \\vartheta \\iota \\kappa \\lambda "
     "\\mu \\nu \\xi \\rho \\sigma \\tau \\upsilon \\phi \\varphi \\chi \\psi \\omega \\Gamma \\Delta \\Theta "
-    "\\Lambda \\Xi \\Pi \\Sigma \\Phi \\Psi \\Omega \\ell".split()
+    "\\Lambda \\Xi \\Pi \\Sigma \\Phi \\Psi \\Omega \\ell \\hbar".split()
 )
 RELATIONS = {
     "=": "=", "<": "<", ">": ">", "\\lt": "<", "\\gt": ">", "\\le": "<=", "\\leq": "<=", "\\leqslant": "<=",
@@ -53,9 +53,10 @@ CONNECTIVES = {
     "\\cup": "cup", "\\cap": "cap", "\\setminus": "setminus", "\\oplus": "oplus", "\\\\": "linebreak",
 }
 STYLES = frozenset("\\mathbf \\boldsymbol \\mathit \\mathsf \\bm \\boxed \\fbox \\mathnormal".split())
-ACCENTS = frozenset("\\overline \\vec \\hat \\bar \\tilde \\overrightarrow \\widehat \\overarc \\dot".split())
+ACCENTS = frozenset("\\overline \\vec \\hat \\bar \\tilde \\overrightarrow \\widehat \\overarc \\dot \\ddot".split())
 NAME_PREFIXES = frozenset("\\angle \\triangle \\measuredangle".split())
 MATRICES = frozenset("pmatrix bmatrix matrix Bmatrix array".split())
+_MATH_LETTERS = ("\\mathrm", "\\operatorname")  # upright letters in math: names (e, i), not choices
 _OPEN = {"(": ")", "[": "]", "\\{": "\\}", "\\lbrace": "\\rbrace", "\\langle": "\\rangle", "\\lbrack": "\\rbrack"}
 
 
@@ -121,6 +122,11 @@ class _Reader:
 
     # -- grammar ---------------------------------------------------------------------------------
     def answer(self) -> Node:
+        """The whole answer; a leading "=" and a closing period, comma or line break say nothing."""
+        while self.t and self.t[-1].text in (".", ",", "\\\\") and self.t[-1].kind in ("char", "cmd"):
+            self.t.pop()
+        if self.is_("=") and not self.is_("=", 1):
+            self.take()
         node = self.fraction()
         if self.peek() is not None:
             raise Refused(f"unread token {self.peek()}")
@@ -137,9 +143,9 @@ class _Reader:
                 seps.append(self.take().text)
                 nxt = self.peek()
                 if nxt is not None and nxt.kind == "text" and text_kind(nxt.text) == "connective":
-                    seps.append(CONNECTIVE_WORDS[self.take().text.strip().lower()])  # 2, 3, and 4
+                    seps.append(connective(self.take().text))  # type: ignore[arg-type] # 2, 3, and 4
             elif tok is not None and tok.kind == "text" and text_kind(tok.text) == "connective":
-                seps.append(CONNECTIVE_WORDS[tok.text.strip().lower()])
+                seps.append(connective(tok.text))  # type: ignore[arg-type]
                 self.take()
             else:
                 break
@@ -429,9 +435,11 @@ class _Reader:
                 if inner is None:
                     raise Refused("bad math in text")
                 return _respan(inner, (tok.start, tok.end))
-            if kind in ("letter", "choice"):  # \mathrm{e}, \text{(B)}: the letter
-                letter = choice_letter(tok.text) or text_content(tok.text)
-                return self._subscripted(Node("sym", text=letter, span=(tok.start, tok.end)))
+            if kind == "choice" or (kind == "letter" and not self.src.startswith(_MATH_LETTERS, tok.start)):
+                letter = choice_letter(tok.text) or text_content(tok.text)  # \text{(B)}, \text{B}: a choice
+                return Node("choice", text=letter, span=(tok.start, tok.end))
+            if kind == "letter":  # \mathrm{e}, \operatorname{i}: the letter as a name
+                return self._subscripted(Node("sym", text=text_content(tok.text), span=(tok.start, tok.end)))
             if kind == "function":
                 return self.function("\\" + tok.text.strip(), tok)
             return Node("text", text=" ".join(tok.text.lower().split()), span=(tok.start, tok.end))
@@ -502,7 +510,7 @@ class _Reader:
             arg = self.argument()
             if not all(n.kind in ("sym", "mul") for n in arg.walk()):
                 raise Refused("an accent over a value")
-            return Node("sym", text=f"{text}{{{self.src[arg.span[0]:arg.span[1]]}}}", span=(tok.start, arg.span[1]))
+            return self._subscripted(Node("sym", text=f"{text}{{{self.src[arg.span[0]:arg.span[1]]}}}", span=(tok.start, arg.span[1])))
         if text in NAME_PREFIXES:
             self.take()
             arg = self.symbol_run()
@@ -710,8 +718,8 @@ class _Reader:
         if pair == "\\langle\\rangle":
             return Node("tuple", items, text="<>", span=span)
         if pair in ("()", "[]", "(]", "[)", "\\lbrack\\rbrack"):
-            if inner.text not in ("", ","):
-                raise Refused("a bracket list separated by words or semicolons")
+            if inner.text not in ("", ",") and (inner.text != ";" or any(c.kind == "list" for c in items)):
+                raise Refused("a bracket list separated by words, or by semicolons and commas")  # (0; -2; 6) is a triple
             kind = "tuple" if pair == "()" else "interval"
             return Node(kind, items, text=pair, span=span)
         raise Refused(f"mismatched brackets {pair}")

@@ -44,6 +44,12 @@ def choice_letter(content: str) -> str | None:
     return None if m is None else m.group(1)
 
 
+def connective(content: str) -> str | None:
+    """The word "or"/"and" a `\\text{...}` holds, maybe after the list's comma (`\\text{, and }`)."""
+    words = text_content(content).lstrip(",").split()
+    return CONNECTIVE_WORDS.get(words[0].lower()) if len(words) == 1 else None
+
+
 def text_kind(content: str) -> str:
     """What a `\\text{...}` holds: "empty", "number", "math" (`\\text{$12$}`), "choice" (`\\text{(B)}`),
     "letter" (\\mathrm{e}), "function" (\\operatorname{lcm}), "unit", "connective", or "prose"."""
@@ -61,19 +67,12 @@ def text_kind(content: str) -> str:
         return "letter"
     if len(words) == 1 and words[0] in FUNCTION_NAMES:
         return "function"
-    lowered = [w.lower() for w in words]
-    if len(lowered) == 1 and lowered[0] in CONNECTIVE_WORDS:
+    if connective(content) is not None:
         return "connective"
+    lowered = [w.lower() for w in words]
     if all(_WORD.fullmatch(w) and w in UNITS for w in lowered):
         return "unit"
     return "prose"
-
-
-def prose_key(text: str) -> str:
-    """A prose answer as compared with a prose gold: its letters and digits, lowercased, with the
-    text commands' names and math delimiters removed (`\\text{(C)}` and `C` are both "c")."""
-    out = re.sub(r"\\(?:text[a-z]*|mathrm|mathbf|textbf|mbox|operatorname)\b", "", text)
-    return "".join(c for c in out.lower() if c.isascii() and c.isalnum())
 
 
 def words_key(text: str) -> str:

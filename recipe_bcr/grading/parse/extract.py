@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from recipe_bcr.grading.answers.gate import restatement_key, spelling
+from recipe_bcr.grading.answers.gate import restatement_key
 from recipe_bcr.grading.parse.boxed import BoxIndex
 from recipe_bcr.grading.answers.normalize import MAX_ANSWER_CHARS
 
@@ -155,13 +155,6 @@ def _sections(heads: list[tuple[int, int]], length: int, n: int) -> dict[int, tu
     return spans
 
 
-def _answer_key(content: str) -> tuple[str, object]:
-    """What two restatements of one answer share: the exact value it states (`2^{3}`, `8`, `y = 8`),
-    or its spelling. Two answers that are not the same value are a hedge."""
-    key = restatement_key(content)
-    return key if key is not None else ("text", spelling(content))
-
-
 def _conflicting_labels(labelled: list[tuple[int, int, str]], n: int) -> set[int]:
     """Problems with labelled answers that disagree ("Answer1: \\boxed{3}" ... "Answer1: \\boxed{5}")."""
     first: dict[int, tuple[str, object]] = {}
@@ -169,7 +162,7 @@ def _conflicting_labels(labelled: list[tuple[int, int, str]], n: int) -> set[int
     for num, _, content in labelled:
         if not 1 <= num <= n or num in conflicted:
             continue
-        key = _answer_key(content)
+        key = restatement_key(content)  # restating one answer is no hedge
         if first.setdefault(num, key) != key:
             conflicted.add(num)
     return conflicted
