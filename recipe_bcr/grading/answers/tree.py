@@ -435,10 +435,10 @@ class _Reader:
                 if inner is None:
                     raise Refused("bad math in text")
                 return _respan(inner, (tok.start, tok.end))
-            if kind == "choice" or (kind == "letter" and not self.src.startswith(_MATH_LETTERS, tok.start)):
-                letter = choice_letter(tok.text) or text_content(tok.text)  # \text{(B)}, \text{B}: a choice
-                return Node("choice", text=letter, span=(tok.start, tok.end))
-            if kind == "letter":  # \mathrm{e}, \operatorname{i}: the letter as a name
+            letter = choice_letter(tok.text) or text_content(tok.text)
+            if kind == "choice" or (kind == "letter" and letter.isupper() and not self.src.startswith(_MATH_LETTERS, tok.start)):
+                return Node("choice", text=letter, span=(tok.start, tok.end))  # \text{(B)}, \text{B}: a choice
+            if kind == "letter":  # \mathrm{e}, \text{i}, \mathrm{B}: the letter as a name
                 return self._subscripted(Node("sym", text=text_content(tok.text), span=(tok.start, tok.end)))
             if kind == "function":
                 return self.function("\\" + tok.text.strip(), tok)

@@ -11,9 +11,9 @@ kill. Each worker's address space is capped (MEMORY_LIMIT), so an answer that bu
 number fails with MemoryError instead of taking the machine's memory, and a worker dies with
 its fork server, which dies with the pool's process. Extra rules on top
 of math-verify, each closing a false-credit case:
-  * an answer is read whole or not at all: only the LaTeX reading of the full text counts
-    (math-verify's fallback to the last number it can find reads "3 \\lor 5" as 5);
-  * a parse that stopped early (unbalanced braces in what was read) counts as unparsed;
+  * what it reads is the trees' rendering (recipe_bcr.grading.answers.render), read whole or not at
+    all: only the LaTeX reading of the full text counts (math-verify's fallback to the last number it
+    can find reads "3 \\lor 5" as 5);
   * a numeric equality whose left side holds no unknown ("4 = 5") is not an answer;
   * exact numbers are equal only when SymPy proves it; a difference it evaluates to a nonzero value at
     a certified precision refutes the equality however small (no tolerance: 1 + e^{-1000} is not 1);
@@ -57,15 +57,6 @@ EXACT_DIGITS = 60  # the working precision at which a difference is evaluated be
 _FLOAT_NOISE = 1e-12  # a float written for a value with a finite decimal expansion may differ by this much
 
 
-def _balanced(s: str) -> bool:
-    depth = 0
-    for c in s.replace("\\{", "").replace("\\}", ""):
-        depth += (c == "{") - (c == "}")
-        if depth < 0:
-            return False
-    return depth == 0
-
-
 class Checker:
     def __init__(self, rel_tol: float) -> None:
         import sympy
@@ -87,11 +78,11 @@ class Checker:
         grader.sympy_numeric_eq = self._numeric_eq  # math-verify's comparisons use our number rules
 
     def parse_text(self, text: str) -> list[Any] | None:
-        """The whole text read as one LaTeX expression, or None (no fallback to a fragment)."""
+        """The whole text (a tree's rendering) read as one LaTeX expression, or None (no fallback to a fragment)."""
         parsed = self._parse(f"${text}$", extraction_config=self._config, parsing_timeout=None, fallback_mode="no_fallback")
         if len(parsed) != 1 or isinstance(parsed[0], str):
             return None
-        return [parsed[0], text] if _balanced(text) else None
+        return [parsed[0], text]
 
     def _is_number(self, e: Any) -> bool:
         return isinstance(e, self.sympy.Expr) and bool(e.is_number) and not e.free_symbols
