@@ -1,6 +1,9 @@
 """Shared fixtures. Our tests are never imported as a package (verl ships a top-level `tests`).
 
-Expensive things run once per session here and many small tests assert one property each of them."""
+Expensive things run once per session here and many small tests assert one property each of them.
+Under pytest-xdist (`-n 2`; `--dist loadgroup` is in pyproject's addopts) the slow tests that share a
+run stay on one worker (one run per group), the longest runs start first, and each worker keeps its
+own toy-model cache."""
 
 from __future__ import annotations
 
@@ -13,6 +16,35 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("BCR_SHARED", REPO.parent / "shared")).resolve()
+# The longest runs (about 2-4 min each on 2 cores), started first so that the two workers end together.
+LONGEST_FIRST = ("test_train_e2e.py", "test_paper.py", "test_toy_model.py", "test_demo.py", "test_gpu_check.py")
+
+if WORKER := os.environ.get("PYTEST_XDIST_WORKER"):
+    # A cache per worker: two workers (and the commands they start) never copy the toy model into one folder at once.
+    _cache = Path(os.environ.get("BCR_CACHE", "~/.cache/bcr-recipe")).expanduser()
+    os.environ["BCR_CACHE"] = str(_cache / f"xdist-{WORKER}")
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On xdist workers: a slow test (or one using the session's `doctor` run) joins its module's group
+    unless it names its own (`xdist_group`, e.g. one per GRPO run), and slow groups come first, longest first."""
+    if not WORKER:
+        return
+    for item in items:
+        if item.get_closest_marker("xdist_group") is not None:
+            continue
+        if "doctor" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("doctor"))
+        elif item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.xdist_group(item.path.name))
+
+    def rank(item: pytest.Item) -> int:
+        if item.path.name in LONGEST_FIRST and item.get_closest_marker("slow"):
+            return LONGEST_FIRST.index(item.path.name)
+        return len(LONGEST_FIRST) + (item.get_closest_marker("xdist_group") is None)
+
+    items.sort(key=rank)  # stable: the collection order within each rank
 
 
 @pytest.fixture(scope="session")

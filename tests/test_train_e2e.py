@@ -31,7 +31,8 @@ RUNTIMES = {
 }
 
 
-@pytest.fixture(scope="module", params=sorted(RUNTIMES))
+# one xdist group per engine: the two runs may go to two workers, each run's tests stay with it
+@pytest.fixture(scope="module", params=[pytest.param(r, marks=pytest.mark.xdist_group(f"e2e_{r}")) for r in sorted(RUNTIMES)])
 def trained(request, tmp_path_factory, toy):
     task, model = toy
     data_cfg = load_specs()[2]["data"]
