@@ -1,9 +1,9 @@
 """Shared fixtures. Our tests are never imported as a package (verl ships a top-level `tests`).
 
 Expensive things run once per session here and many small tests assert one property each of them.
-Under pytest-xdist (`-n 2`; `--dist loadgroup` is in pyproject's addopts) the slow tests that share a
-run stay on one worker (one run per group), the longest runs start first, and each worker keeps its
-own toy-model cache."""
+Under pytest-xdist (`-n 2`; `--dist loadscope` is in pyproject's addopts) a module's or a class's tests
+stay on one worker, so a module- or class-wide run happens once; the longest runs start first, and each
+worker keeps its own toy-model cache."""
 
 from __future__ import annotations
 
@@ -25,24 +25,17 @@ if WORKER := os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ["BCR_CACHE"] = str(_cache / f"xdist-{WORKER}")
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """On xdist workers: a slow test (or one using the session's `doctor` run) joins its module's group
-    unless it names its own (`xdist_group`, e.g. one per GRPO run), and slow groups come first, longest first."""
+    """On xdist workers: the slow tests first, the longest runs first among them (xdist hands out whole
+    modules or classes, `--dist loadscope`, in the order their first test appears)."""
     if not WORKER:
         return
-    for item in items:
-        if item.get_closest_marker("xdist_group") is not None:
-            continue
-        if "doctor" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("doctor"))
-        elif item.get_closest_marker("slow"):
-            item.add_marker(pytest.mark.xdist_group(item.path.name))
 
     def rank(item: pytest.Item) -> int:
-        if item.path.name in LONGEST_FIRST and item.get_closest_marker("slow"):
+        slow = item.get_closest_marker("slow") is not None
+        if slow and item.path.name in LONGEST_FIRST:
             return LONGEST_FIRST.index(item.path.name)
-        return len(LONGEST_FIRST) + (item.get_closest_marker("xdist_group") is None)
+        return len(LONGEST_FIRST) + (not slow)
 
     items.sort(key=rank)  # stable: the collection order within each rank
 
