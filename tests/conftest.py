@@ -1,6 +1,9 @@
 """Shared fixtures. Our tests are never imported as a package (verl ships a top-level `tests`).
 
-Expensive things run once per session here and many small tests assert one property each of them."""
+Expensive things run once per session here and many small tests assert one property each of them.
+Under pytest-xdist (`-n 2`; `--dist loadscope` is in pyproject's addopts) a module's or a class's tests
+stay on one worker, so a module- or class-wide run happens once; the longest runs start first, and each
+worker keeps its own toy-model cache."""
 
 from __future__ import annotations
 
@@ -13,6 +16,28 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("BCR_SHARED", REPO.parent / "shared")).resolve()
+# The longest runs (about 2-4 min each on 2 cores), started first so that the two workers end together.
+LONGEST_FIRST = ("test_train_e2e.py", "test_paper.py", "test_toy_model.py", "test_demo.py", "test_gpu_check.py")
+
+if WORKER := os.environ.get("PYTEST_XDIST_WORKER"):
+    # A cache per worker: two workers (and the commands they start) never copy the toy model into one folder at once.
+    _cache = Path(os.environ.get("BCR_CACHE", "~/.cache/bcr-recipe")).expanduser()
+    os.environ["BCR_CACHE"] = str(_cache / f"xdist-{WORKER}")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On xdist workers: the slow tests first, the longest runs first among them (xdist hands out whole
+    modules or classes, `--dist loadscope`, in the order their first test appears)."""
+    if not WORKER:
+        return
+
+    def rank(item: pytest.Item) -> int:
+        slow = item.get_closest_marker("slow") is not None
+        if slow and item.path.name in LONGEST_FIRST:
+            return LONGEST_FIRST.index(item.path.name)
+        return len(LONGEST_FIRST) + (not slow)
+
+    items.sort(key=rank)  # stable: the collection order within each rank
 
 
 @pytest.fixture(scope="session")

@@ -31,7 +31,7 @@ RUNTIMES = {
 }
 
 
-@pytest.fixture(scope="module", params=sorted(RUNTIMES))
+@pytest.fixture(scope="module")
 def trained(request, tmp_path_factory, toy):
     task, model = toy
     data_cfg = load_specs()[2]["data"]
@@ -57,59 +57,69 @@ def log_lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def test_verl_sync_semantics_hold(trained):
-    root, (proc, rows), (_, resumed_rows), _ = trained
-    out = proc.stdout + proc.stderr
-    rollout = root.name.removeprefix("e2e_").rstrip("0123456789")  # the fixture parameter
-    assert (f"bcr-recipe trainer: BCRTrainer mode=sync replay_buffer=ReplayBuffer gen_batch_size=8 rollout={rollout} "
-            "device=cpu") in out
-    for step in (FIRST, STEPS):
-        step_dir = root / "ckpt" / f"global_step_{step}"
-        assert (step_dir / "actor").is_dir() and (step_dir / "data.pt").exists()
-        assert not (step_dir / "transfer_queue").exists()  # async modes write TransferQueue state here
-    assert not (root / "outputs").exists()  # Hydra's output lives with the checkpoints
-    assert all(r["training/off_policy/trajectory_staleness/max"] == 0 for r in rows + resumed_rows)
+class EndToEnd:
+    """The properties of one run. Each engine's class below is one xdist scope (`--dist loadscope`):
+    a run's tests stay on one worker, and the two runs may go to two workers."""
+
+    def test_verl_sync_semantics_hold(self, trained):
+        root, (proc, rows), (_, resumed_rows), _ = trained
+        out = proc.stdout + proc.stderr
+        rollout = root.name.removeprefix("e2e_").rstrip("0123456789")  # the fixture parameter
+        assert (f"bcr-recipe trainer: BCRTrainer mode=sync replay_buffer=ReplayBuffer gen_batch_size=8 rollout={rollout} "
+                "device=cpu") in out
+        for step in (FIRST, STEPS):
+            step_dir = root / "ckpt" / f"global_step_{step}"
+            assert (step_dir / "actor").is_dir() and (step_dir / "data.pt").exists()
+            assert not (step_dir / "transfer_queue").exists()  # async modes write TransferQueue state here
+        assert not (root / "outputs").exists()  # Hydra's output lives with the checkpoints
+        assert all(r["training/off_policy/trajectory_staleness/max"] == 0 for r in rows + resumed_rows)
+
+    def test_bcr_metrics_at_every_step_and_rollout_matches_actor(self, trained):
+        _, (_, first), (_, resumed), _ = trained
+        rows = first + resumed
+        assert [r["step"] for r in rows] == list(range(1, STEPS + 1))
+        for r in rows:
+            for key in ("bcr/acc", "bcr/fmt", "bcr/answered", "bcr/acc_pos1", "bcr/acc_pos3", "bcr/tokens_per_problem",
+                        "bcr/truncation_rate", "critic/score/mean", "critic/advantages/max", "actor/grad_norm"):
+                assert key in r, (r["step"], key)
+            # the rollout's log-probs equal the FSDP actor's: weights synced, same model, same tokens
+            assert r["training/rollout_probs_diff_max"] < 1e-3
+            assert r["critic/score/mean"] == pytest.approx(2 * r["bcr/acc"] + r["bcr/fmt"], abs=1e-6)
+
+    def test_policy_improves(self, trained):
+        """The warm-started model overflows the budget (84 tokens for 3 problems) with its filler; GRPO
+        must raise the reward (here mostly by answering all problems within the budget). A sign error in
+        the advantage, a broken response mask or reward wiring leaves the score flat or lowers it; so does
+        a resume that loses the trained weights (the last three steps are the resumed process's)."""
+        _, (_, first), (_, resumed), _ = trained
+        scores = [r["critic/score/mean"] for r in first + resumed]
+        first, last = sum(scores[:3]) / 3, sum(scores[-3:]) / 3
+        assert last >= first + 0.15, scores
+
+    def test_metrics_open_in_tensorboard(self, trained):
+        """`trainer.logger=[...,tensorboard]` on the CPU runtime: every step's bcr/* and verl metrics are
+        scalars in the event files, equal to what the file logger wrote."""
+        from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+        root, (_, rows), _, _ = trained
+        events = EventAccumulator(str(root / "tensorboard" / "first"), size_guidance={"scalars": 0}).Reload()
+        tags = set(events.Tags()["scalars"])
+        assert {"bcr/acc", "bcr/tokens_per_problem", "bcr/truncation_rate", "critic/score/mean"} <= tags
+        for tag in ("bcr/acc", "bcr/tokens_per_problem", "critic/score/mean"):
+            logged = {e.step: e.value for e in events.Scalars(tag)}
+            assert logged == pytest.approx({r["step"]: r[tag] for r in rows}, rel=1e-6, abs=1e-6), tag
+
+    def test_resume_continues_at_the_next_step(self, trained):
+        root, _, (proc, rows), _ = trained
+        assert [r["step"] for r in rows] == list(range(FIRST + 1, STEPS + 1))
+        assert (root / "ckpt" / "latest_checkpointed_iteration.txt").read_text().strip() == str(STEPS)
 
 
-def test_bcr_metrics_at_every_step_and_rollout_matches_actor(trained):
-    _, (_, first), (_, resumed), _ = trained
-    rows = first + resumed
-    assert [r["step"] for r in rows] == list(range(1, STEPS + 1))
-    for r in rows:
-        for key in ("bcr/acc", "bcr/fmt", "bcr/answered", "bcr/acc_pos1", "bcr/acc_pos3", "bcr/tokens_per_problem",
-                    "bcr/truncation_rate", "critic/score/mean", "critic/advantages/max", "actor/grad_norm"):
-            assert key in r, (r["step"], key)
-        # the rollout's log-probs equal the FSDP actor's: weights synced, same model, same tokens
-        assert r["training/rollout_probs_diff_max"] < 1e-3
-        assert r["critic/score/mean"] == pytest.approx(2 * r["bcr/acc"] + r["bcr/fmt"], abs=1e-6)
+@pytest.mark.parametrize("trained", ["hf"], indirect=True)
+class TestHfRollout(EndToEnd):
+    pass
 
 
-def test_policy_improves(trained):
-    """The warm-started model overflows the budget (84 tokens for 3 problems) with its filler; GRPO
-    must raise the reward (here mostly by answering all problems within the budget). A sign error in
-    the advantage, a broken response mask or reward wiring leaves the score flat or lowers it; so does
-    a resume that loses the trained weights (the last three steps are the resumed process's)."""
-    _, (_, first), (_, resumed), _ = trained
-    scores = [r["critic/score/mean"] for r in first + resumed]
-    first, last = sum(scores[:3]) / 3, sum(scores[-3:]) / 3
-    assert last >= first + 0.15, scores
-
-
-def test_metrics_open_in_tensorboard(trained):
-    """`trainer.logger=[...,tensorboard]` on the CPU runtime: every step's bcr/* and verl metrics are
-    scalars in the event files, equal to what the file logger wrote."""
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
-    root, (_, rows), _, _ = trained
-    events = EventAccumulator(str(root / "tensorboard" / "first"), size_guidance={"scalars": 0}).Reload()
-    tags = set(events.Tags()["scalars"])
-    assert {"bcr/acc", "bcr/tokens_per_problem", "bcr/truncation_rate", "critic/score/mean"} <= tags
-    for tag in ("bcr/acc", "bcr/tokens_per_problem", "critic/score/mean"):
-        logged = {e.step: e.value for e in events.Scalars(tag)}
-        assert logged == pytest.approx({r["step"]: r[tag] for r in rows}, rel=1e-6, abs=1e-6), tag
-
-
-def test_resume_continues_at_the_next_step(trained):
-    root, _, (proc, rows), _ = trained
-    assert [r["step"] for r in rows] == list(range(FIRST + 1, STEPS + 1))
-    assert (root / "ckpt" / "latest_checkpointed_iteration.txt").read_text().strip() == str(STEPS)
+@pytest.mark.parametrize("trained", ["vllm"], indirect=True)
+class TestVllmRollout(EndToEnd):
+    pass
