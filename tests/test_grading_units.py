@@ -23,3 +23,12 @@ def test_words_that_are_no_units_stay_prose(verifier):
     for n in range(1, 30):
         for words in ("\\text{ apples}", "\\text{ or more}", "\\mathrm{~billion}", "\\text{ possibly}"):
             assert not verifier.check(f"{n} {words}", str(n)).correct
+
+
+def test_a_squared_or_cubed_unit_in_braces(verifier):
+    rng = random.Random(5)
+    for n in (rng.randrange(1, 10**5) for _ in range(20)):
+        for unit in ("\\text{ cm}^{2}", "\\,\\mathrm{m}^{3}", "\\text{ square units}", "\\ \\text{ft}^{2}"):
+            assert verifier.check(f"{n}{unit}", str(n)).correct, unit
+            assert not verifier.check(f"{n + 1}{unit}", str(n)).correct, unit
+        assert not verifier.check(f"{n}\\text{{ cm}}^{{4}}", str(n)).correct  # no unit has a fourth power

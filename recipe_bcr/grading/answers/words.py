@@ -22,7 +22,7 @@ MAGNITUDES = frozenset(
     "hundred hundreds thousand thousands million millions billion billions trillion trillions dozen dozens".split()
 )  # words that change a value: never dropped, never added
 CONNECTIVE_WORDS = {"or": "or", "and": "and"}
-PERCENT_WORDS = frozenset(("percent", "percentage", "pct"))  # read as a percent sign
+PERCENT_WORDS = frozenset(("percent", "percentage", "pct", "%", "\\%"))  # read as a percent sign (also `\\text{\\%}`)
 WORDS_IN_MATH = frozenset(CONNECTIVE_WORDS)  # written without \\text, still words
 FUNCTION_NAMES = frozenset("lcm gcd arcsin arccos arctan sin cos tan log ln exp".split())
 _WORD = re.compile(r"[A-Za-z]+(?:/[A-Za-z]+)?")
