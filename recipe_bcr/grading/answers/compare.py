@@ -156,6 +156,7 @@ def judge(pred: Node, gold: Node, rel_tol: float) -> Decision:
         if pred.kind == "rel" and pred.text != "in":
             return False  # k = 1 is not answered by an equation between values
         gold = value
+    gold = _plus_minus(gold)  # a gold \\pm 3 is the list -3, 3, however the answer lists it (`-3 \\text{ or } 3`)
     extra = _families(claims) - _families(gold)  # a label's own brackets, P(A \\cap B), hold no hedge
     if gold.kind in ("list", "set") and len(gold.children) > 1:
         extra.discard("pm")  # \\pm 3 is the list -3, 3
