@@ -32,3 +32,12 @@ def test_a_squared_or_cubed_unit_in_braces(verifier):
             assert verifier.check(f"{n}{unit}", str(n)).correct, unit
             assert not verifier.check(f"{n + 1}{unit}", str(n)).correct, unit
         assert not verifier.check(f"{n}\\text{{ cm}}^{{4}}", str(n)).correct  # no unit has a fourth power
+
+
+def test_a_unit_may_close_the_sentence(verifier):
+    for n in range(1, 200, 7):
+        for unit in ("\\text{ ways.}", "\\text{ cm.}", "\\text{ USD}"):
+            assert verifier.check(f"{n}{unit}", str(n)).correct, unit
+            assert not verifier.check(f"{n + 1}{unit}", str(n)).correct, unit
+        for words in ("\\text{ ways. or 6}", "\\text{ per}", "\\text{.}\\,7"):
+            assert not verifier.check(f"{n}{words}", str(n)).correct, words

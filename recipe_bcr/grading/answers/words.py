@@ -16,6 +16,7 @@ UNITS = frozenset(
     radian radians rad dollar dollars cent cents s sec secs second seconds min mins minute minutes h hr hrs
     hour hours day days week weeks month months year years g kg gram grams kilogram kilograms lb lbs pound
     pounds oz ounce ounces l ml liter liters litre litres gallon gallons mph kph km/h m/s ways people students
+    usd
     """.split()
 )
 MAGNITUDES = frozenset(
@@ -69,8 +70,8 @@ def text_kind(content: str) -> str:
         return "function"
     if connective(content) is not None:
         return "connective"
-    lowered = [w.lower() for w in words]
-    if all(_WORD.fullmatch(w) and w in UNITS for w in lowered):
+    lowered = [w.lower() for w in content.removesuffix(".").split()]  # `\\text{ ways.}` closes the sentence
+    if lowered and all(_WORD.fullmatch(w) and w in UNITS for w in lowered):
         return "unit"
     return "prose"
 
