@@ -114,3 +114,15 @@ def test_a_spaced_mixed_number_is_the_mixed_number(verifier):
             assert verifier.check(pred, f"\\frac{{{w * b + a}}}{{{b}}}").correct, pred
             assert not verifier.check(pred, f"\\frac{{{w * b + a + 1}}}{{{b}}}").correct, pred
             assert not verifier.check(pred, f"\\frac{{{w * a}}}{{{b}}}").correct, pred  # never the product
+
+
+def test_a_negative_percent_is_a_percent(verifier):
+    rng = random.Random(RNG_SEED)
+    for n in (rng.randrange(1, 10**4) for _ in range(30)):
+        for pct in ("\\%", "\\text{\\%}", " \\text{ percent}"):
+            pred = f"-{n}{pct}"
+            assert verifier.check(pred, f"-{n}").correct, pred
+            assert verifier.check(pred, f"-{n / 100}").correct, pred
+            assert not verifier.check(pred, str(n)).correct, pred
+            assert not verifier.check(pred, f"-{n + 1}").correct, pred
+            assert not verifier.check(f"{n}{pct}", f"-{n}").correct, pred

@@ -464,11 +464,15 @@ def _decimal_value(node: Node) -> Number | None:
 
 
 def _percent(node: Node) -> Number | None:
+    """A percent, maybe negated (`-5\\%` is -(5%): a negative percent is read as a percent too)."""
+    sign = 1
+    while node.kind == "neg":
+        sign, node = -sign, node.children[0]
     if node.kind == "percent":
         v = exact(node.children[0])
         lit = _decimal_literal(node.children[0])
         if v is not None:
-            return Number(v, lit is not None, True, lit.places if lit else 0)
+            return Number(sign * v, lit is not None, True, lit.places if lit else 0)
     return None
 
 
