@@ -41,3 +41,15 @@ def test_a_unit_may_close_the_sentence(verifier):
             assert not verifier.check(f"{n + 1}{unit}", str(n)).correct, unit
         for words in ("\\text{ ways. or 6}", "\\text{ per}", "\\text{.}\\,7"):
             assert not verifier.check(f"{n}{words}", str(n)).correct, words
+
+
+def test_compound_and_powered_units(verifier):
+    """`\\mathrm{~km} / \\mathrm{h}` is one unit, as are `\\mathrm{cm^2}` and `\\mathrm{~m/s^{2}}`; another value is not."""
+    rng = random.Random(11)
+    for n in (rng.randrange(1, 10**4) for _ in range(20)):
+        for unit in ("\\mathrm{~km} / \\mathrm{h}", "\\text{ m}/\\text{s}^{2}", "\\,\\mathrm{cm^2}", "\\mathrm{~m/s^{2}}",
+                     "\\text{ ft}^3"):
+            assert verifier.check(f"{n} {unit}", str(n)).correct, unit
+            assert not verifier.check(f"{n + 1} {unit}", str(n)).correct, unit
+        for words in ("\\text{ km} / \\text{apples}", "\\mathrm{cm^4}", "\\mathrm{~km} / 2"):
+            assert not verifier.check(f"{n} {words}", str(n)).correct, words

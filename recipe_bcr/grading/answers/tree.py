@@ -354,6 +354,10 @@ class _Reader:
             if power:
                 self.i += power
                 unit += "^"
+            while self.is_("/") and (per := self.peek(1)) is not None and per.kind == "text" and _is_unit(per.text):
+                self.i += 2  # \mathrm{~km} / \mathrm{h}: one unit
+                unit += "/" + text_content(per.text).lower()
+                self.i += self._unit_power()
             node = Node("unit", (node,), text=unit, span=(node.span[0], tok.end))
         while (tok := self.peek()) is not None and tok.kind == "text" and text_kind(tok.text) == "prose":
             self.take()  # words after a value (`2 \text{ euros}`): right only where the gold carries them

@@ -27,6 +27,7 @@ PERCENT_WORDS = frozenset(("percent", "percentage", "pct", "%", "\\%"))  # read 
 WORDS_IN_MATH = frozenset(CONNECTIVE_WORDS)  # written without \\text, still words
 FUNCTION_NAMES = frozenset("lcm gcd arcsin arccos arctan sin cos tan log ln exp".split())
 _WORD = re.compile(r"[A-Za-z]+(?:/[A-Za-z]+)?")
+_UNIT_POWER = re.compile(r"\^(?:[23]|\{[23]\})$")
 _NUMBERISH = re.compile(r"[0-9.,\s+-]+")
 
 
@@ -70,7 +71,8 @@ def text_kind(content: str) -> str:
         return "function"
     if connective(content) is not None:
         return "connective"
-    lowered = [w.lower() for w in content.removesuffix(".").split()]  # `\\text{ ways.}` closes the sentence
+    # `\\text{ ways.}` closes the sentence; `\\mathrm{cm^2}`, `\\mathrm{m/s^{2}}` square or cube the unit
+    lowered = [_UNIT_POWER.sub("", w.lower()) for w in content.removesuffix(".").split()]
     if lowered and all(_WORD.fullmatch(w) and w in UNITS for w in lowered):
         return "unit"
     return "prose"
