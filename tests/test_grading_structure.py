@@ -99,3 +99,13 @@ def test_a_plus_minus_gold_is_answered_by_its_list_in_any_spelling(verifier):
                 assert not verifier.check(form.format(lo, near), gold).correct, (form, gold)
                 assert not verifier.check(form.format(hi, hi), gold).correct, (form, gold)
             assert not verifier.check(hi, gold).correct, gold  # one of the two is not the list
+
+
+def test_a_comma_in_text_separates_a_list(verifier):
+    rng = random.Random(26)
+    for a, b in (sorted(rng.sample(range(-50, 50), 2)) for _ in range(25)):
+        for sep in ("\\text{, }", "\\text{,}\\ ", "\\text{ , }"):
+            assert verifier.check(f"x = {a}{sep}x = {b}", f"{a}, {b}").correct, sep
+            assert not verifier.check(f"x = {a}{sep}x = {b + 1}", f"{a}, {b}").correct, sep
+            assert verifier.check(f"({a}{sep}{b})", f"({a}, {b})").correct, sep
+            assert not verifier.check(f"({b}{sep}{a})", f"({a}, {b})").correct, sep
