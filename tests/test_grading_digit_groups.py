@@ -9,7 +9,7 @@ import pytest
 
 from recipe_bcr.grading.reward import score_completion
 
-MARKS = ["\\,", "~", "{,}", "\\!", ",\\!", "\\ ", ","]
+MARKS = ["\\,", "~", "{,}", "\\!", ",\\!", "\\ ", ",", " ", "\u2009", "\u202f"]  # the last two: thin, narrow no-break space
 
 
 def _grouped(n: int, mark: str) -> str:

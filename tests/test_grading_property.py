@@ -39,6 +39,12 @@ INTEGER_SPELLINGS: list[Spelling] = [
     lambda v: f"{v.numerator}.0",
     lambda v: f"\\left( {v.numerator} \\right)",
     lambda v: f"\\boxed{{{v.numerator}}}",
+    lambda v: f"{v.numerator}\\text{{.}}",
+    lambda v: f"{v.numerator} \\text{{ cm}}^{{2}}",
+    lambda v: f"{v.numerator}\\text{{\\%}}",
+    lambda v: f"\\textbf{{(B)}}\\ {v.numerator}",
+    lambda v: str(v.numerator).replace("-", "\u2212"),
+    _grouped("\u2009"),
 ]
 FRACTION_SPELLINGS: list[Spelling] = [
     _frac,

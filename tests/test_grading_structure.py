@@ -84,3 +84,28 @@ def test_solution_tuples_in_any_order(verifier):
             swapped = ", ".join(f"({x},{y})" for x, y in [(b, a), *shuffled[1:]])
             assert not verifier.check(swapped, gold).correct, (swapped, gold)
         assert not verifier.check(", ".join(f"({a},{b})" for a, b in shuffled[1:]), gold).correct
+
+
+def test_a_plus_minus_gold_is_answered_by_its_list_in_any_spelling(verifier):
+    rng = random.Random(25)
+    for a in (rng.randrange(1, 10**4) for _ in range(25)):
+        for gold in (f"\\pm {a}", f"x = \\pm {a}", f"1 \\pm \\sqrt{{{a}}}"):
+            root = "sqrt" in gold
+            lo, hi = (f"1 - \\sqrt{{{a}}}", f"1 + \\sqrt{{{a}}}") if root else (f"-{a}", f"{a}")
+            near = f"1 + \\sqrt{{{a + 1}}}" if root else f"{a + 1}"
+            for form in ("{} \\text{{ or }} {}", "x = {} \\text{{ or }} x = {}", "x = {}, x = {}", "{}, {}", "{} \\text{{ and }} {}"):
+                assert verifier.check(form.format(lo, hi), gold).correct, (form, gold)
+                assert verifier.check(form.format(hi, lo), gold).correct, (form, gold)
+                assert not verifier.check(form.format(lo, near), gold).correct, (form, gold)
+                assert not verifier.check(form.format(hi, hi), gold).correct, (form, gold)
+            assert not verifier.check(hi, gold).correct, gold  # one of the two is not the list
+
+
+def test_a_comma_in_text_separates_a_list(verifier):
+    rng = random.Random(26)
+    for a, b in (sorted(rng.sample(range(-50, 50), 2)) for _ in range(25)):
+        for sep in ("\\text{, }", "\\text{,}\\ ", "\\text{ , }"):
+            assert verifier.check(f"x = {a}{sep}x = {b}", f"{a}, {b}").correct, sep
+            assert not verifier.check(f"x = {a}{sep}x = {b + 1}", f"{a}, {b}").correct, sep
+            assert verifier.check(f"({a}{sep}{b})", f"({a}, {b})").correct, sep
+            assert not verifier.check(f"({b}{sep}{a})", f"({a}, {b})").correct, sep

@@ -86,3 +86,43 @@ def test_math_in_text_is_read_one_level_deep(verifier):
     nested = "\\text{$" * 280 + "1" + "$}" * 280
     assert not verifier.check(nested, "1").correct
     assert verifier.check("\\text{$\\frac{1}{2}$}", "\\frac{1}{2}").correct
+
+
+def test_percent_in_text_unicode_root_and_text_period(verifier):
+    """`12\\text{\\%}` is 12%, `√32` the root of 32 (the digits under the sign), a closing `\\text{.}` says nothing."""
+    rng = random.Random(RNG_SEED)
+    for n in (rng.randrange(2, 10**4) for _ in range(40)):
+        for pct in ("\\text{\\%}", "\\text{%}", "\\%"):
+            assert verifier.check(f"{n}{pct}", str(n)).correct, pct
+            assert not verifier.check(f"{n + 1}{pct}", str(n)).correct, pct
+        assert verifier.check(f"√{n}", f"\\sqrt{{{n}}}").correct
+        assert not verifier.check(f"√{n + 1}", f"\\sqrt{{{n}}}").correct
+        assert verifier.check(f"2√{n}", f"2\\sqrt{{{n}}}").correct
+        assert verifier.check(f"{n}\\text{{.}}", str(n)).correct
+        assert not verifier.check(f"{n + 1}\\text{{.}}", str(n)).correct
+        assert not verifier.check(f"{n}\\text{{. or }}{n + 1}", str(n)).correct
+
+
+def test_a_spaced_mixed_number_is_the_mixed_number(verifier):
+    """TeX drops the space in `2 \\frac{1}{3}`: it renders as `2\\frac{1}{3}`, the mixed number 7/3."""
+    rng = random.Random(RNG_SEED)
+    for _ in range(40):
+        b = rng.randrange(2, 30)
+        w, a = rng.randrange(1, 100), rng.randrange(1, b)
+        for space in (" ", "\\ ", "\\,"):
+            pred = f"{w}{space}\\frac{{{a}}}{{{b}}}"
+            assert verifier.check(pred, f"\\frac{{{w * b + a}}}{{{b}}}").correct, pred
+            assert not verifier.check(pred, f"\\frac{{{w * b + a + 1}}}{{{b}}}").correct, pred
+            assert not verifier.check(pred, f"\\frac{{{w * a}}}{{{b}}}").correct, pred  # never the product
+
+
+def test_a_negative_percent_is_a_percent(verifier):
+    rng = random.Random(RNG_SEED)
+    for n in (rng.randrange(1, 10**4) for _ in range(30)):
+        for pct in ("\\%", "\\text{\\%}", " \\text{ percent}"):
+            pred = f"-{n}{pct}"
+            assert verifier.check(pred, f"-{n}").correct, pred
+            assert verifier.check(pred, f"-{n / 100}").correct, pred
+            assert not verifier.check(pred, str(n)).correct, pred
+            assert not verifier.check(pred, f"-{n + 1}").correct, pred
+            assert not verifier.check(f"{n}{pct}", f"-{n}").correct, pred

@@ -23,3 +23,33 @@ def test_words_that_are_no_units_stay_prose(verifier):
     for n in range(1, 30):
         for words in ("\\text{ apples}", "\\text{ or more}", "\\mathrm{~billion}", "\\text{ possibly}"):
             assert not verifier.check(f"{n} {words}", str(n)).correct
+
+
+def test_a_squared_or_cubed_unit_in_braces(verifier):
+    rng = random.Random(5)
+    for n in (rng.randrange(1, 10**5) for _ in range(20)):
+        for unit in ("\\text{ cm}^{2}", "\\,\\mathrm{m}^{3}", "\\text{ square units}", "\\ \\text{ft}^{2}"):
+            assert verifier.check(f"{n}{unit}", str(n)).correct, unit
+            assert not verifier.check(f"{n + 1}{unit}", str(n)).correct, unit
+        assert not verifier.check(f"{n}\\text{{ cm}}^{{4}}", str(n)).correct  # no unit has a fourth power
+
+
+def test_a_unit_may_close_the_sentence(verifier):
+    for n in range(1, 200, 7):
+        for unit in ("\\text{ ways.}", "\\text{ cm.}", "\\text{ USD}"):
+            assert verifier.check(f"{n}{unit}", str(n)).correct, unit
+            assert not verifier.check(f"{n + 1}{unit}", str(n)).correct, unit
+        for words in ("\\text{ ways. or 6}", "\\text{ per}", "\\text{.}\\,7"):
+            assert not verifier.check(f"{n}{words}", str(n)).correct, words
+
+
+def test_compound_and_powered_units(verifier):
+    """`\\mathrm{~km} / \\mathrm{h}` is one unit, as are `\\mathrm{cm^2}` and `\\mathrm{~m/s^{2}}`; another value is not."""
+    rng = random.Random(11)
+    for n in (rng.randrange(1, 10**4) for _ in range(20)):
+        for unit in ("\\mathrm{~km} / \\mathrm{h}", "\\text{ m}/\\text{s}^{2}", "\\,\\mathrm{cm^2}", "\\mathrm{~m/s^{2}}",
+                     "\\text{ ft}^3"):
+            assert verifier.check(f"{n} {unit}", str(n)).correct, unit
+            assert not verifier.check(f"{n + 1} {unit}", str(n)).correct, unit
+        for words in ("\\text{ km} / \\text{apples}", "\\mathrm{cm^4}", "\\mathrm{~km} / 2"):
+            assert not verifier.check(f"{n} {words}", str(n)).correct, words

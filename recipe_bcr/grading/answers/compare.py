@@ -156,6 +156,7 @@ def judge(pred: Node, gold: Node, rel_tol: float) -> Decision:
         if pred.kind == "rel" and pred.text != "in":
             return False  # k = 1 is not answered by an equation between values
         gold = value
+    gold = _plus_minus(gold)  # a gold \\pm 3 is the list -3, 3, however the answer lists it (`-3 \\text{ or } 3`)
     extra = _families(claims) - _families(gold)  # a label's own brackets, P(A \\cap B), hold no hedge
     if gold.kind in ("list", "set") and len(gold.children) > 1:
         extra.discard("pm")  # \\pm 3 is the list -3, 3
@@ -463,11 +464,15 @@ def _decimal_value(node: Node) -> Number | None:
 
 
 def _percent(node: Node) -> Number | None:
+    """A percent, maybe negated (`-5\\%` is -(5%): a negative percent is read as a percent too)."""
+    sign = 1
+    while node.kind == "neg":
+        sign, node = -sign, node.children[0]
     if node.kind == "percent":
         v = exact(node.children[0])
         lit = _decimal_literal(node.children[0])
         if v is not None:
-            return Number(v, lit is not None, True, lit.places if lit else 0)
+            return Number(sign * v, lit is not None, True, lit.places if lit else 0)
     return None
 
 

@@ -63,6 +63,7 @@ def tree_verdict(pred: str, gold: str, rel_tol: float) -> tuple[bool, str] | lis
     p_tree = read_answer(pred)
     if p_tree is None:
         return False, "unparsed"
+    p_tree, g_tree = _choice_value(p_tree, g_tree), _choice_value(g_tree, p_tree)
     if same_tree(p_tree, g_tree):
         return True, "string"
     if is_prose(g_tree) or p_tree.kind == "choice":
@@ -76,6 +77,12 @@ def tree_verdict(pred: str, gold: str, rel_tol: float) -> tuple[bool, str] | lis
     if decided:
         return True, "numeric"
     return False, "structure" if p_tree.kind in _CONTAINERS or g_tree.kind in _CONTAINERS else "numeric"
+
+
+def _choice_value(tree: Node, other: Node) -> Node:
+    """A choice with its value (`\\textbf{(B)}\\ 32`) answers, and is answered by, the letter or the value:
+    against a choice or a letter (`B`) the letter counts, against anything else the value."""
+    return tree.children[0] if tree.kind == "choice" and tree.children and other.kind not in ("choice", "sym") else tree
 
 
 def _same_words(pred: Node, gold: Node) -> bool:

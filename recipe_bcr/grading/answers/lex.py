@@ -19,8 +19,8 @@ from recipe_bcr.grading.answers.words import PERCENT_WORDS, UNITS, WORDS_IN_MATH
 _DIGITS = re.compile(r"[0-9]+")
 # a digit-group mark: "{,}", ",", ",\\!" and the spacing TeX writes between groups ("\\,", "\\!", "~", "\\ ")
 _MARK = r"(?: ?\{ ?, ?\} ?|,(?:\\[!,] ?)?|(?:\\[,! ]|~) ?)"
-# 10,080 / 10{,}080 / 10\\,080 / 10~080 / 10,\\! 080, and "1 000" (one space): groups of exactly three digits
-_THOUSANDS_GROUP = re.compile(_MARK + r"[0-9]{3}(?![0-9])| [0-9]{3}(?![0-9.])")
+# 10,080 / 10{,}080 / 10\\,080 / 10~080 / 10,\\! 080, and "1 000" (one space, thin or narrow too): groups of exactly three digits
+_THOUSANDS_GROUP = re.compile(_MARK + r"[0-9]{3}(?![0-9])|[ \u2009\u202f][0-9]{3}(?![0-9.])")
 # inside brackets a plain comma separates elements ("(12,102)" is a pair): only the other marks group digits there
 _MARKED_GROUP = re.compile(r"(?: ?\{ ?, ?\} ?|,\\[!,] ?|(?:\\[,! ]|~) ?)[0-9]{3}(?![0-9])")
 _LETTERS = re.compile(r"[A-Za-z]+")
@@ -83,6 +83,12 @@ def tokens(s: str) -> list[Token] | None:
         if c.isspace() or c == "~" or c == "$":  # a dollar only opens or closes math mode
             spaced, i = True, i + 1
             continue
+        if c == "√" and i + 1 < n and "0" <= s[i + 1] <= "9":  # √32 is the root of 32 (the digits under the sign)
+            j = _DIGITS.match(s, i + 1).end()  # type: ignore[union-attr]
+            out += [_command_token("\\sqrt", i, i + 1, spaced), Token("char", "{", i + 1, i + 1, False),
+                    Token("num", s[i + 1 : j], i + 1, j, False), Token("char", "}", j, j, False)]
+            spaced, i = False, j
+            continue
         if c in _UNICODE:
             out.append(_command_token(_UNICODE[c], i, i + 1, spaced))
             spaced, i = False, i + 1
@@ -133,6 +139,8 @@ def tokens(s: str) -> list[Token] | None:
                 content = s[k + 1 : end - 1]
                 if content.strip().lower() in PERCENT_WORDS:
                     out.append(_command_token("\\%", i, end, spaced))
+                elif content.strip() == ",":  # x = 2 \text{, } x = 3: the comma of a list
+                    out.append(Token("char", ",", i, end, spaced))
                 else:
                     out.append(Token("text", content, i, end, spaced))
                 spaced, i = False, end

@@ -56,6 +56,7 @@ STYLES = frozenset("\\mathbf \\boldsymbol \\mathit \\mathsf \\bm \\boxed \\fbox 
 ACCENTS = frozenset("\\overline \\vec \\hat \\bar \\tilde \\overrightarrow \\widehat \\overarc \\dot \\ddot".split())
 NAME_PREFIXES = frozenset("\\angle \\triangle \\measuredangle".split())
 MATRICES = frozenset("pmatrix bmatrix matrix Bmatrix array".split())
+_CHOICE_VALUE_STARTS = ("-", "\\frac", "\\dfrac", "\\tfrac", "\\sqrt", "\\pi")  # a value after a choice letter
 _MATH_LETTERS = ("\\mathrm", "\\operatorname")  # upright letters in math: names (e, i), not choices
 _OPEN = {"(": ")", "[": "]", "\\{": "\\}", "\\lbrace": "\\rbrace", "\\langle": "\\rangle", "\\lbrack": "\\rbrack"}
 
@@ -123,7 +124,7 @@ class _Reader:
     # -- grammar ---------------------------------------------------------------------------------
     def answer(self) -> Node:
         """The whole answer; a leading "=" and a closing period, comma or line break say nothing."""
-        while self.t and self.t[-1].text in (".", ",", "\\\\") and self.t[-1].kind in ("char", "cmd"):
+        while self.t and (self.t[-1].text in (".", ",", "\\\\") and self.t[-1].kind in ("char", "cmd") or self.t[-1].kind == "text" and self.t[-1].text.strip() == "."):
             self.t.pop()
         if self.is_("=") and not self.is_("=", 1):
             self.take()
@@ -349,14 +350,29 @@ class _Reader:
         while (tok := self.peek()) is not None and tok.kind == "text" and _is_unit(tok.text):
             self.take()
             unit = text_content(tok.text).lower()
-            if self.is_("^") and self.peek(1) is not None and self.peek(1).text in ("2", "3"):  # type: ignore[union-attr]
-                self.i += 2
+            power = self._unit_power()
+            if power:
+                self.i += power
                 unit += "^"
+            while self.is_("/") and (per := self.peek(1)) is not None and per.kind == "text" and _is_unit(per.text):
+                self.i += 2  # \mathrm{~km} / \mathrm{h}: one unit
+                unit += "/" + text_content(per.text).lower()
+                self.i += self._unit_power()
             node = Node("unit", (node,), text=unit, span=(node.span[0], tok.end))
         while (tok := self.peek()) is not None and tok.kind == "text" and text_kind(tok.text) == "prose":
             self.take()  # words after a value (`2 \text{ euros}`): right only where the gold carries them
             node = Node("words", (node,), text=words_key(tok.text), span=(node.span[0], tok.end))
         return node
+
+    def _unit_power(self) -> int:
+        """Tokens of a unit's square or cube after it (`^2`, `^{3}`), 0 when none."""
+        if not self.is_("^"):
+            return 0
+        if self.peek(1) is not None and self.peek(1).text in ("2", "3"):  # type: ignore[union-attr]
+            return 2
+        if self.is_("{", 1) and self.peek(2) is not None and self.peek(2).text in ("2", "3") and self.is_("}", 3):  # type: ignore[union-attr]
+            return 4
+        return 0
 
     def argument(self) -> Node:
         """A command's argument: a braced group, or TeX's single token (one digit, letter or symbol)."""
@@ -437,6 +453,10 @@ class _Reader:
                 return _respan(inner, (tok.start, tok.end))
             letter = choice_letter(tok.text) or text_content(tok.text)
             if kind == "choice" or (kind == "letter" and letter.isupper() and not self.src.startswith(_MATH_LETTERS, tok.start)):
+                nxt = self.peek()
+                if nxt is not None and (nxt.kind == "num" or nxt.text in _CHOICE_VALUE_STARTS):
+                    value = self.expr()  # \textbf{(B)}\ 32: the answer line of a multiple-choice contest
+                    return Node("choice", (value,), text=letter, span=(tok.start, value.span[1]))
                 return Node("choice", text=letter, span=(tok.start, tok.end))  # \text{(B)}, \text{B}: a choice
             if kind == "letter":  # \mathrm{e}, \text{i}, \mathrm{B}: the letter as a name
                 return self._subscripted(Node("sym", text=text_content(tok.text), span=(tok.start, tok.end)))
@@ -644,12 +664,12 @@ class _Reader:
             places, end = None, rep.span[1]  # exact: 0.1\overline{6} = 1/6
         elif self.is_("_") and places is None:
             return self._based(tok.text, tok)
-        elif places is None and self.peek() is not None and self.peek().text in ("\\frac", "\\dfrac", "\\tfrac") and not self.peek().spaced:  # type: ignore[union-attr]
+        elif places is None and self.peek() is not None and self.peek().text in ("\\frac", "\\dfrac", "\\tfrac"):  # type: ignore[union-attr]
             return self._mixed(tok, value)
         return Node("num", text=tok.text, value=value, places=places, span=(tok.start, end))
 
     def _mixed(self, tok: Token, whole: Fraction) -> Node:
-        """`918\\frac{1}{2}` renders as the mixed number 918 1/2; `2\\frac{\\pi}{3}` is a product.
+        """`918\\frac{1}{2}` (or `918 \\frac{1}{2}`: TeX drops the space) renders as the mixed number 918 1/2; `2\\frac{\\pi}{3}` is a product.
         Integer literals over integer literals that do not form a proper fraction are refused."""
         save, mark = self.i, len(self.undo)
         frac = self.primary()

@@ -16,16 +16,18 @@ UNITS = frozenset(
     radian radians rad dollar dollars cent cents s sec secs second seconds min mins minute minutes h hr hrs
     hour hours day days week weeks month months year years g kg gram grams kilogram kilograms lb lbs pound
     pounds oz ounce ounces l ml liter liters litre litres gallon gallons mph kph km/h m/s ways people students
+    usd
     """.split()
 )
 MAGNITUDES = frozenset(
     "hundred hundreds thousand thousands million millions billion billions trillion trillions dozen dozens".split()
 )  # words that change a value: never dropped, never added
 CONNECTIVE_WORDS = {"or": "or", "and": "and"}
-PERCENT_WORDS = frozenset(("percent", "percentage", "pct"))  # read as a percent sign
+PERCENT_WORDS = frozenset(("percent", "percentage", "pct", "%", "\\%"))  # read as a percent sign (also `\\text{\\%}`)
 WORDS_IN_MATH = frozenset(CONNECTIVE_WORDS)  # written without \\text, still words
 FUNCTION_NAMES = frozenset("lcm gcd arcsin arccos arctan sin cos tan log ln exp".split())
 _WORD = re.compile(r"[A-Za-z]+(?:/[A-Za-z]+)?")
+_UNIT_POWER = re.compile(r"\^(?:[23]|\{[23]\})$")
 _NUMBERISH = re.compile(r"[0-9.,\s+-]+")
 
 
@@ -69,8 +71,9 @@ def text_kind(content: str) -> str:
         return "function"
     if connective(content) is not None:
         return "connective"
-    lowered = [w.lower() for w in words]
-    if all(_WORD.fullmatch(w) and w in UNITS for w in lowered):
+    # `\\text{ ways.}` closes the sentence; `\\mathrm{cm^2}`, `\\mathrm{m/s^{2}}` square or cube the unit
+    lowered = [_UNIT_POWER.sub("", w.lower()) for w in content.removesuffix(".").split()]
+    if lowered and all(_WORD.fullmatch(w) and w in UNITS for w in lowered):
         return "unit"
     return "prose"
 
