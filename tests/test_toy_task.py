@@ -11,7 +11,7 @@ from recipe_bcr.grading.reward import score_completion
 from recipe_bcr.toy.model import load_specs
 from recipe_bcr.toy.profile import profile, sections
 from recipe_bcr.toy.task import (FILLERS, RECHECK, chain, essential, make_groups, make_problem, read_section,
-                                 steps_text, target_completion, target_section)
+                                 restated, steps_text, target_completion, target_section)
 
 
 @pytest.fixture(scope="module", params=["toy", "toy_verbose"])
@@ -110,12 +110,14 @@ def test_verbose_traces_wrap_the_steps_in_redundancy_that_essential_strips():
         assert core.startswith("### Problem 1") and core.endswith("}") and core.count("\\boxed") == 1
         assert read_section(core)[0] == steps
         shares.append(1 - len(core) / len(section.strip()))
+        assert restated(section) == p.question.removeprefix("What is ").removesuffix("?")  # read back exactly
     assert rechecked / 400 == pytest.approx(spec.recheck_rate * (1 - spec.skip_rate), abs=0.06)
     assert sum(shares) / len(shares) > 0.6  # R1-like: most of the text carries no information
     plain = load_specs()[0]
     p = make_problem(random.Random(5), plain, 0)
     old = sections(target_completion([p], random.Random(5), plain), 1)[0]
     assert RECHECK not in old and "The problem asks" not in old  # the demo's regime is unchanged
+    assert restated(old) is None and restated("The problem asks for 1 + 4 + 1. 1 + 4 = 5.") == "1 + 4 + 1"
 
 
 def test_config_selects_the_regime_and_refuses_an_unknown_one():

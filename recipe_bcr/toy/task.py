@@ -87,12 +87,22 @@ def _words(steps: str) -> list[str]:
             re.findall(r"(\d++) ([+-]) (\d++) = (-?\d++)\.", steps)]
 
 
+RESTATE = "The problem asks for {}."
+_RESTATED = re.compile(r"The problem asks for ([^.]*+)\.")
+
+
+def restated(section: str) -> str | None:
+    """The chain a verbose section restates ("2 + 4 - 3"), None when it restates nothing."""
+    m = _RESTATED.search(section)
+    return m.group(1) if m else None
+
+
 def target_section(problem: Problem, rng: random.Random, spec: ToySpec) -> tuple[str, str]:
     """One supervised problem's reasoning and answer: steps or a guess, then filler (verbose: with
     narration, a restatement of the question, a re-check and a closing line, none of which change the answer)."""
     filler = [rng.choice(FILLERS) for _ in range(rng.randint(0, spec.max_filler))]
     gold = int(problem.answers[0])
-    restate = f"The problem asks for {problem.question.removeprefix('What is ').removesuffix('?')}."
+    restate = RESTATE.format(problem.question.removeprefix("What is ").removesuffix("?"))
     if rng.random() < spec.skip_rate:
         answer = gold if rng.random() < spec.guess_accuracy else max(0, gold + rng.choice((-3, -2, -1, 1, 2, 3)))
         lead = [SKIP_NARRATION, restate] if spec.verbose else []
