@@ -115,8 +115,8 @@ def test_report_tables_the_training_rollouts_advantage_by_behaviour(tmp_path):
 
 
 def test_every_training_run_gets_the_configured_grpo_sizes(tmp_path, monkeypatch):
-    """paper.yaml `grpo` (prompts per step, rollouts, lr: the knobs the pilot of issue 24 sets) reaches main_ppo's keys;
-    the training command is captured and stopped before anything runs."""
+    """paper.yaml `grpo` (prompts per step, rollouts, lr: the knobs the pilot of issue 24 sets) reaches
+    main_ppo's keys; the training command is captured and stopped before anything runs."""
     import recipe_bcr.commands.paper as paper
 
     seen = []
