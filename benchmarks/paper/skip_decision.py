@@ -39,7 +39,8 @@ def main() -> None:
     raw_p, hot_p, inside = [], [], 0
     for k in range(args.problems):
         p = make_problem(rng, task, k)
-        ids = _render(tok, build_messages([p.question])) + tok("### Problem 1\nLet me", add_special_tokens=False)["input_ids"]
+        opening = tok("### Problem 1\nLet me", add_special_tokens=False)["input_ids"]
+        ids = _render(tok, build_messages([p.question])) + opening
         with torch.no_grad():
             logits = model(torch.tensor([ids])).logits[0, -1]
         hot = (logits / args.temperature).softmax(-1)
