@@ -125,3 +125,24 @@ def test_config_selects_the_regime_and_refuses_an_unknown_one():
     assert task.verbose and raw["model_dir"] != load_specs()[2]["model_dir"]
     with pytest.raises(ValueError, match="config=nope"):
         load_specs(["config=nope"])
+
+
+def test_skip_start_confines_skips_to_one_start_value():
+    """`task.skip_start`: skips only where the chain starts at that value, there at `skip_rate`; so the
+    skip is a likely choice on those problems (it survives top-p sampling) and rare overall. Unset (0),
+    every problem may be skipped, as before."""
+    spec = load_specs(["config=toy_verbose", "task.skip_start=9", "task.skip_rate=0.5"])[0]
+    rng = random.Random(9)
+    at, skipped_at, skipped_elsewhere = 0, 0, 0
+    for k in range(3000):
+        p = make_problem(rng, spec, k)
+        skipped = read_section(target_section(p, rng, spec)[0])[0] == 0
+        if chain(p)[0] == 9:
+            at += 1
+            skipped_at += skipped
+        else:
+            skipped_elsewhere += skipped
+    assert skipped_elsewhere == 0 and skipped_at / at == pytest.approx(0.5, abs=0.08)
+    plain = load_specs(["config=toy_verbose", "task.skip_rate=0.5"])[0]
+    sections_ = [target_section(make_problem(rng, plain, k), rng, plain)[0] for k in range(400)]
+    assert sum(read_section(t)[0] == 0 for t in sections_) / 400 == pytest.approx(0.5, abs=0.08)

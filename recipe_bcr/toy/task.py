@@ -47,6 +47,8 @@ class ToySpec:
                             # closing line around the steps (hydra_configs/toy_verbose.yaml); new fields
                             # enter the model's cache key only when set (model.cache_key)
     recheck_rate: float = 0.0  # verbose: share of written-out problems whose steps are re-checked
+    skip_start: int = 0     # >0: only problems starting at this value are skipped (at skip_rate), so a skip is
+                            # likely where it happens and survives top-p sampling (README "The toy task")
 
 
 def make_problem(rng: random.Random, spec: ToySpec, index: int) -> Problem:
@@ -103,7 +105,7 @@ def target_section(problem: Problem, rng: random.Random, spec: ToySpec) -> tuple
     filler = [rng.choice(FILLERS) for _ in range(rng.randint(0, spec.max_filler))]
     gold = int(problem.answers[0])
     restate = RESTATE.format(problem.question.removeprefix("What is ").removesuffix("?"))
-    if rng.random() < spec.skip_rate:
+    if rng.random() < spec.skip_rate and spec.skip_start in (0, chain(problem)[0]):
         answer = gold if rng.random() < spec.guess_accuracy else max(0, gold + rng.choice((-3, -2, -1, 1, 2, 3)))
         lead = [SKIP_NARRATION, restate] if spec.verbose else []
         return " ".join([*lead, *filler]), str(answer)
