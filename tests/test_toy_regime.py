@@ -112,3 +112,25 @@ def test_report_tables_the_training_rollouts_advantage_by_behaviour(tmp_path):
     assert all("| +1.000 |" in r for r in kept) and all("| -1.000 |" in r for r in rows if "dropped" in r)
     assert "| 1-1 |" in kept[0] and "| 2-2 |" in kept[1]
     assert "| 1.00 | 1.00 |" in kept[0] and "| 0.00 | 1.00 |" in next(r for r in rows if "dropped" in r)  # acc, format
+
+
+def test_every_training_run_gets_the_configured_grpo_sizes(tmp_path, monkeypatch):
+    """paper.yaml `grpo` (prompts per step, rollouts, lr: the knobs the pilot of issue 24 sets) reaches
+    main_ppo's keys; the training command is captured and stopped before anything runs."""
+    import recipe_bcr.commands.paper as paper
+
+    seen = []
+
+    def stop(cmd, log, what):
+        seen.append(cmd)
+        raise RuntimeError("stopped")
+
+    monkeypatch.setattr(paper, "run_stage", stop)
+    cfg = load_config(["grpo.prompts_per_step=16", "grpo.rollouts=8", "grpo.lr=3e-4"])
+    run = Run("bcr_n3_s0", "main", 3, 135, 0)
+    with pytest.raises(RuntimeError, match="stopped"):
+        paper._train(run, tmp_path, tmp_path / "model", {"group": tmp_path / "g", "single": tmp_path / "s"}, cfg)
+    args = seen[0][seen[0].index("+recipe=bcr_toy"):]
+    for key in ("data.train_batch_size=16", "actor_rollout_ref.actor.ppo_mini_batch_size=16",
+                "actor_rollout_ref.rollout.n=8", "actor_rollout_ref.actor.optim.lr=0.0003", "bcr.budget=135"):
+        assert key in args, key

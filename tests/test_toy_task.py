@@ -11,7 +11,7 @@ from recipe_bcr.grading.reward import score_completion
 from recipe_bcr.toy.model import load_specs
 from recipe_bcr.toy.profile import profile, sections
 from recipe_bcr.toy.task import (FILLERS, RECHECK, chain, essential, make_groups, make_problem, read_section,
-                                 steps_text, target_completion, target_section)
+                                 restated, steps_text, target_completion, target_section)
 
 
 @pytest.fixture(scope="module", params=["toy", "toy_verbose"])
@@ -110,12 +110,14 @@ def test_verbose_traces_wrap_the_steps_in_redundancy_that_essential_strips():
         assert core.startswith("### Problem 1") and core.endswith("}") and core.count("\\boxed") == 1
         assert read_section(core)[0] == steps
         shares.append(1 - len(core) / len(section.strip()))
+        assert restated(section) == p.question.removeprefix("What is ").removesuffix("?")  # read back exactly
     assert rechecked / 400 == pytest.approx(spec.recheck_rate * (1 - spec.skip_rate), abs=0.06)
     assert sum(shares) / len(shares) > 0.6  # R1-like: most of the text carries no information
     plain = load_specs()[0]
     p = make_problem(random.Random(5), plain, 0)
     old = sections(target_completion([p], random.Random(5), plain), 1)[0]
     assert RECHECK not in old and "The problem asks" not in old  # the demo's regime is unchanged
+    assert restated(old) is None and restated("The problem asks for 1 + 4 + 1. 1 + 4 = 5.") == "1 + 4 + 1"
 
 
 def test_config_selects_the_regime_and_refuses_an_unknown_one():
@@ -123,3 +125,24 @@ def test_config_selects_the_regime_and_refuses_an_unknown_one():
     assert task.verbose and raw["model_dir"] != load_specs()[2]["model_dir"]
     with pytest.raises(ValueError, match="config=nope"):
         load_specs(["config=nope"])
+
+
+def test_skip_start_confines_skips_to_one_start_value():
+    """`task.skip_start`: skips only where the chain starts at that value, there at `skip_rate`; so the
+    skip is a likely choice on those problems (it survives top-p sampling) and rare overall. Unset (0),
+    every problem may be skipped, as before."""
+    spec = load_specs(["config=toy_verbose", "task.skip_start=9", "task.skip_rate=0.5"])[0]
+    rng = random.Random(9)
+    at, skipped_at, skipped_elsewhere = 0, 0, 0
+    for k in range(3000):
+        p = make_problem(rng, spec, k)
+        skipped = read_section(target_section(p, rng, spec)[0])[0] == 0
+        if chain(p)[0] == 9:
+            at += 1
+            skipped_at += skipped
+        else:
+            skipped_elsewhere += skipped
+    assert skipped_elsewhere == 0 and skipped_at / at == pytest.approx(0.5, abs=0.08)
+    plain = load_specs(["config=toy_verbose", "task.skip_rate=0.5"])[0]
+    sections_ = [target_section(make_problem(rng, plain, k), rng, plain)[0] for k in range(400)]
+    assert sum(read_section(t)[0] == 0 for t in sections_) / 400 == pytest.approx(0.5, abs=0.08)

@@ -92,7 +92,11 @@ def _train(run: Run, root: Path, model: Path, data: dict[str, Path], cfg: dict[s
         shutil.rmtree(out)
     steps = int(cfg["train_steps"])
     s = run.seed
+    g = cfg["grpo"]
     extra = [f"bcr.n={run.n}", f"bcr.budget={run.budget}", f"bcr_reward@bcr.reward={run.reward}",
+             f"data.train_batch_size={g['prompts_per_step']}",  # one optimizer step per GRPO step
+             f"actor_rollout_ref.actor.ppo_mini_batch_size={g['prompts_per_step']}",
+             f"actor_rollout_ref.rollout.n={g['rollouts']}", f"actor_rollout_ref.actor.optim.lr={g['lr']}",
              f"trainer.experiment_name={run.name}", "trainer.val_before_train=false",
              f"data.seed={s}", f"actor_rollout_ref.rollout.seed={s}", f"actor_rollout_ref.actor.data_loader_seed={s}",
              f"trainer.rollout_data_dir={out / 'rollouts'}",  # every rollout per step: the report's advantage table

@@ -72,7 +72,7 @@ def load_specs(overrides: list[str] | None = None) -> tuple[ToySpec, ModelSpec, 
 
 def cache_key(spec: ToySpec, mspec: ModelSpec) -> str:
     """Settings key of a model. Task fields added after the first committed model (verbose,
-    recheck_rate) enter it only when they differ from their defaults, so that model keeps its key."""
+    recheck_rate, skip_start) enter it only when they differ from their defaults, so that model keeps its key."""
     defaults = {f.name: f.default for f in fields(ToySpec) if f.default is not MISSING}
     task = {k: v for k, v in asdict(spec).items() if k not in defaults or v != defaults[k]}
     blob = json.dumps({"task": task, "model": asdict(mspec), "format": 2}, sort_keys=True)

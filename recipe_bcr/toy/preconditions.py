@@ -15,6 +15,8 @@ pre-registered thresholds of hydra_configs/paper.yaml `preconditions`:
 - `truncated_n3_at_budget`: share of N=3 completions longer than B = calibrate(N=1 lengths, 3,
   lambda) (>=);
 - `essential_slack_at_budget`: 1 - (3 x mean essential tokens of a problem with steps) / B (>=).
+Details (not pre-registered, for diagnosis): how often the N=1 restatement copies the question
+(`restatement_matches_n1`, issue 24's diagnosis of an undertrained warm start).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any
 from recipe_bcr.data.budget import calibrate
 from recipe_bcr.data.prompt import build_messages
 from recipe_bcr.toy.profile import sections
-from recipe_bcr.toy.task import ToySpec, essential, make_problem, read_section
+from recipe_bcr.toy.task import ToySpec, essential, make_problem, read_section, restated
 
 # name -> (direction, what it is); the thresholds themselves live in hydra_configs/paper.yaml
 CHECKS = {
@@ -64,7 +66,7 @@ def measure(model: Path, spec: ToySpec, problems: int, groups: int, seed: int, c
         return len(tok(text, add_special_tokens=False)["input_ids"])
 
     n1 = {"written": 0, "written_ok": 0, "skipped": 0, "skipped_ok": 0, "lengths": [], "redundancy": [],
-          "essential": []}
+          "essential": [], "restated": 0, "restated_ok": 0}
     n3 = {"correct": 0, "problems": 0, "lengths": []}
     for s, (gen, *_) in zip(sets, gens):
         correct = score_completion(gen.text, [p.answers[0] for p in s], verifier).correct
@@ -79,6 +81,10 @@ def measure(model: Path, spec: ToySpec, problems: int, groups: int, seed: int, c
         key = "written" if wrote else "skipped"
         n1[key] += 1
         n1[f"{key}_ok"] += bool(correct[0])
+        chain = restated(section)
+        if chain is not None:
+            n1["restated"] += 1
+            n1["restated_ok"] += chain == s[0].question.removeprefix("What is ").removesuffix("?")
         if section:
             total, kept = count(section), count(essential(section))
             n1["redundancy"].append(max(0.0, 1 - kept / total))
@@ -100,7 +106,8 @@ def measure(model: Path, spec: ToySpec, problems: int, groups: int, seed: int, c
     details = {"problems_n1": problems, "groups_n3": groups, "written_n1": n1["written"],
                "skipped_n1": n1["skipped"], "acc_n1": acc1, "acc_n3": acc3, "l_avg_n1": l_avg,
                "budget_n3": budget, "compression": compression, "essential_tokens_3": essential_3,
-               "mean_tokens_n3": _mean(n3["lengths"])}
+               "mean_tokens_n3": _mean(n3["lengths"]), "restatements_n1": n1["restated"],
+               "restatement_matches_n1": n1["restated_ok"] / n1["restated"] if n1["restated"] else float("nan")}
     return {"values": values, "details": details}
 
 

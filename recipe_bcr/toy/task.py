@@ -47,6 +47,8 @@ class ToySpec:
                             # closing line around the steps (hydra_configs/toy_verbose.yaml); new fields
                             # enter the model's cache key only when set (model.cache_key)
     recheck_rate: float = 0.0  # verbose: share of written-out problems whose steps are re-checked
+    skip_start: int = 0     # >0: only problems starting at this value are skipped (at skip_rate), so a skip is
+                            # likely where it happens and survives top-p sampling (README "The toy task")
 
 
 def make_problem(rng: random.Random, spec: ToySpec, index: int) -> Problem:
@@ -87,13 +89,23 @@ def _words(steps: str) -> list[str]:
             re.findall(r"(\d++) ([+-]) (\d++) = (-?\d++)\.", steps)]
 
 
+RESTATE = "The problem asks for {}."
+_RESTATED = re.compile(r"The problem asks for ([^.]*+)\.")
+
+
+def restated(section: str) -> str | None:
+    """The chain a verbose section restates ("2 + 4 - 3"), None when it restates nothing."""
+    m = _RESTATED.search(section)
+    return m.group(1) if m else None
+
+
 def target_section(problem: Problem, rng: random.Random, spec: ToySpec) -> tuple[str, str]:
     """One supervised problem's reasoning and answer: steps or a guess, then filler (verbose: with
     narration, a restatement of the question, a re-check and a closing line, none of which change the answer)."""
     filler = [rng.choice(FILLERS) for _ in range(rng.randint(0, spec.max_filler))]
     gold = int(problem.answers[0])
-    restate = f"The problem asks for {problem.question.removeprefix('What is ').removesuffix('?')}."
-    if rng.random() < spec.skip_rate:
+    restate = RESTATE.format(problem.question.removeprefix("What is ").removesuffix("?"))
+    if rng.random() < spec.skip_rate and spec.skip_start in (0, chain(problem)[0]):
         answer = gold if rng.random() < spec.guess_accuracy else max(0, gold + rng.choice((-3, -2, -1, 1, 2, 3)))
         lead = [SKIP_NARRATION, restate] if spec.verbose else []
         return " ".join([*lead, *filler]), str(answer)
