@@ -126,3 +126,39 @@ def test_a_negative_percent_is_a_percent(verifier):
             assert not verifier.check(pred, str(n)).correct, pred
             assert not verifier.check(pred, f"-{n + 1}").correct, pred
             assert not verifier.check(f"{n}{pct}", f"-{n}").correct, pred
+
+
+SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def test_unicode_superscripts_are_exponents(verifier):
+    """`x²`, `2³`, `10⁶`, `10⁻²` are the powers they show; another exponent or base is not."""
+    rng = random.Random(RNG_SEED)
+    for _ in range(40):
+        b, e = rng.randrange(2, 12), rng.randrange(2, 7)
+        raised = str(e).translate(SUPERSCRIPT)
+        assert verifier.check(f"{b}{raised}", str(b**e)).correct, (b, e)
+        assert not verifier.check(f"{b}{raised}", str(b**e + 1)).correct, (b, e)
+        assert not verifier.check(f"{b}{raised}", str(-(b**e))).correct, (b, e)
+        assert verifier.check(f"x{raised}", f"x^{{{e}}}").correct, e
+        assert not verifier.check(f"x{raised}", f"x^{{{e + 1}}}").correct, e
+        assert verifier.check(f"{b}x{raised}+1", f"{b}x^{e}+1").correct, (b, e)
+        negative = str(-e).translate(SUPERSCRIPT)
+        assert verifier.check(f"10{negative}", f"{10.0**-e:.{e}f}").correct, e
+        assert not verifier.check(f"10{negative}", f"-{10.0**-e:.{e}f}").correct, e
+        assert not verifier.check(f"10{negative}", f"10^{{{e}}}").correct, e
+    assert verifier.check("2¹⁰", "1024").correct and not verifier.check("2¹⁰", "1023").correct
+
+
+def test_a_unicode_root_over_parentheses(verifier):
+    """`√(n)` and `√(x+k)` are the roots of what the parentheses hold; a root left open is refused."""
+    rng = random.Random(RNG_SEED)
+    for n in (rng.randrange(2, 10**4) for _ in range(40)):
+        assert verifier.check(f"√({n})", f"\\sqrt{{{n}}}").correct, n
+        assert not verifier.check(f"√({n + 1})", f"\\sqrt{{{n}}}").correct, n
+        assert verifier.check(f"(√({n})+1)/2", f"\\frac{{1+\\sqrt{{{n}}}}}{{2}}").correct, n
+        assert not verifier.check(f"(√({n})-1)/2", f"\\frac{{1+\\sqrt{{{n}}}}}{{2}}").correct, n
+        k = n % 9 + 1
+        assert verifier.check(f"√(x+{k})", f"\\sqrt{{x+{k}}}").correct, k
+        assert not verifier.check(f"√(x+{k + 1})", f"\\sqrt{{x+{k}}}").correct, k
+        assert not verifier.check(f"√({n}", f"\\sqrt{{{n}}}").correct, n

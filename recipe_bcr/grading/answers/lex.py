@@ -36,6 +36,7 @@ _UNICODE = {
     "∨": "\\lor", "∧": "\\land", "⇒": "\\Rightarrow", "→": "\\to", "⇔": "\\iff", "∪": "\\cup", "∩": "\\cap",
     "∣": "\\mid", "≡": "\\equiv", "∼": "\\sim", "⊕": "\\oplus",
 }
+_SUPERSCRIPTS = {"⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8", "⁹": "9"}
 _CHARS = frozenset("+-*/^_!'=<>()[]{}|,;:&.%?")  # ASCII math characters a token may be; "?" is always refused later
 
 
@@ -74,8 +75,10 @@ def tokens(s: str) -> list[Token] | None:
     """The tokens of `s`, or None when some character is outside the answer vocabulary."""
     out: list[Token] = []
     i, n, spaced, depth = 0, len(s), False, 0
+    parens, roots = 0, []  # roots: the parenthesis depth around each open `√(`, back to which its ")" closes the root
     while i < n:
         c = s[i]
+        parens += (c == "(") - (c == ")")
         if c in "([" or s.startswith("\\{", i):
             depth += 1
         elif c in ")]" or s.startswith("\\}", i):
@@ -87,6 +90,21 @@ def tokens(s: str) -> list[Token] | None:
             j = _DIGITS.match(s, i + 1).end()  # type: ignore[union-attr]
             out += [_command_token("\\sqrt", i, i + 1, spaced), Token("char", "{", i + 1, i + 1, False),
                     Token("num", s[i + 1 : j], i + 1, j, False), Token("char", "}", j, j, False)]
+            spaced, i = False, j
+            continue
+        if c == "√" and i + 1 < n and s[i + 1] == "(":  # √(x+1): the parentheses are the root's braces
+            out += [_command_token("\\sqrt", i, i + 1, spaced), Token("char", "{", i + 1, i + 2, False)]
+            roots.append(parens)
+            depth, parens = depth + 1, parens + 1
+            spaced, i = False, i + 2
+            continue
+        if c == ")" and roots and roots[-1] == parens:
+            roots.pop()
+            out.append(Token("char", "}", i, i + 1, spaced))
+            spaced, i = False, i + 1
+            continue
+        if c in _SUPERSCRIPTS or (c == "⁻" and i + 1 < n and s[i + 1] in _SUPERSCRIPTS):
+            j = _superscript(out, s, i, spaced)  # x², 10⁻⁶: the exponent ^{...} written as raised digits
             spaced, i = False, j
             continue
         if c in _UNICODE:
@@ -182,6 +200,20 @@ def _styled_digits(s: str, name: str, j: int) -> tuple[str, int] | None:
         return None
     m = _STYLED_DIGITS.match(s, j)
     return None if m is None else (m.group(1), m.end())
+
+
+def _superscript(out: list[Token], s: str, i: int, spaced: bool) -> int:
+    """Append `^{-12}` for the raised run `⁻¹²` at s[i]; return where the run ends."""
+    j = i + (s[i] == "⁻")
+    k = j
+    while k < len(s) and s[k] in _SUPERSCRIPTS:
+        k += 1
+    digits = "".join(_SUPERSCRIPTS[c] for c in s[j:k])
+    out += [Token("char", "^", i, i, spaced), Token("char", "{", i, i, False)]
+    if j > i:
+        out.append(Token("char", "-", i, j, False))
+    out += [Token("num", digits, j, k, False), Token("char", "}", k, k, False)]
+    return k
 
 
 def _add_digits(out: list[Token], tok: Token) -> None:
