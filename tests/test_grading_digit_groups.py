@@ -44,3 +44,25 @@ def test_marked_groups_inside_brackets(verifier):
 def test_a_grouped_answer_earns_accuracy_and_format(verifier):
     text = "### Problem 1\nAnswer1: \\boxed{1\\,234\\,567}\n"
     assert score_completion(text, ["1234567"], verifier).breakdown["score"] == 3.0
+
+
+DECIMAL_MARKS = ["\\,", "~", "\\!", "\\ ", "\u2009", "\u202f"]
+
+
+def _decimal_grouped(digits: str, mark: str) -> str:
+    """`0.000\\,1`: the digits after the point in groups of three from the point, the last maybe shorter."""
+    return mark.join(digits[i : i + 3] for i in range(0, len(digits), 3))
+
+
+@pytest.mark.parametrize("mark", DECIMAL_MARKS)
+def test_groups_of_three_after_the_decimal_point(verifier, mark):
+    rng = random.Random(DECIMAL_MARKS.index(mark))
+    for _ in range(40):
+        whole, frac = rng.randrange(0, 100), f"{rng.randrange(1, 10**9):0{rng.randrange(4, 10)}d}"
+        pred = f"{whole}.{_decimal_grouped(frac, mark)}"
+        assert verifier.check(pred, f"{whole}.{frac}").correct, pred
+        assert not verifier.check(pred, f"{whole}.{frac[:-1]}{(int(frac[-1]) + 1) % 10}").correct, pred
+        assert not verifier.check(f"-{pred}", f"{whole}.{frac}").correct, pred
+    assert verifier.check(f"0.000{mark}1", "0.0001").correct
+    assert not verifier.check(f"0.0001{mark}5", "0.00015").correct  # a first group of four is no grouping
+    assert not verifier.check(f"0.12{mark}3", "0.123").correct

@@ -23,6 +23,8 @@ _MARK = r"(?: ?\{ ?, ?\} ?|,(?:\\[!,] ?)?|(?:\\[,! ]|~) ?)"
 _THOUSANDS_GROUP = re.compile(_MARK + r"[0-9]{3}(?![0-9])|[ \u2009\u202f][0-9]{3}(?![0-9.])")
 # inside brackets a plain comma separates elements ("(12,102)" is a pair): only the other marks group digits there
 _MARKED_GROUP = re.compile(r"(?: ?\{ ?, ?\} ?|,\\[!,] ?|(?:\\[,! ]|~) ?)[0-9]{3}(?![0-9])")
+# after the decimal point: 0.000\\,1, 3.141\\,592\\,65 (TeX or thin spacing after each full group of three)
+_DECIMAL_GROUP = re.compile(r"(?:\\[,! ]|~|[\u2009\u202f]) ?([0-9]{1,3})(?![0-9])")
 _LETTERS = re.compile(r"[A-Za-z]+")
 _COMMAND = re.compile(r"\\[A-Za-z]+")
 _SPACING = frozenset(
@@ -120,14 +122,14 @@ def tokens(s: str) -> list[Token] | None:
                 while (g := groups.match(s, j)) is not None:
                     j = g.end()
             if j < n and s[j] == "." and j + 1 < n and "0" <= s[j + 1] <= "9":
-                j = _DIGITS.match(s, j + 1).end()  # type: ignore[union-attr]
+                j = _decimals(s, j + 1)
             elif s.startswith(".\\overline", j):  # 0.\overline{3}
                 j += 1
             _add_digits(out, Token("num", s[i:j], i, j, spaced))
             spaced, i = False, j
             continue
         if c == "." and i + 1 < n and "0" <= s[i + 1] <= "9":
-            j = _DIGITS.match(s, i + 1).end()  # type: ignore[union-attr]
+            j = _decimals(s, i + 1)
             out.append(Token("num", s[i:j], i, j, spaced))
             spaced, i = False, j
             continue
@@ -200,6 +202,15 @@ def _styled_digits(s: str, name: str, j: int) -> tuple[str, int] | None:
         return None
     m = _STYLED_DIGITS.match(s, j)
     return None if m is None else (m.group(1), m.end())
+
+
+def _decimals(s: str, i: int) -> int:
+    """End of the digits after a decimal point at s[i], spaced groups of three included (the last may be shorter)."""
+    j = _DIGITS.match(s, i).end()  # type: ignore[union-attr]
+    group = j - i
+    while group == 3 and (g := _DECIMAL_GROUP.match(s, j)) is not None:
+        j, group = g.end(), len(g.group(1))
+    return j
 
 
 def _superscript(out: list[Token], s: str, i: int, spaced: bool) -> int:
