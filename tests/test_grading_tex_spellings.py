@@ -162,3 +162,15 @@ def test_a_unicode_root_over_parentheses(verifier):
         assert verifier.check(f"√(x+{k})", f"\\sqrt{{x+{k}}}").correct, k
         assert not verifier.check(f"√(x+{k + 1})", f"\\sqrt{{x+{k}}}").correct, k
         assert not verifier.check(f"√({n}", f"\\sqrt{{{n}}}").correct, n
+
+
+def test_a_dollar_sign_in_text_is_a_dollar_sign(verifier):
+    """`\\text{\\$}12.50` renders as `\\$12.50`: the same value; a dollar sign alone is no value."""
+    rng = random.Random(RNG_SEED)
+    for cents in (rng.randrange(1, 10**6) for _ in range(40)):
+        amount = f"{cents // 100}.{cents % 100:02d}"
+        for sign in ("\\text{\\$}", "\\text{\\$ }", "\\mathrm{\\$}", "\\$"):
+            assert verifier.check(f"{sign}{amount}", amount).correct, sign
+            assert not verifier.check(f"{sign}{amount}", f"{(cents + 1) // 100}.{(cents + 1) % 100:02d}").correct, sign
+            assert not verifier.check(f"{sign}{amount}", f"-{amount}").correct, sign
+    assert not verifier.check("\\text{\\$}", "12").correct

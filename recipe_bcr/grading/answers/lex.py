@@ -159,6 +159,8 @@ def tokens(s: str) -> list[Token] | None:
                 content = s[k + 1 : end - 1]
                 if content.strip().lower() in PERCENT_WORDS:
                     out.append(_command_token("\\%", i, end, spaced))
+                elif content.strip() == "\\$":  # \text{\$}12.50 is \$12.50: a dollar sign before the value
+                    out.append(_command_token("\\$", i, end, spaced))
                 elif content.strip() == ",":  # x = 2 \text{, } x = 3: the comma of a list
                     out.append(Token("char", ",", i, end, spaced))
                 else:
