@@ -53,3 +53,21 @@ def test_compound_and_powered_units(verifier):
             assert not verifier.check(f"{n + 1} {unit}", str(n)).correct, unit
         for words in ("\\text{ km} / \\text{apples}", "\\mathrm{cm^4}", "\\mathrm{~km} / 2"):
             assert not verifier.check(f"{n} {words}", str(n)).correct, words
+
+
+def test_measurement_units_and_rates_reasoning_models_write(verifier):
+    """`5 cups`, `60 miles per hour`, `60 km/h`, `5 m/s` (bare or in `\\text`): the value with its unit; "per" joins
+    two units only, and a unit phrase never hides another value."""
+    rng = random.Random(13)
+    bare = ["cups", "tablespoons", "acres", "mg", "miles per hour", "mph", "km/h", "m/s", "feet per second", "kWh",
+            "liters per minute", "km per hour"]
+    for n in (rng.randrange(1, 10**4) for _ in range(20)):
+        for unit in bare:
+            for pred in (f"{n} {unit}", f"{n} \\text{{ {unit}}}"):
+                assert verifier.check(pred, str(n)).correct, pred
+                assert not verifier.check(pred, str(n + 1)).correct, pred
+                assert not verifier.check(f"-{pred}", str(n)).correct, pred
+        for words in ("miles per", "per hour", "miles per apple", "apples per hour", "billion per hour", "km/apples"):
+            assert not verifier.check(f"{n} {words}", str(n)).correct, words
+            assert not verifier.check(f"{n} \\text{{ {words}}}", str(n)).correct, words
+    assert verifier.check("m/s", "\\frac{m}{s}").correct  # letters with no value before them stay letters

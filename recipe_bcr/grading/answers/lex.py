@@ -13,7 +13,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from recipe_bcr.grading.answers.words import PERCENT_WORDS, UNITS, WORDS_IN_MATH
+from recipe_bcr.grading.answers.words import PERCENT_WORDS, UNITS, WORDS_IN_MATH, is_unit_phrase
 
 # numbers: "12", "1.5", ".5", "1,234,567" (groups of three, no space after a comma), "1e-12" handled by the parser
 _DIGITS = re.compile(r"[0-9]+")
@@ -26,6 +26,7 @@ _MARKED_GROUP = re.compile(r"(?: ?\{ ?, ?\} ?|,\\[!,] ?|(?:\\[,! ]|~) ?)[0-9]{3}
 # after the decimal point: 0.000\\,1, 3.141\\,592\\,65 (TeX or thin spacing after each full group of three)
 _DECIMAL_GROUP = re.compile(r"(?:\\[,! ]|~|[\u2009\u202f]) ?([0-9]{1,3})(?![0-9])")
 _LETTERS = re.compile(r"[A-Za-z]+")
+_UNIT_PHRASE = re.compile(r"[A-Za-z]+(?:/[A-Za-z]+)?(?: +per +[A-Za-z]+(?:/[A-Za-z]+)?)*")  # checked by is_unit_phrase
 _COMMAND = re.compile(r"\\[A-Za-z]+")
 _SPACING = frozenset(
     "\\, \\; \\: \\! \\> \\quad \\qquad \\enspace \\thinspace \\medspace \\thickspace \\displaystyle \\textstyle "
@@ -177,6 +178,11 @@ def tokens(s: str) -> list[Token] | None:
             if word.lower() in PERCENT_WORDS:  # 28 percent, 28 pct: a percent sign in words
                 out.append(_command_token("\\%", i, m.end(), spaced))
                 spaced, i = False, m.end()
+                continue
+            phrase = _UNIT_PHRASE.match(s, i)
+            if out and out[-1].kind == "num" and phrase is not None and phrase.end() > m.end() and is_unit_phrase(phrase.group()):
+                out.append(Token("text", phrase.group(), i, phrase.end(), spaced))  # 60 miles per hour, 5 m/s, 60 km/h
+                spaced, i = False, phrase.end()
                 continue
             if (word in WORDS_IN_MATH or (len(word) > 1 and word.lower() in UNITS)) and (i == 0 or s[i - 1] != "\\"):
                 out.append(Token("text", word, i, m.end(), spaced))  # "12 and 13", "125 miles": words, not products

@@ -16,7 +16,11 @@ UNITS = frozenset(
     radian radians rad dollar dollars cent cents s sec secs second seconds min mins minute minutes h hr hrs
     hour hours day days week weeks month months year years g kg gram grams kilogram kilograms lb lbs pound
     pounds oz ounce ounces l ml liter liters litre litres gallon gallons mph kph km/h m/s ways people students
-    usd
+    usd kilometre kilometres millimetre millimetres centimetre centimetres acre acres hectare hectares ha
+    mg milligram milligrams ton tons tonne tonnes cup cups pint pints quart quarts tablespoon tablespoons tbsp
+    teaspoon teaspoons tsp cc kmh kmph fps knot knots ms millisecond milliseconds hertz hz khz mhz ghz watt watts
+    kw kwh kilowatt kilowatts joule joules kj newton newtons volt volts amp amps ampere amperes ohm ohms pascal
+    pascals kpa calorie calories cal kcal byte bytes kb mb gb bit bits celsius fahrenheit kelvin
     """.split()
 )
 MAGNITUDES = frozenset(
@@ -72,10 +76,19 @@ def text_kind(content: str) -> str:
     if connective(content) is not None:
         return "connective"
     # `\\text{ ways.}` closes the sentence; `\\mathrm{cm^2}`, `\\mathrm{m/s^{2}}` square or cube the unit
-    lowered = [_UNIT_POWER.sub("", w.lower()) for w in content.removesuffix(".").split()]
-    if lowered and all(_WORD.fullmatch(w) and w in UNITS for w in lowered):
+    if is_unit_phrase(content.removesuffix(".")):
         return "unit"
     return "prose"
+
+
+def is_unit_phrase(text: str) -> bool:
+    """Units from the closed list, maybe squared or cubed, `a/b` or `a per b` of two of them (`miles per hour`, `km/h`):
+    a phrase that never changes the value it follows."""
+    words = [_UNIT_POWER.sub("", w.lower()) for w in text.split()]
+    pers = words[1::2]
+    if len(words) > 1 and len(words) % 2 == 1 and all(w == "per" for w in pers):
+        words = words[::2]  # miles per hour: "per" between units only
+    return bool(words) and all(_WORD.fullmatch(w) and all(part in UNITS for part in w.split("/")) for w in words)
 
 
 def words_key(text: str) -> str:
