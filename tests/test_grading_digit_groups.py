@@ -9,7 +9,8 @@ import pytest
 
 from recipe_bcr.grading.reward import score_completion
 
-MARKS = ["\\,", "~", "{,}", "\\!", ",\\!", "\\ ", ",", " ", "\u2009", "\u202f"]  # the last two: thin, narrow no-break space
+MARKS = ["\\,", "~", "{,}", "\\!", ",\\!", "\\ ", ",", " ", "\u2009", "\u202f", "{\\ }", "{\\,}", "{~}"]
+# "\u2009", "\u202f": thin and narrow no-break space; the last three: TeX spacing in braces (`7{\ }768{\ }974`)
 
 
 def _grouped(n: int, mark: str) -> str:
@@ -25,7 +26,7 @@ def test_groups_of_three_are_one_number(verifier, mark):
         assert not verifier.check(pred, str(n + 1)).correct, pred
 
 
-@pytest.mark.parametrize("mark", ["\\,", "~", "\\!"])
+@pytest.mark.parametrize("mark", ["\\,", "~", "\\!", "{\\ }"])
 def test_other_groupings_are_refused(verifier, mark):
     rng = random.Random(7)
     for n in (rng.randrange(10**4, 10**9) for _ in range(40)):
@@ -46,7 +47,7 @@ def test_a_grouped_answer_earns_accuracy_and_format(verifier):
     assert score_completion(text, ["1234567"], verifier).breakdown["score"] == 3.0
 
 
-DECIMAL_MARKS = ["\\,", "~", "\\!", "\\ ", "\u2009", "\u202f"]
+DECIMAL_MARKS = ["\\,", "~", "\\!", "\\ ", "\u2009", "\u202f", "{\\ }", "{\\,}"]
 
 
 def _decimal_grouped(digits: str, mark: str) -> str:

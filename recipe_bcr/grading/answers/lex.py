@@ -17,14 +17,16 @@ from recipe_bcr.grading.answers.words import PERCENT_WORDS, UNITS, WORDS_IN_MATH
 
 # numbers: "12", "1.5", ".5", "1,234,567" (groups of three, no space after a comma), "1e-12" handled by the parser
 _DIGITS = re.compile(r"[0-9]+")
-# a digit-group mark: "{,}", ",", ",\\!" and the spacing TeX writes between groups ("\\,", "\\!", "~", "\\ ")
-_MARK = r"(?: ?\{ ?, ?\} ?|,(?:\\[!,] ?)?|(?:\\[,! ]|~) ?)"
+# a digit-group mark: "{,}", ",", ",\\!", the spacing TeX writes between groups ("\\,", "\\!", "~", "\\ "), and that
+# spacing braced ("{\\ }", "{\\,}", "{~}")
+_SPACE_MARK = r"(?:(?:\\[,! ]|~) ?|\{ ?(?:\\[,! ]|~) ?\} ?)"
+_MARK = r"(?: ?\{ ?, ?\} ?|,(?:\\[!,] ?)?|" + _SPACE_MARK + ")"
 # 10,080 / 10{,}080 / 10\\,080 / 10~080 / 10,\\! 080, and "1 000" (one space, thin or narrow too): groups of exactly three digits
 _THOUSANDS_GROUP = re.compile(_MARK + r"[0-9]{3}(?![0-9])|[ \u2009\u202f][0-9]{3}(?![0-9.])")
 # inside brackets a plain comma separates elements ("(12,102)" is a pair): only the other marks group digits there
-_MARKED_GROUP = re.compile(r"(?: ?\{ ?, ?\} ?|,\\[!,] ?|(?:\\[,! ]|~) ?)[0-9]{3}(?![0-9])")
+_MARKED_GROUP = re.compile(r"(?: ?\{ ?, ?\} ?|,\\[!,] ?|" + _SPACE_MARK + r")[0-9]{3}(?![0-9])")
 # after the decimal point: 0.000\\,1, 3.141\\,592\\,65 (TeX or thin spacing after each full group of three)
-_DECIMAL_GROUP = re.compile(r"(?:\\[,! ]|~|[\u2009\u202f]) ?([0-9]{1,3})(?![0-9])")
+_DECIMAL_GROUP = re.compile(r"(?:" + _SPACE_MARK + r"|[\u2009\u202f] ?)([0-9]{1,3})(?![0-9])")
 _LETTERS = re.compile(r"[A-Za-z]+")
 _UNIT_PHRASE = re.compile(r"[A-Za-z]+(?:/[A-Za-z]+)?(?: +per +[A-Za-z]+(?:/[A-Za-z]+)?)*")  # checked by is_unit_phrase
 _COMMAND = re.compile(r"\\[A-Za-z]+")
