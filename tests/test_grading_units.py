@@ -59,7 +59,7 @@ def test_measurement_units_and_rates_reasoning_models_write(verifier):
     """`5 cups`, `60 miles per hour`, `60 km/h`, `5 m/s` (bare or in `\\text`): the value with its unit; "per" joins
     two units only, and a unit phrase never hides another value."""
     rng = random.Random(13)
-    bare = ["cups", "tablespoons", "acres", "mg", "miles per hour", "mph", "km/h", "m/s", "feet per second", "kWh",
+    bare = ["cups", "tablespoons", "acres", "milligrams", "miles per hour", "mph", "km/h", "m/s", "feet per second", "kWh",
             "liters per minute", "km per hour"]
     for n in (rng.randrange(1, 10**4) for _ in range(20)):
         for unit in bare:
@@ -71,3 +71,11 @@ def test_measurement_units_and_rates_reasoning_models_write(verifier):
             assert not verifier.check(f"{n} {words}", str(n)).correct, words
             assert not verifier.check(f"{n} \\text{{ {words}}}", str(n)).correct, words
     assert verifier.check("m/s", "\\frac{m}{s}").correct  # letters with no value before them stay letters
+
+
+def test_letter_pairs_stay_products_of_names(verifier):
+    """`mg`, `ms`, `cc`, `kb` are products of names before they are units: they are on no unit list."""
+    for pair in ("mg", "ms", "cc", "kb", "ha", "kw"):
+        a, b = pair
+        assert verifier.check(f"2{pair}", f"2{b}{a}").correct, pair
+        assert not verifier.check(f"2{pair}", "2").correct, pair

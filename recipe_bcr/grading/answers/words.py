@@ -16,13 +16,13 @@ UNITS = frozenset(
     radian radians rad dollar dollars cent cents s sec secs second seconds min mins minute minutes h hr hrs
     hour hours day days week weeks month months year years g kg gram grams kilogram kilograms lb lbs pound
     pounds oz ounce ounces l ml liter liters litre litres gallon gallons mph kph km/h m/s ways people students
-    usd kilometre kilometres millimetre millimetres centimetre centimetres acre acres hectare hectares ha
-    mg milligram milligrams ton tons tonne tonnes cup cups pint pints quart quarts tablespoon tablespoons tbsp
-    teaspoon teaspoons tsp cc kmh kmph fps knot knots ms millisecond milliseconds hertz hz khz mhz ghz watt watts
-    kw kwh kilowatt kilowatts joule joules kj newton newtons volt volts amp amps ampere amperes ohm ohms pascal
-    pascals kpa calorie calories cal kcal byte bytes kb mb gb bit bits celsius fahrenheit kelvin
+    usd kilometre kilometres millimetre millimetres centimetre centimetres acre acres hectare hectares
+    milligram milligrams ton tons tonne tonnes cup cups pint pints quart quarts tablespoon tablespoons tbsp
+    teaspoon teaspoons tsp kmph knot knots millisecond milliseconds hertz khz mhz ghz watt watts
+    kwh kilowatt kilowatts joule joules newton newtons volt volts amp amps ampere amperes ohm ohms pascal
+    pascals calorie calories kcal byte bytes bit bits celsius fahrenheit kelvin
     """.split()
-)
+)  # no letter pair a product of names could be (`mg`, `ms`, `cc`, `kb`: `5mg`, `\\begin{array}{cc}`)
 MAGNITUDES = frozenset(
     "hundred hundreds thousand thousands million millions billion billions trillion trillions dozen dozens".split()
 )  # words that change a value: never dropped, never added
