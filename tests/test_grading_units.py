@@ -59,7 +59,8 @@ def test_measurement_units_and_rates_reasoning_models_write(verifier):
     """`5 cups`, `60 miles per hour`, `60 km/h`, `5 m/s` (bare or in `\\text`): the value with its unit; "per" joins
     two units only, and a unit phrase never hides another value."""
     rng = random.Random(13)
-    bare = ["cups", "tablespoons", "acres", "milligrams", "miles per hour", "mph", "km/h", "m/s", "feet per second", "kWh",
+    bare = ["cups", "tablespoons", "acres", "milligrams", "miles per hour", "mph", "km/h", "m/s", "feet per second",
+            "kWh",
             "liters per minute", "km per hour"]
     for n in (rng.randrange(1, 10**4) for _ in range(20)):
         for unit in bare:

@@ -41,7 +41,7 @@ _UNICODE = {
     "∨": "\\lor", "∧": "\\land", "⇒": "\\Rightarrow", "→": "\\to", "⇔": "\\iff", "∪": "\\cup", "∩": "\\cap",
     "∣": "\\mid", "≡": "\\equiv", "∼": "\\sim", "⊕": "\\oplus",
 }
-_SUPERSCRIPTS = {"⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8", "⁹": "9"}
+_SUPERSCRIPTS = {c: str(d) for d, c in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")}  # x², 10⁻⁶: raised digits are an exponent
 _CHARS = frozenset("+-*/^_!'=<>()[]{}|,;:&.%?")  # ASCII math characters a token may be; "?" is always refused later
 
 
@@ -182,7 +182,8 @@ def tokens(s: str) -> list[Token] | None:
                 spaced, i = False, m.end()
                 continue
             phrase = _UNIT_PHRASE.match(s, i)
-            if out and out[-1].kind == "num" and phrase is not None and phrase.end() > m.end() and is_unit_phrase(phrase.group()):
+            after_number = bool(out) and out[-1].kind == "num" and phrase is not None and phrase.end() > m.end()
+            if after_number and is_unit_phrase(phrase.group()):  # type: ignore[union-attr]
                 out.append(Token("text", phrase.group(), i, phrase.end(), spaced))  # 60 miles per hour, 5 m/s, 60 km/h
                 spaced, i = False, phrase.end()
                 continue
