@@ -181,9 +181,9 @@ def tokens(s: str) -> list[Token] | None:
                 out.append(_command_token("\\%", i, m.end(), spaced))
                 spaced, i = False, m.end()
                 continue
-            phrase = _UNIT_PHRASE.match(s, i)
-            after_number = bool(out) and out[-1].kind == "num" and phrase is not None and phrase.end() > m.end()
-            if after_number and is_unit_phrase(phrase.group()):  # type: ignore[union-attr]
+            # only right after a number (one scan per number, so the lexer stays linear)
+            phrase = _UNIT_PHRASE.match(s, i) if out and out[-1].kind == "num" else None
+            if phrase is not None and phrase.end() > m.end() and is_unit_phrase(phrase.group()):
                 out.append(Token("text", phrase.group(), i, phrase.end(), spaced))  # 60 miles per hour, 5 m/s, 60 km/h
                 spaced, i = False, phrase.end()
                 continue
