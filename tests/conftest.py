@@ -17,7 +17,13 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("BCR_SHARED", REPO.parent / "shared")).resolve()
 # The longest runs (about 2-4 min each on 2 cores), started first so that the two workers end together.
-LONGEST_FIRST = ("test_train_e2e.py", "test_paper.py", "test_toy_model.py", "test_demo.py", "test_gpu_check.py")
+LONGEST_FIRST = ("test_train_e2e.py", "test_paper.py", "test_toy_model.py", "test_demo.py")
+
+# OpenMP threads that sleep when idle, in the test processes and every command they start (set before
+# anything imports torch): libgomp's default spins, and on 2 cores the in-process toy rebuild's spinning threads
+# stalled the other worker's GRPO run for 2.5 min (a Ray start that takes 25 s alone). verl's CPU preset sets
+# the same for its Ray workers (hydra_configs/bcr_device/cpu.yaml).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 if WORKER := os.environ.get("PYTEST_XDIST_WORKER"):
     # A cache per worker: two workers (and the commands they start) never copy the toy model into one folder at once.

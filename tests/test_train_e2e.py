@@ -80,7 +80,8 @@ class EndToEnd:
         assert [r["step"] for r in rows] == list(range(1, STEPS + 1))
         for r in rows:
             for key in ("bcr/acc", "bcr/fmt", "bcr/answered", "bcr/acc_pos1", "bcr/acc_pos3", "bcr/tokens_per_problem",
-                        "bcr/truncation_rate", "critic/score/mean", "critic/advantages/max", "actor/grad_norm"):
+                        "bcr/truncation_rate", "critic/score/mean", "critic/advantages/max", "actor/grad_norm",
+                        "timing_s/step"):  # gpu-check and bench_step read the step time
                 assert key in r, (r["step"], key)
             # the rollout's log-probs equal the FSDP actor's: weights synced, same model, same tokens
             assert r["training/rollout_probs_diff_max"] < 1e-3
