@@ -168,9 +168,12 @@ def run_paper(out: str, overrides: list[str]) -> int:
         print(f"      budget from calibration: {cfg['bcr']['tokens_per_problem']} tokens per problem")
     runs = plan(cfg)
     d = toy["data"]
+    # one epoch holds every step's prompts (+recipe=bcr_toy trains one epoch: a shorter one would end the
+    # run before train_steps, and its last checkpoint would never be written); toy problems cost nothing
+    train_groups = max(int(d["train_groups"]), int(cfg["train_steps"]) * int(cfg["grpo"]["prompts_per_step"]))
     data = {"group": root / "data" / f"group_n{cfg['bcr']['n']}", "single": root / "data" / "single_n1"}
-    write_toy_data(data["group"], int(cfg["bcr"]["n"]), d["train_groups"], d["val_groups"], d["seed"], task)
-    write_toy_data(data["single"], 1, d["train_groups"], d["val_groups"], d["seed"], task, prompt_style="single")
+    write_toy_data(data["group"], int(cfg["bcr"]["n"]), train_groups, d["val_groups"], d["seed"], task)
+    write_toy_data(data["single"], 1, train_groups, d["val_groups"], d["seed"], task, prompt_style="single")
     bench = write_toy_benchmark(root / "data" / "toy_benchmark.jsonl", int(cfg["eval"]["problems"]),
                                 int(cfg["eval"]["seed"]), task)
 

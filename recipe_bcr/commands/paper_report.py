@@ -133,20 +133,52 @@ def plot_curves(series: dict[str, list[dict[str, Any]]], title: str, path: Path)
     return path
 
 
-def ablation_table(rows: Sequence[tuple[str, Path, list[dict[str, Any]]]], first: str) -> str:
+def ablation_table(rows: Sequence[tuple[str, list[Path], list[list[dict[str, Any]]]]], first: str) -> str:
+    """One row per setting: its runs over the ablation seeds, "mean (min..max)" when there are several."""
     lines = [f"| {first} | Acc (%) N=1 | Tok / problem N=1 | train acc (last 3) | train tok / problem (last 3) | "
-             "train truncation (last 3) |", "|---|---:|---:|---:|---:|---:|"]
-    for label, ev, metrics in rows:
-        s = _summary(ev)[1]
-        lines.append(f"| {label} | {100 * s['acc']:.1f} | {s['tokens_per_problem']:.1f} | "
-                     f"{100 * _tail_mean(metrics, 'bcr/acc'):.1f} | {_tail_mean(metrics, 'bcr/tokens_per_problem'):.1f} | "
-                     f"{_tail_mean(metrics, 'bcr/truncation_rate'):.2f} |")
+             "train truncation (last 3) | seeds |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for label, evs, metrics in rows:
+        s = [_summary(ev)[1] for ev in evs]
+        lines.append(f"| {label} | {_cell([x['acc'] for x in s], 100)} | {_cell([x['tokens_per_problem'] for x in s])} | "
+                     f"{_cell([_tail_mean(m, 'bcr/acc') for m in metrics], 100)} | "
+                     f"{_cell([_tail_mean(m, 'bcr/tokens_per_problem') for m in metrics])} | "
+                     f"{_cell([_tail_mean(m, 'bcr/truncation_rate') for m in metrics], fmt='.2f')} | {len(evs)} |")
     return "\n".join(lines) + "\n"
 
 
+def _mean_curve(seeds: Sequence[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Per step, the mean of each curve key over the seeds' metrics."""
+    steps = sorted({r["step"] for rows in seeds for r in rows})
+    out = []
+    for step in steps:
+        at = [r for rows in seeds for r in rows if r["step"] == step]
+        out.append({"step": step, **{k: statistics.fmean(r[k] for r in at if k in r)
+                                     for k, _ in CURVES if any(k in r for r in at)}})
+    return out
+
+
+def _ablations(runs: Sequence[Any], cfg: dict[str, Any]) -> tuple[dict[int, list[Any]], dict[str, list[Any]]]:
+    """Budget -> runs and reward preset -> runs over the ablation seeds; BCR's main runs at those seeds are
+    the rule budget's and the paper reward's row (not trained twice). Empty where no ablation ran."""
+    seeds = set(cfg["ablation_seeds"])
+    ref = [r for r in runs if r.group == "main" and not r.single and r.seed in seeds]
+    budgets: dict[int, list[Any]] = {}
+    rewards: dict[str, list[Any]] = {}
+    for r in runs:
+        if r.group == "budget":
+            budgets.setdefault(r.budget, []).append(r)
+        elif r.group == "reward":
+            rewards.setdefault(r.reward, []).append(r)
+    if budgets and ref:
+        budgets.setdefault(ref[0].budget, []).extend(ref)
+    if rewards and ref:
+        rewards = {"paper": ref, **rewards}
+    return dict(sorted(budgets.items())), rewards
+
+
 def profile_table(models: dict[str, list[Path]]) -> tuple[str, dict[str, dict[str, float]]]:
-    lines = ["| Model (N=1) | steps / problem | filler / problem | share with steps | acc with steps | acc skipped | "
-             "acc with filler | acc no filler |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| Model (N=1) | steps / problem | filler / problem | redundancy | share with steps | acc with steps | "
+             "acc skipped | acc with filler | acc no filler |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     profiles = {}
     for label, dirs in models.items():
         recs = [r for d in dirs for r in iter_records(d / SAMPLES)]
@@ -155,7 +187,8 @@ def profile_table(models: dict[str, list[Path]]) -> tuple[str, dict[str, dict[st
         def pct(x: float) -> str:
             return "-" if x != x else f"{100 * x:.0f}%"
 
-        lines.append(f"| {label} | {p['steps_per_problem']:.2f} | {p['filler_per_problem']:.2f} | {pct(p['share_with_steps'])} | "
+        lines.append(f"| {label} | {p['steps_per_problem']:.2f} | {p['filler_per_problem']:.2f} | {pct(p['redundancy'])} | "
+                     f"{pct(p['share_with_steps'])} | "
                      f"{pct(p['acc_with_steps'])} | {pct(p['acc_skipped'])} | {pct(p['acc_with_filler'])} | {pct(p['acc_no_filler'])} |")
     return "\n".join(lines) + "\n", profiles
 
@@ -232,23 +265,26 @@ def write_report(root: Path, cfg: dict[str, Any], runs: Sequence[Any], evals: di
     plot_scaling(curves, figs / "task_scaling.png")
     tp, profiles = profile_table(models)
     metrics = {run.name: _metrics(root / "runs" / run.name) for run in runs}
-    ref = next(r for r in runs if r.group == "main" and not r.single and r.seed == cfg["ablation_seeds"][0]) \
-        if any(r.group != "main" for r in runs) else None
     bcr_seed_accs = [_tail_mean(metrics[r.name], "bcr/acc") for r in runs if r.group == "main" and not r.single]
     noise = max(bcr_seed_accs) - min(bcr_seed_accs) if len(bcr_seed_accs) > 1 else 0.0
+    budgets, rewards = _ablations(runs, cfg)
+    rule = round(cfg["bcr"]["n"] * float(cfg["bcr"]["tokens_per_problem"]))
 
-    budget_rows = sorted([r for r in runs if r.group == "budget"] + ([ref] if ref else []), key=lambda r: r.budget)
-    reward_rows = ([ref] if ref else []) + [r for r in runs if r.group == "reward"]
-    tb = ablation_table([(f"B_max = {r.budget}" + (" (rule)" if r is ref else ""), evals[r.name], metrics[r.name])
-                         for r in budget_rows], "Budget") if budget_rows else ""
-    tr = ablation_table([(("Acc+Format (BCR)" if r.reward == "paper" else r.reward), evals[r.name], metrics[r.name])
-                         for r in reward_rows], "Reward") if reward_rows else ""
+    def rows(groups: dict[Any, list[Any]], label) -> list[tuple[str, list[Path], list[list[dict[str, Any]]]]]:
+        return [(label(k), [evals[r.name] for r in rs], [metrics[r.name] for r in rs]) for k, rs in groups.items()]
+
+    budget_label = lambda b: f"B_max = {b}" + (" (rule)" if b == rule else "")  # noqa: E731
+    reward_label = lambda p: "Acc+Format (BCR)" if p == "paper" else p  # noqa: E731
+    budget_rows, reward_rows = rows(budgets, budget_label), rows(rewards, reward_label)
+    tb = ablation_table(budget_rows, "Budget") if budget_rows else ""
+    tr = ablation_table(reward_rows, "Reward") if reward_rows else ""
     if budget_rows:
-        plot_curves({f"B={r.budget}": metrics[r.name] for r in budget_rows}, "Budget ablation (BCR, N=3)",
+        plot_curves({label: _mean_curve(m) for label, _, m in budget_rows}, "Budget ablation (BCR, N=3; mean over seeds)",
                     figs / "budget_ablation_curves.png")
     if reward_rows:
-        plot_curves({("Acc+Format (BCR)" if r.reward == "paper" else r.reward): metrics[r.name] for r in reward_rows},
-                    "Reward ablation: implicit budget vs explicit length penalty", figs / "reward_ablation_curves.png")
+        plot_curves({label: _mean_curve(m) for label, _, m in reward_rows},
+                    "Reward ablation: implicit budget vs explicit length penalty (mean over seeds)",
+                    figs / "reward_ablation_curves.png")
 
     # Findings, each with its numbers.
     st = s1["stats"]
@@ -274,29 +310,34 @@ def write_report(root: Path, cfg: dict[str, Any], runs: Sequence[Any], evals: di
             f"N={ns[-1]}: BCR {drop_c:.1f} pts, baseline {drop_b:.1f} pts (BCR degrades no faster: {drop_c <= drop_b}).")
     pb, pc = profiles.get("Base (warm start)"), profiles.get(bcr_l)
     if pb and pc:
-        f3 = pc["filler_per_problem"] < pb["filler_per_problem"] and pc["share_with_steps"] >= pb["share_with_steps"] - 0.05
+        f3 = pc["redundancy"] < pb["redundancy"] and pc["share_with_steps"] >= pb["share_with_steps"] - 0.05
         findings.append(
-            f"3. **Compression is syntactic (Finding 3)**: {_verdict(f3, '3')}. Filler sentences per problem at N=1: base "
-            f"{pb['filler_per_problem']:.2f} -> BCR {pc['filler_per_problem']:.2f}; share of problems with written steps: "
-            f"base {100 * pb['share_with_steps']:.0f}% -> BCR {100 * pc['share_with_steps']:.0f}% (kept: within 5 pts or higher).")
+            f"3. **Compression is syntactic (Finding 3)**: {_verdict(f3, '3')}. Redundant text (re-checks, restatements, "
+            f"narration, filler: characters outside the header, steps and answer) per problem at N=1: base "
+            f"{100 * pb['redundancy']:.0f}% -> BCR {100 * pc['redundancy']:.0f}% (filler sentences {pb['filler_per_problem']:.2f} "
+            f"-> {pc['filler_per_problem']:.2f}); share of problems with written steps: base {100 * pb['share_with_steps']:.0f}% "
+            f"-> BCR {100 * pc['share_with_steps']:.0f}% (kept: within 5 pts or higher).")
     if len(budget_rows) >= 2:
-        toks = [_summary(evals[r.name])[1]["tokens_per_problem"] for r in budget_rows]
-        accs = [100 * _summary(evals[r.name])[1]["acc"] for r in budget_rows]
+        toks = [statistics.fmean(_summary(ev)[1]["tokens_per_problem"] for ev in evs) for _, evs, _ in budget_rows]
+        accs = [statistics.fmean(100 * _summary(ev)[1]["acc"] for ev in evs) for _, evs, _ in budget_rows]
         fb = all(x <= y + 0.5 for x, y in zip(toks, toks[1:]))
         findings.append(
             f"4. **The budget trades tokens for accuracy (budget ablation)**: {_verdict(fb, '4')}. Tokens per problem at N=1 for "
-            f"B_max = {', '.join(str(r.budget) for r in budget_rows)}: {', '.join(f'{x:.1f}' for x in toks)} "
-            f"(non-decreasing with the budget: {fb}); accuracy {', '.join(f'{x:.1f}' for x in accs)}%. One seed per budget.")
+            f"B_max = {', '.join(str(b) for b in budgets)}: {', '.join(f'{x:.1f}' for x in toks)} "
+            f"(non-decreasing with the budget: {fb}); accuracy {', '.join(f'{x:.1f}' for x in accs)}%. "
+            f"Mean over {', '.join(str(len(evs)) for _, evs, _ in budget_rows)} seed(s) per budget.")
     if len(reward_rows) >= 2:
-        bcr_acc = _tail_mean(metrics[reward_rows[0].name], "bcr/acc")
-        pens = [(r.reward, _tail_mean(metrics[r.name], "bcr/acc"), _tail_mean(metrics[r.name], "bcr/tokens_per_problem"))
-                for r in reward_rows[1:]]
-        f4 = all(bcr_acc - a > noise for _, a, _ in pens)
+        bcr_acc = statistics.fmean(_tail_mean(m, "bcr/acc") for m in reward_rows[0][2])
+        pens = [(label, statistics.fmean(_tail_mean(m, "bcr/acc") for m in ms),
+                 statistics.fmean(_tail_mean(m, "bcr/tokens_per_problem") for m in ms), len(ms))
+                for label, _, ms in reward_rows[1:]]
+        f4 = all(bcr_acc - a > noise for _, a, _, _ in pens)
         findings.append(
             f"5. **Explicit length penalties destabilise training (reward ablation, Finding 4)**: {_verdict(f4, '5')}. Training "
             f"accuracy over the last 3 steps: BCR {100 * bcr_acc:.1f}%, " +
-            ", ".join(f"{name} {100 * a:.1f}% ({t:.1f} tokens per problem)" for name, a, t in pens) +
-            f"; a gap counts when larger than the BCR seed spread of {100 * noise:.1f} pts. One seed per penalty.")
+            ", ".join(f"{name} {100 * a:.1f}% ({t:.1f} tokens per problem)" for name, a, t, _ in pens) +
+            f"; a gap counts when larger than the BCR seed spread of {100 * noise:.1f} pts. Mean over "
+            f"{', '.join(str(k) for *_, k in pens)} seed(s) per penalty.")
     pb_steps = (f"Base model at N=1: accuracy {100 * pb['acc_with_steps']:.0f}% with written steps, "
                 f"{100 * pb['acc_skipped']:.0f}% when it skips them; {100 * pb['acc_with_filler']:.0f}% with filler, "
                 f"{100 * pb['acc_no_filler']:.0f}% without.") if pb else ""
