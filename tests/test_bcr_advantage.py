@@ -126,3 +126,13 @@ def test_the_per_rollout_diagnostic_tags_reasoning_redundancy_and_truncation(sco
     dropped = table["dropped reasoning"]  # a4, b2
     assert dropped["rollouts"] == 2 and dropped["advantage"] == pytest.approx(((5 / 3 - 9 / 4) - 1) / 2)
     assert dropped["truncated"] == 0.0 and dropped["fmt"] == 1.0
+
+
+def test_a_section_cut_before_its_steps_is_not_dropped_reasoning():
+    """Under a binding budget the last section is often cut in its opening narration: the completion
+    kept its reasoning in every problem it finished; one that skipped the steps of a finished problem did not."""
+    cut = f"### Problem 1\n{STEPS[0]} {NOISE.format(a=GOLDS[0])}\nAnswer1: \\boxed{{{GOLDS[0]}}}\n\n### Problem 2\nLet me work"
+    assert tag(cut, 3)["kept_reasoning"] and tag(cut, 3)["redundancy"] > 0.3
+    skipped = f"### Problem 1\nAnswer1: \\boxed{{{GOLDS[0]}}}\n\n### Problem 2\n{STEPS[1]}"
+    assert not tag(skipped, 3)["kept_reasoning"]
+    assert summarize([{"input": "a", "output": cut, "score": 1.0}])["kept reasoning, redundancy"]["truncated"] != 0.0

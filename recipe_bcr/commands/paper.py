@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import statistics
 import sys
 import time
 from dataclasses import dataclass, field
@@ -178,13 +179,22 @@ def run_paper(out: str, overrides: list[str]) -> int:
                                 int(cfg["eval"]["seed"]), task)
 
     print(f"[2/4] {len(runs)} GRPO runs of {cfg['train_steps']} steps (stock main_ppo, CPU) -> {root / 'runs'}")
-    models = {run.name: _train(run, root, model, data, cfg) for run in runs}
+    models, spent_train = {}, []
+    for k, run in enumerate(runs, 1):
+        t = time.time()
+        models[run.name] = _train(run, root, model, data, cfg)
+        if time.time() - t > 60:  # a run trained now, not one done earlier
+            spent_train.append(time.time() - t)
+        eta = statistics.fmean(spent_train) * (len(runs) - k) / 60 if spent_train else float("nan")
+        print(f"      [{k}/{len(runs)} runs] {(time.time() - t0) / 60:.1f} min so far; training ETA {eta:.0f} min more",
+              flush=True)
 
     print(f"[3/4] evaluation: base and every trained model -> {root / 'eval'}")
     ns = [int(n) for n in cfg["eval"]["n"]]
     evals = {"base": _evaluate("base", model, ns, root, bench, cfg)}
-    for run in runs:
+    for k, run in enumerate(runs, 1):
         evals[run.name] = _evaluate(run.name, models[run.name], ns if run.group == "main" else [1], root, bench, cfg)
+        print(f"      [{k}/{len(runs)} trained models evaluated] {(time.time() - t0) / 60:.1f} min so far", flush=True)
 
     print(f"[4/4] tables, figures, report -> {root / 'report.md'}")
     timing = root / "wall_seconds.json"  # every invocation's wall time: a resumed run reports the sum

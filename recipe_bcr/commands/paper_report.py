@@ -214,7 +214,7 @@ def rollout_table(root: Path, runs: Sequence[Any]) -> str:
             for cat, c in summarize(rows).items():
                 lines.append(f"| {run.name} {cat} | {part[0]}-{part[-1]} | {int(c['rollouts'])} | "
                              f"{100 * c['rollouts'] / len(rows):.0f}% | {c['acc']:.2f} | {c['fmt']:.2f} | "
-                             f"{c['truncated']:.2f} | {c['score']:.2f} | {c['advantage']:+.3f} | {c['redundancy']:.2f} |")
+                             f"{'-' if c['truncated'] != c['truncated'] else format(c['truncated'], '.2f')} | {c['score']:.2f} | {c['advantage']:+.3f} | {c['redundancy']:.2f} |")
     if len(lines) == 2:
         return "No rollout dumps (runs made before the paper command recorded them).\n"
     return "\n".join(lines) + "\n"

@@ -37,13 +37,15 @@ def advantages(scores: Sequence[float], groups: Sequence[Any]) -> list[float]:
 
 
 def tag(output: str, n: int, redundancy_cut: float = 0.3) -> dict[str, Any]:
-    """kept_reasoning: every problem section the completion wrote (beyond its header) has steps;
-    redundancy: the share of the sections' characters outside their essential text."""
+    """kept_reasoning: every problem section the completion finished (wrote its boxed answer) has steps;
+    a section cut by the budget before its answer is judged only when none was finished (it may not have
+    reached its steps yet). redundancy: the share of the sections' characters outside their essential text."""
     written = [s for s in sections(output, n) if s.split("\n", 1)[-1].strip()]
+    judged = [s for s in written if "\\boxed{" in s] or written
     total = sum(len(s.strip()) for s in written)
     kept = sum(len(essential(s)) for s in written)
-    share = 1 - kept / total if total else 0.0
-    return {"kept_reasoning": bool(written) and all(read_section(s)[0] for s in written),
+    share = max(0.0, 1 - kept / total) if total else 0.0
+    return {"kept_reasoning": bool(judged) and all(read_section(s)[0] for s in judged),
             "redundancy": share, "redundant": share > redundancy_cut}
 
 
@@ -87,8 +89,12 @@ def summarize(rows: Iterable[dict[str, Any]], redundancy_cut: float = 0.3) -> di
                            ("truncated", row.get("truncated", 0.0)), ("advantage", a),
                            ("redundancy", t["redundancy"])):
             c[key] += float(value)
-    return {cat: {k: (v if k == "rollouts" else v / c["rollouts"]) for k, v in c.items()}
-            for cat, c in acc.items() if c["rollouts"]}
+    out = {cat: {k: (v if k == "rollouts" else v / c["rollouts"]) for k, v in c.items()}
+           for cat, c in acc.items() if c["rollouts"]}
+    if not any("truncated" in r for r in rows):  # verl's v1 dump does not record it: unknown, not 0
+        for c in out.values():
+            c["truncated"] = float("nan")
+    return out
 
 
 def read_dump(folder: Path) -> dict[int, list[dict[str, Any]]]:
