@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def test_plan_has_the_main_comparison_per_seed_and_the_ablations():
-    cfg = load_config([])
+    cfg = load_config(["bcr.tokens_per_problem=28"])  # the default, `calibrated`, is resolved by run_paper
     runs = plan(cfg)
     rule = cfg["bcr"]["n"] * cfg["bcr"]["tokens_per_problem"]
     main = [r for r in runs if r.group == "main"]
@@ -25,9 +25,10 @@ def test_plan_has_the_main_comparison_per_seed_and_the_ablations():
     assert all(r.n == 1 and r.budget == cfg["baseline"]["budget"] for r in main if r.single)
     assert all(r.n == cfg["bcr"]["n"] and r.budget == rule for r in main if not r.single)
     budgets = sorted(r.budget for r in runs if r.group == "budget")
-    # as 4096 and 6144 are to 5120; the rule budget itself is BCR seed 0, not trained twice
-    assert budgets == [round(rule * 4096 / 5120), round(rule * 6144 / 5120)]
-    assert sorted(r.reward for r in runs if r.group == "reward") == sorted(cfg["reward_ablation"])
+    # as 4096 and 6144 are to 5120, per ablation seed; the rule budget itself is BCR's main run, not trained twice
+    k = len(cfg["ablation_seeds"])
+    assert budgets == [round(rule * 4096 / 5120)] * k + [round(rule * 6144 / 5120)] * k
+    assert sorted(r.reward for r in runs if r.group == "reward") == sorted(cfg["reward_ablation"] * k)
     assert len({r.name for r in runs}) == len(runs)
 
 
@@ -66,7 +67,7 @@ def _plant_preconditions_met(root: Path, cfg: dict) -> None:
 
 @pytest.mark.parametrize("bcr_tokens, verdict", [(20.0, "**reproduced**"), (40.0, "**not reproduced**")])
 def test_report_has_every_table_and_judges_finding_1_by_the_numbers(tmp_path, bcr_tokens, verdict):
-    cfg = load_config(["seeds=[0,1]", "ablation_seeds=[0,1]", "eval.n=[1,2]"])
+    cfg = load_config(["seeds=[0,1]", "ablation_seeds=[0,1]", "eval.n=[1,2]", "bcr.tokens_per_problem=28"])
     runs = [Run("baseline_n1_s0", "main", 1, 128, 0, single=True), Run("baseline_n1_s1", "main", 1, 128, 1, single=True),
             Run("bcr_n3_s0", "main", 3, 84, 0), Run("bcr_n3_s1", "main", 3, 84, 1),
             Run("bcr_n3_b67_s0", "budget", 3, 67, 0), Run("bcr_n3_b67_s1", "budget", 3, 67, 1),
@@ -118,7 +119,7 @@ def test_each_run_trains_with_its_own_prompt_budget_reward_and_seed(tmp_path, mo
             (target / "config.json").write_text("{}")
 
     monkeypatch.setattr(paper, "run_stage", stage)
-    cfg = load_config(["seeds=[0,1]", "ablation_seeds=[0]", "train_steps=5"])
+    cfg = load_config(["seeds=[0,1]", "ablation_seeds=[0]", "train_steps=5", "bcr.tokens_per_problem=28"])
     data = {"group": tmp_path / "group", "single": tmp_path / "single"}
     for run in plan(cfg):
         assert paper._train(run, tmp_path, tmp_path / "base", data, cfg) == tmp_path / "runs" / run.name / "hf_model"
@@ -170,7 +171,7 @@ def test_paper_command_runs_every_stage_at_tiny_sizes(tmp_path):
 
 
 def test_report_without_ablations_says_so_and_links_no_missing_figure(tmp_path):
-    cfg = load_config(["seeds=[0]", "ablation_seeds=[]", "eval.n=[1,2]"])
+    cfg = load_config(["seeds=[0]", "ablation_seeds=[]", "eval.n=[1,2]", "bcr.tokens_per_problem=28"])
     runs = [Run("baseline_n1_s0", "main", 1, 128, 0, single=True), Run("bcr_n3_s0", "main", 3, 84, 0)]
     evals = {"base": _plant_eval(tmp_path / "eval" / "base", "base", {1: (0.5, 35.0), 2: (0.4, 34.0)}, True, 2)}
     for r in runs:
@@ -191,7 +192,7 @@ def test_resuming_with_other_settings_is_refused_before_any_work(tmp_path, capsy
     out.mkdir()
     (out / "paper_config.json").write_text(json.dumps(load_config([])))
     before = sorted(p.name for p in out.iterdir())
-    assert run_paper(str(out), ["train_steps=20", "seeds=[0,1,2]"]) == 2
+    assert run_paper(str(out), ["train_steps=20", "seeds=[0,1,2,3]"]) == 2
     err = capsys.readouterr().err
     assert "other settings" in err and "seeds, train_steps" in err
     assert sorted(p.name for p in out.iterdir()) == before

@@ -40,7 +40,7 @@ def test_thresholds_are_preregistered_for_every_check_and_judged_in_their_direct
 
 
 def _plant(root: Path, met: bool) -> tuple[dict, list[Run], dict[str, Path]]:
-    cfg = load_config(["seeds=[0]", "ablation_seeds=[]", "eval.n=[1,2]"])
+    cfg = load_config(["seeds=[0]", "ablation_seeds=[]", "eval.n=[1,2]", "bcr.tokens_per_problem=28"])
     values = {**THRESHOLDS, "redundancy_n1": 0.62 if met else 0.2}
     details = {"problems_n1": 10, "groups_n3": 2, "written_n1": 9, "skipped_n1": 1, "acc_n1": 0.9, "acc_n3": 0.85,
                "l_avg_n1": 80.0, "budget_n3": 120, "compression": 0.5, "essential_tokens_3": 75.0, "mean_tokens_n3": 250.0}
