@@ -80,3 +80,26 @@ def test_letter_pairs_stay_products_of_names(verifier):
         a, b = pair
         assert verifier.check(f"2{pair}", f"2{b}{a}").correct, pair
         assert not verifier.check(f"2{pair}", "2").correct, pair
+
+
+# (answer, gold, credited): both sides name a unit -> the same quantity, compared after scaling (recipe_bcr/grading/answers/units.py)
+BOTH_UNITS = [
+    ("5 \\text{ m}^2", "5 \\text{ cm}^2", False), ("5 \\text{ km}", "5 \\text{ m}", False), ("5 \\text{ kg}", "5 \\text{ g}", False),
+    ("5 \\text{ hours}", "5 \\text{ minutes}", False), ("5 \\text{ cents}", "\\$5", False), ("5 \\text{ m/s}", "5 \\text{ km/h}", False),
+    ("5 \\text{ cm}^3", "5 \\text{ cm}^2", False), ("5 \\text{ mm}", "5 \\text{ cm}", False), ("12 \\text{ m/s}^2", "12 \\text{ m/s}", False),
+    ("3 \\text{ gallons}", "3 \\text{ liters}", False), ("7 \\text{ cm}", "7 \\text{ m}", False),
+    ("5 \\text{ square centimeters}", "5 \\text{ cm}^2", True), ("5 \\text{ centimeters}", "5 \\text{ cm}", True),
+    ("60 \\text{ mph}", "60 \\text{ miles per hour}", True), ("5 \\text{ km/h}", "5 \\text{ kph}", True),
+    ("5 \\text{ dollars}", "\\$5", True), ("5 \\text{ cubic cm}", "5 \\text{ cm}^3", True), ("5 \\mathrm{~cm}^{2}", "5 \\text{ cm}^2", True),
+    ("3 \\text{ gallons}", "3 \\text{ gallon}", True), ("5 \\text{ units}", "5 \\text{ cm}", True), ("5 \\text{ students}", "5 \\text{ people}", True),
+    ("0.5 \\text{ m}", "50 \\text{ cm}", True), ("\\$0.05", "5 \\text{ cents}", True), ("1 \\text{ hour}", "60 \\text{ minutes}", True),
+    ("5 \\text{ km}", "5000 \\text{ m}", True), ("0.5 \\text{ m}", "51 \\text{ cm}", False),
+]
+
+
+def test_two_units_are_the_same_answer_only_as_the_same_quantity(verifier):
+    """`5 m^2` for `5 cm^2` is a wrong answer, `50 cm` for `0.5 m` a right one; a generic unit ("units",
+    "students") or none on one side leaves the value alone to decide."""
+    for pred, gold, credited in BOTH_UNITS:
+        assert verifier.check(pred, gold).correct is credited, (pred, gold)
+        assert verifier.check(gold, pred).correct is credited, (gold, pred)

@@ -28,6 +28,7 @@ from typing import Any
 
 from recipe_bcr.grading.answers.poly import polynomial
 from recipe_bcr.grading.answers.tree import Node
+from recipe_bcr.grading.answers.units import quantity
 from recipe_bcr.grading.answers.value import _CTX, exact, log10_floor, numeric, refutes, unknowns
 from recipe_bcr.grading.answers.words import CONNECTIVE_WORDS, MAGNITUDES
 from recipe_bcr.grading.answers.normalize import Number, numbers_match, rounding_candidates
@@ -329,7 +330,24 @@ def same_tree(a: Node, b: Node) -> bool:
     return all(same_tree(x, y) for x, y in zip(a.children, b.children))
 
 
+def _in_units(pred: Node, gold: Node) -> Decision:
+    """Both answers name a unit, and not the same one: other quantities are never the same answer (`5 m^2`,
+    `5 cm^2`), and one quantity in two units is compared scaled, exactly (`0.5 m` is `50 cm`; `5 cents` is not
+    `\\$5`). None where a generic unit or none on either side, or the same unit, leaves the value to decide."""
+    if pred.kind != "unit" or gold.kind != "unit" or pred.text == gold.text:
+        return None
+    p, g = quantity(pred.text), quantity(gold.text)
+    if p is None or g is None or p == g:
+        return None
+    if p.dims != g.dims:
+        return False
+    pv, gv = exact(pred.children[0]), exact(gold.children[0])
+    return pv is not None and gv is not None and pv * p.scale == gv * g.scale
+
+
 def _value(pred: Node, gold: Node, rel_tol: float, top: bool = False, approx: bool = False) -> Decision:
+    if (in_units := _in_units(pred, gold)) is not None:
+        return in_units
     pred, gold = _strip_units(pred), _strip_units(gold)
     if same_tree(pred, gold) and not approx:
         return True

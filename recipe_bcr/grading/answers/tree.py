@@ -349,20 +349,22 @@ class _Reader:
         """Units after a value, from the closed list (`5 \\text{ cm}^2`, `3\\text{ square units}`), then words."""
         while (tok := self.peek()) is not None and tok.kind == "text" and _is_unit(tok.text):
             self.take()
-            unit = text_content(tok.text).lower()
-            power = self._unit_power()
-            if power:
-                self.i += power
-                unit += "^"
+            unit = text_content(tok.text).lower() + self._take_unit_power()
             while self.is_("/") and (per := self.peek(1)) is not None and per.kind == "text" and _is_unit(per.text):
                 self.i += 2  # \mathrm{~km} / \mathrm{h}: one unit
-                unit += "/" + text_content(per.text).lower()
-                self.i += self._unit_power()
+                unit += "/" + text_content(per.text).lower() + self._take_unit_power()
             node = Node("unit", (node,), text=unit, span=(node.span[0], tok.end))
         while (tok := self.peek()) is not None and tok.kind == "text" and text_kind(tok.text) == "prose":
             self.take()  # words after a value (`2 \text{ euros}`): right only where the gold carries them
             node = Node("words", (node,), text=words_key(tok.text), span=(node.span[0], tok.end))
         return node
+
+    def _take_unit_power(self) -> str:
+        """A unit's square or cube after it, taken: `^2` (what units.quantity reads), or "" when none."""
+        n = self._unit_power()
+        power = "" if not n else f"^{self.peek(1 if n == 2 else 2).text}"  # type: ignore[union-attr]
+        self.i += n
+        return power
 
     def _unit_power(self) -> int:
         """Tokens of a unit's square or cube after it (`^2`, `^{3}`), 0 when none."""
