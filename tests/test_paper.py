@@ -92,8 +92,9 @@ def test_report_has_every_table_and_judges_finding_1_by_the_numbers(tmp_path, bc
     assert next(line for line in report.splitlines() if line.startswith("| B_max = 67 |")).endswith("| 2 |")
     assert next(line for line in report.splitlines() if line.startswith("| B_max = 84 (rule) |")).endswith("| 2 |")
     assert next(line for line in report.splitlines() if line.startswith("| len_2_1_1 |")).endswith("| 1 |")
-    for fig in ("task_scaling.png", "budget_ablation_curves.png", "reward_ablation_curves.png"):
+    for fig in ("task_scaling.png", "budget_ablation_curves.png", "reward_ablation_curves.png", "training_curves.png"):
         assert (tmp_path / "figures" / fig).stat().st_size > 10_000
+    assert "| bcr_n3_s1 | 2.20 | 2.20 | 60.0% -> 60.0% | 10.0 -> 10.0 | 0.00 -> 0.00 |" in report
 
 
 def test_each_run_trains_with_its_own_prompt_budget_reward_and_seed(tmp_path, monkeypatch):

@@ -106,7 +106,7 @@ def test_report_tables_the_training_rollouts_advantage_by_behaviour(tmp_path):
                                                                 "uid": f"s{step}_{k}_0"}) + "\n"
                                                     for k, r in enumerate((lean, skip))))
     report = write_report(tmp_path, cfg, runs, evals, 60.0).read_text()
-    rows = [line for line in report.splitlines() if line.startswith("| bcr_n3_s0 ")]
+    rows = [line for line in report.splitlines() if line.startswith("| bcr_n3_s0 ") and "reasoning" in line]
     assert len(rows) == 4  # two categories x first and last half of the steps
     kept = [r for r in rows if "kept reasoning, no redundancy" in r]
     assert all("| +1.000 |" in r for r in kept) and all("| -1.000 |" in r for r in rows if "dropped" in r)

@@ -193,6 +193,24 @@ def profile_table(models: dict[str, list[Path]]) -> tuple[str, dict[str, dict[st
     return "\n".join(lines) + "\n", profiles
 
 
+def training_table(runs: Sequence[Any], metrics: dict[str, list[dict[str, Any]]]) -> str:
+    """Each main run's training reward, accuracy and tokens per problem over its first and last 3 steps."""
+    lines = ["| run | reward, first 3 steps | reward, last 3 | train acc first 3 -> last 3 | tok / problem first 3 -> "
+             "last 3 | truncation first 3 -> last 3 |", "|---|---:|---:|---:|---:|---:|"]
+    for run in (r for r in runs if r.group == "main"):
+        rows = metrics[run.name]
+
+        def head(key: str) -> float:
+            vals = [r[key] for r in rows if key in r][:3]
+            return statistics.fmean(vals) if vals else float("nan")
+
+        lines.append(f"| {run.name} | {head('critic/score/mean'):.2f} | {_tail_mean(rows, 'critic/score/mean'):.2f} | "
+                     f"{100 * head('bcr/acc'):.1f}% -> {100 * _tail_mean(rows, 'bcr/acc'):.1f}% | "
+                     f"{head('bcr/tokens_per_problem'):.1f} -> {_tail_mean(rows, 'bcr/tokens_per_problem'):.1f} | "
+                     f"{head('bcr/truncation_rate'):.2f} -> {_tail_mean(rows, 'bcr/truncation_rate'):.2f} |")
+    return "\n".join(lines) + "\n"
+
+
 def rollout_table(root: Path, runs: Sequence[Any]) -> str:
     """Per-rollout reward parts and GRPO advantage of the main runs' training rollouts (verl's dump,
     recipe_bcr/toy/rollouts.py), by kept or dropped reasoning and redundancy: which behaviour the
@@ -267,6 +285,8 @@ def write_report(root: Path, cfg: dict[str, Any], runs: Sequence[Any], evals: di
     metrics = {run.name: _metrics(root / "runs" / run.name) for run in runs}
     bcr_seed_accs = [_tail_mean(metrics[r.name], "bcr/acc") for r in runs if r.group == "main" and not r.single]
     noise = max(bcr_seed_accs) - min(bcr_seed_accs) if len(bcr_seed_accs) > 1 else 0.0
+    plot_curves({f"{'baseline' if r.single else 'BCR'} s{r.seed}": metrics[r.name] for r in runs if r.group == "main"},
+                "Training: N=1 RL baseline and BCR (N=3), every seed", figs / "training_curves.png")
     budgets, rewards = _ablations(runs, cfg)
     rule = round(cfg["bcr"]["n"] * float(cfg["bcr"]["tokens_per_problem"]))
 
@@ -380,6 +400,15 @@ Seeds {cfg['seeds']} for the main comparison, {cfg['ablation_seeds']} for the ab
 ## What the models write (N=1)
 
 {tp}
+## Training curves (main comparison)
+
+Training reward (2 x accuracy + format) and its parts as verl logged them at every step. The baseline trains on the
+single-problem prompt under a budget that never binds; BCR on N=3 groups under the calibrated budget, so its reward
+starts low (the base writes past the budget: only the problems it finished score).
+
+{training_table(runs, metrics)}
+![training curves](figures/training_curves.png)
+
 ## Training rollouts: reward parts and advantage by behaviour
 
 Every rollout of the main runs (verl's `trainer.rollout_data_dir` dump), tagged by whether it kept its reasoning
