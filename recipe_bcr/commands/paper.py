@@ -185,9 +185,8 @@ def run_paper(out: str, overrides: list[str]) -> int:
         models[run.name] = _train(run, root, model, data, cfg)
         if time.time() - t > 60:  # a run trained now, not one done earlier
             spent_train.append(time.time() - t)
-        eta = statistics.fmean(spent_train) * (len(runs) - k) / 60 if spent_train else float("nan")
-        print(f"      [{k}/{len(runs)} runs] {(time.time() - t0) / 60:.1f} min so far; training ETA {eta:.0f} min more",
-              flush=True)
+        eta = f"{statistics.fmean(spent_train) * (len(runs) - k) / 60:.0f} min more" if spent_train else "after the next run"
+        print(f"      [{k}/{len(runs)} runs] {(time.time() - t0) / 60:.1f} min so far; training ETA {eta}", flush=True)
 
     print(f"[3/4] evaluation: base and every trained model -> {root / 'eval'}")
     ns = [int(n) for n in cfg["eval"]["n"]]

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from recipe_bcr.toy.task import essential, read_section
+from recipe_bcr.toy.task import read_section, redundant_chars
 
 _HEADER = re.compile(r"### Problem (\d++)")
 
@@ -37,7 +37,8 @@ def profile(records: Iterable[dict[str, Any]], n: int) -> dict[str, float]:
             continue
         for text, prob in zip(sections(rec["completion"], n), rec["problems"]):
             steps, filler = read_section(text)
-            count.update(problems=1, steps=steps, filler=filler, chars=len(text.strip()), essential=len(essential(text)))
+            chars, redundant = redundant_chars(text)
+            count.update(problems=1, steps=steps, filler=filler, chars=chars, redundant=redundant)
             for group in (("with_steps" if steps else "skipped"), ("with_filler" if filler else "no_filler")):
                 count[group] += 1
                 count[f"{group}_correct"] += bool(prob["correct"])
@@ -51,8 +52,6 @@ def profile(records: Iterable[dict[str, Any]], n: int) -> dict[str, float]:
         "filler_per_problem": rate("filler", "problems"),
         "share_with_steps": rate("with_steps", "problems"),
         "share_with_filler": rate("with_filler", "problems"),
-        # characters outside the header, the steps and the answer line (re-checks, restatements, narration,
-        # filler), as in the rollout table (recipe_bcr/toy/rollouts.py)
-        "redundancy": 1 - min(1.0, rate("essential", "chars")),  # the essential lines' joins can outnumber spaces
+        "redundancy": rate("redundant", "chars"),  # re-checks, restatements, narration, filler (task.redundant_chars)
         **{f"acc_{g}": rate(f"{g}_correct", g) for g in ("with_steps", "skipped", "with_filler", "no_filler")},
     }

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from recipe_bcr.toy.profile import sections
-from recipe_bcr.toy.task import essential, read_section
+from recipe_bcr.toy.task import read_section, redundant_chars
 
 CATEGORIES = ("kept reasoning, no redundancy", "kept reasoning, redundancy", "dropped reasoning")
 
@@ -42,9 +42,9 @@ def tag(output: str, n: int, redundancy_cut: float = 0.3) -> dict[str, Any]:
     reached its steps yet). redundancy: the share of the sections' characters outside their essential text."""
     written = [s for s in sections(output, n) if s.split("\n", 1)[-1].strip()]
     judged = [s for s in written if "\\boxed{" in s] or written
-    total = sum(len(s.strip()) for s in written)
-    kept = sum(len(essential(s)) for s in written)
-    share = max(0.0, 1 - kept / total) if total else 0.0
+    parts = [redundant_chars(s) for s in written]
+    total = sum(t for t, _ in parts)
+    share = sum(r for _, r in parts) / total if total else 0.0
     return {"kept_reasoning": bool(judged) and all(read_section(s)[0] for s in judged),
             "redundancy": share, "redundant": share > redundancy_cut}
 

@@ -146,6 +146,13 @@ def essential(text: str) -> str:
     return "\n".join(parts)
 
 
+def redundant_chars(text: str) -> tuple[int, int]:
+    """(characters of a section, of them redundant): outside its essential text. The one measure behind the
+    report's redundancy column and the rollout table (the essential lines' joins can outnumber the spaces)."""
+    total = len(text.strip())
+    return total, max(0, total - len(essential(text)))
+
+
 def make_groups(n: int, count: int, seed: int, spec: ToySpec, split: str,
                 prompt_style: PromptStyle = "group") -> list[GroupRow]:
     if prompt_style == "single" and n != 1:
