@@ -20,6 +20,8 @@ def main(argv: list[str] | None = None) -> int:
                                           "GRPO runs, evaluation at N=1..5, report.md")
     paper.add_argument("--out", default="paper_out", help="output folder (default: paper_out); a rerun resumes")
     paper.add_argument("overrides", nargs="*", help="paper.yaml overrides, e.g. train_steps=4 seeds=[0]")
+    paper.add_argument("--ship", metavar="RUN", default=None,
+                       help="then commit that run's model (e.g. bcr_n3_s0) as the demo's trained model, with provenance")
     toy = sub.add_parser("toy", help="build (or reuse) the tiny warm-started Qwen3 and write toy training data")
     toy.add_argument("--out", default="data/bcr_toy", help="data folder (default: data/bcr_toy)")
     toy.add_argument("--rebuild", action="store_true", help="build the model even when the cache or the committed copy has it")
@@ -45,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "paper":
         from recipe_bcr.commands.paper import run_paper
 
-        return run_paper(args.out, args.overrides)
+        return run_paper(args.out, args.overrides, args.ship)
     if args.command == "gpu-check":
         from recipe_bcr.commands.gpu_check import run_gpu_check
 

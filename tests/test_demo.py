@@ -1,5 +1,6 @@
 """The README's first quick-start command: `python -m recipe_bcr demo --out DIR` runs the whole
-pipeline (data, GRPO through the stock verl entry point, merge, evaluation) and writes its contract."""
+pipeline (data, GRPO through the stock verl entry point, merge, evaluation) and writes its contract:
+the base, the paper command's committed BCR model and its own live steps side by side."""
 
 import csv
 import json
@@ -23,21 +24,27 @@ def test_demo_trains_merges_and_evaluates(tmp_path):
         assert {"critic/score/mean", "critic/advantages/max", "actor/grad_norm", "bcr/acc", "bcr/fmt"} <= set(r)
     assert (out / "train" / "checkpoints" / "global_step_4" / "actor").is_dir()
     from recipe_bcr.commands.demo import _cfg
+    from recipe_bcr.toy.model import provenance
 
-    cfg = _cfg()
+    cfg, run = _cfg(), provenance()["run"]
+    # the live steps train as the committed model's paper run did: its N, budget and reward
+    assert f"bcr.n={run['n']} bcr.budget={run['budget']} bcr_reward@bcr.reward={run['reward']}" in proc.stdout
     rollout = "hf" if "bcr_runtime=hf" in cfg["train_overrides"] else "vllm"
     assert f"rollout={rollout} device=cpu" in (out / "train" / "train.log").read_text()
-    assert f"engine: {cfg['eval_engine']}" in (out / "eval_run" / "config.yaml").read_text()
+    assert f"engine: {cfg['eval_engine']}" in (out / "eval_demo_bcr" / "config.yaml").read_text()
     assert (out / "train" / "hf_model" / "config.json").exists()
     assert list((out / "train" / "hf_model").glob("*.safetensors"))
     with (out / "compare" / "summary.csv").open() as f:
         summary = list(csv.DictReader(f))
-    # base and trained side by side at N = 1..3, as a table and plots
+    # the base, the paper's BCR model and the demo's side by side at N = 1..3, as a table and plots
+    labels = ("base", "demo_bcr", "paper_bcr")
     assert sorted({(r["label"], int(r["n"])) for r in summary if r["benchmark"] == "Toy"}) == \
-        [(label, n) for label in ("base", "trained") for n in (1, 2, 3)]
+        [(label, n) for label in labels for n in (1, 2, 3)]
     table = (out / "compare" / "table.md").read_text()
-    assert "| base | 1 |" in table and "| trained | 3 |" in table
+    assert all(f"| {label} | {n} |" in table for label in labels for n in (1, 3))
     for plot in ("accuracy_vs_n.png", "tokens_per_problem_vs_n.png"):
         assert (out / "compare" / "plots" / plot).stat().st_size > 10_000
     assert not (tmp_path / "outputs").exists()
-    assert "report" in proc.stdout and "step   4:" in proc.stdout and "trained per problem" in proc.stdout
+    assert "report" in proc.stdout and "step   4:" in proc.stdout and "paper_bcr per problem" in proc.stdout
+    last = proc.stdout.strip().splitlines()[-2]  # the closing sentence, before the "done in" line
+    assert last.startswith("At N=1 the BCR model the paper command trained") and last.count("%") == 4

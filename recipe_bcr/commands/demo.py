@@ -2,19 +2,23 @@
 
 Each stage runs the product's own command, as a user would:
 1. `build_groups` on the bundled DeepMath-shaped sample (the data pipeline, N=3);
-2. the toy task and the tiny Qwen3 warm-started on it (`python -m recipe_bcr toy`, cached);
-3. GRPO with the stock `python -m verl.trainer.main_ppo +recipe=bcr_toy` on the CPU (real Ray,
-   FSDP2, the BCR reward; verl's transformers rollout, or its vLLM rollout with `--rollout vllm`)
+2. the toy task in its paper-like regime and the tiny Qwen3 warm-started on it (the verbose base,
+   `python -m recipe_bcr toy config=toy_verbose`, cached);
+3. a few GRPO steps with the stock `python -m verl.trainer.main_ppo +recipe=bcr_toy` on the CPU
+   (real Ray, FSDP2, the BCR reward; verl's transformers rollout, or its vLLM rollout with
+   `--rollout vllm`), with the N, budget and GRPO sizes of the committed BCR model's paper run
    -> DIR/train/checkpoints, metrics.jsonl;
 4. `python -m verl.model_merger merge` -> DIR/train/hf_model (config.json + safetensors);
-5. `python -m recipe_bcr.eval` on the base (warm-started) and the trained model at N = 1..3 ->
-   DIR/eval_base, DIR/eval_run, and both side by side (`mode=compare`) -> DIR/compare
-   (table.md, plots/accuracy_vs_n.png, plots/tokens_per_problem_vs_n.png);
-then a short report. Steps and sizes are in hydra_configs/demo.yaml.
+5. `python -m recipe_bcr.eval` at N = 1..3 on the base, on the BCR model the paper command trained
+   (committed: recipe_bcr/resources/toy_model_verbose_bcr, provenance.json beside it) and on this
+   demo's model -> DIR/eval_<label>, side by side (`mode=compare`) -> DIR/compare (table.md,
+   plots/accuracy_vs_n.png, plots/tokens_per_problem_vs_n.png);
+then a short report that ends with what the table shows. Sizes: hydra_configs/demo.yaml.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import subprocess
 import sys
@@ -27,7 +31,7 @@ from omegaconf import OmegaConf
 
 from recipe_bcr.data.pipeline import build_groups
 from recipe_bcr.eval.runner import SAMPLES, iter_records
-from recipe_bcr.toy.model import ensure_model, load_specs
+from recipe_bcr.toy.model import RESOURCES, cache_key, ensure_model, load_specs, provenance
 from recipe_bcr.toy.profile import profile
 from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
 
@@ -77,9 +81,21 @@ def flatten_metrics(verl_log: Path, out: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def closing_sentence(summary: Path, labels: dict[str, str]) -> str:
+    """What the comparison table shows at N=1, in one sentence, from its summary.csv."""
+    with summary.open() as f:
+        rows = {r["label"]: r for r in csv.DictReader(f) if r["n"] == "1"}
+    tok = {k: float(rows[k]["tokens_per_problem"]) for k in labels}
+    acc = {k: float(rows[k]["acc"]) for k in labels}
+    base, paper, live = labels
+    return (f"At N=1 the BCR model the paper command trained ({labels[paper]}) writes {tok[paper]:.0f} tokens a problem "
+            f"against the base's {tok[base]:.0f} ({100 * (tok[paper] / tok[base] - 1):+.0f}%) at {acc[paper]:.0%} "
+            f"accuracy against {acc[base]:.0%}; this demo's {labels[live]} give {tok[live]:.0f} tokens at {acc[live]:.0%}.")
+
+
 def run_demo(out: str, rollout: str | None = None) -> int:
     cfg = _cfg()
-    overrides = [o for o in cfg["train_overrides"] if not o.startswith("bcr_runtime=")] + \
+    engine = [o for o in cfg["train_overrides"] if not o.startswith("bcr_runtime=")] + \
         ([f"bcr_runtime={rollout}"] if rollout else [o for o in cfg["train_overrides"] if o.startswith("bcr_runtime=")])
     root = Path(out).resolve()
     t0 = time.time()
@@ -89,17 +105,30 @@ def run_demo(out: str, rollout: str | None = None) -> int:
     print(f"      {m['input_rows']} rows read, {m['cleaning']['dropped']} dropped; {m['per_n']['3']['train_groups']} train "
           f"/ {m['per_n']['3']['val_groups']} val groups; group-mean spread vs random {q['spread_ratio']:.2f}")
 
-    print("[2/5] toy arithmetic-chain task + tiny Qwen3 warm-started on it (committed copy, cached)")
-    task, mspec, toy = load_specs()
-    model = ensure_model(Path(toy["cache_dir"]), task, mspec)
+    print(f"[2/5] toy arithmetic-chain task ({cfg['toy']}) + tiny Qwen3 warm-started on it (committed copy, cached)")
+    task, mspec, toy = load_specs([f"config={cfg['toy']}"])
+    model = ensure_model(Path(toy["cache_dir"]), task, mspec, model_dir=toy["model_dir"], shipped=RESOURCES / toy["shipped"])
+    paper_model = RESOURCES / cfg["paper_model"]
+    made = provenance(paper_model)
+    if made["base_key"] != cache_key(task, mspec):
+        raise RuntimeError(f"{paper_model} was trained from the base with settings key {made['base_key']}, not from "
+                           f"{cfg['toy']}'s ({cache_key(task, mspec)}); ship one from today's base: "
+                           f"`python -m recipe_bcr paper --out DIR --ship {made['run']['name']}`")
     data_dir = root / "toy"
     write_toy_data(data_dir, toy["data"]["n"], toy["data"]["train_groups"], toy["data"]["val_groups"], toy["data"]["seed"], task)
     bench = write_toy_benchmark(data_dir / "toy_benchmark.jsonl", cfg["eval_problems"], toy["data"]["seed"], task)
     print(f"      model {model}; data {data_dir}")
 
-    steps = int(cfg["train_steps"])
+    steps, run, grpo = int(cfg["train_steps"]), made["run"], made["paper_config"]["grpo"]
+    # the committed model's run: its N, budget, reward and GRPO sizes (only the steps and the data differ)
+    overrides = [f"bcr.n={run['n']}", f"bcr.budget={run['budget']}", f"bcr_reward@bcr.reward={run['reward']}",
+                 f"data.train_batch_size={grpo['prompts_per_step']}",
+                 f"actor_rollout_ref.actor.ppo_mini_batch_size={grpo['prompts_per_step']}",
+                 f"actor_rollout_ref.rollout.n={grpo['rollouts']}", f"actor_rollout_ref.actor.optim.lr={grpo['lr']}",
+                 *engine]
     train = root / "train"
-    print(f"[3/5] GRPO, {steps} steps: stock verl entry point, CPU, {' '.join(overrides) or 'vLLM rollout'} -> {train}")
+    print(f"[3/5] GRPO, {steps} steps at N={run['n']} under B={run['budget']} (the committed model's run "
+          f"{run['name']}: {run['steps']} steps): stock verl entry point, CPU, {' '.join(engine) or 'vLLM rollout'} -> {train}")
     verl_log = train / "verl_metrics.jsonl"
     run_stage(train_command(data_dir, model, train / "checkpoints", verl_log, steps, extra=tuple(overrides)),
               train / "train.log", "training")
@@ -110,28 +139,34 @@ def run_demo(out: str, rollout: str | None = None) -> int:
           "--local_dir", str(train / "checkpoints" / f"global_step_{steps}" / "actor"),
           "--target_dir", str(train / "hf_model")], train / "merge.log", "model merge")
 
-    run_dir, base_dir, compare_dir = root / "eval_run", root / "eval_base", root / "compare"
-    print(f"[5/5] evaluate the base and the trained model at N = 1..3 ({cfg['eval_engine']} engine), side by side -> {compare_dir}")
-    for label, path, folder in (("base", model, base_dir), ("trained", train / "hf_model", run_dir)):
+    models = {"base": (model, "the warm-started base"),
+              "paper_bcr": (paper_model, f"{run['steps']} GRPO steps, committed"),
+              "demo_bcr": (train / "hf_model", f"{steps} live steps")}
+    compare_dir = root / "compare"
+    print(f"[5/5] evaluate {', '.join(models)} at N = 1..3 ({cfg['eval_engine']} engine), side by side -> {compare_dir}")
+    for label, (path, _) in models.items():
         run_stage([sys.executable, "-m", "recipe_bcr.eval", f"engine={cfg['eval_engine']}", "engine_options.dtype=float32",
-                   "bcr_model@model=tiny_qwen3", f"model.path={path}", f"label={label}", f"run_dir={folder}", "n=[1,2,3]",
-                   f"+benchmarks.Toy={{path:{bench},question:problem,answer:answer}}", "only=[Toy]",
-                   f"sampling.max_tokens={cfg['eval_max_tokens']}", f"sampling.k={cfg['eval_samples']}",
+                   "bcr_model@model=tiny_qwen3", f"model.path={path}", f"label={label}", f"run_dir={root / f'eval_{label}'}",
+                   "n=[1,2,3]", f"+benchmarks.Toy={{path:{bench},question:problem,answer:answer}}", "only=[Toy]",
+                   f"sampling.max_tokens={3 * int(cfg['eval_tokens_per_problem'])}", f"sampling.k={cfg['eval_samples']}",
                    "sampling.temperature=0.6", "sampling.top_p=0.9", "progress=false"],
-                  root / f"eval_{label}.log", f"evaluating the {label} model")
-    run_stage([sys.executable, "-m", "recipe_bcr.eval", "mode=compare", f"compare.runs=[{base_dir},{run_dir}]",
+                  root / f"eval_{label}.log", f"evaluating {label}")
+    runs = ",".join(str(root / f"eval_{label}") for label in models)
+    run_stage([sys.executable, "-m", "recipe_bcr.eval", "mode=compare", f"compare.runs=[{runs}]",
                f"compare.out_dir={compare_dir}", f"hydra.run.dir={compare_dir}/.hydra"], root / "compare.log", "comparison")
 
     print("\nreport")
     keys = ("critic/score/mean", "bcr/acc", "bcr/fmt", "bcr/tokens_per_problem", "actor/grad_norm")
     for r in (rows[0], rows[-1]):
         print(f"  step {r['step']:>3}: " + "  ".join(f"{k} {r[k]:.3f}" for k in keys if k in r))
+    print("  " + "; ".join(f"{label}: {what}" for label, (_, what) in models.items()))
     print((compare_dir / "table.md").read_text())
-    for label, folder in (("base", base_dir), ("trained", run_dir)):
-        recs = list(iter_records(folder / SAMPLES))
-        line = "  ".join(f"N={n}: {p['filler_per_problem']:.2f} filler, {100 * p['share_with_steps']:.0f}% with steps"
+    for label in models:
+        recs = list(iter_records(root / f"eval_{label}" / SAMPLES))
+        line = "  ".join(f"N={n}: {100 * p['redundancy']:.0f}% redundant text, {100 * p['share_with_steps']:.0f}% with steps"
                          for n in (1, 2, 3) for p in [profile(recs, n)])
-        print(f"  {label:>7} per problem  {line}")
+        print(f"  {label:>9} per problem  {line}")
+    print(closing_sentence(compare_dir / "summary.csv", {k: what for k, (_, what) in models.items()}))
     print(f"done in {time.time() - t0:.0f} s: {train / 'metrics.jsonl'}, {train / 'checkpoints'}, "
           f"{train / 'hf_model'}, {compare_dir / 'table.md'}, {compare_dir / 'plots'}")
     return 0

@@ -82,6 +82,10 @@ def cache_key(spec: ToySpec, mspec: ModelSpec) -> str:
 MODEL_DIR = "toy-qwen3"  # the tiny_qwen3 preset's path under the cache dir
 RESOURCES = Path(__file__).resolve().parents[1] / "resources"
 SHIPPED = RESOURCES / "toy_model"  # the committed warm start of hydra_configs/toy.yaml
+# BCR trained from the verbose base by the paper command, committed for the demo (`python -m recipe_bcr
+# paper --out DIR --ship RUN`); provenance.json beside the weights says which run and settings made it.
+PAPER_TRAINED = RESOURCES / "toy_model_verbose_bcr"
+PROVENANCE = "provenance.json"
 
 
 def _corpus(spec: ToySpec, mspec: ModelSpec, rng: random.Random) -> list[tuple[list[dict], str]]:
@@ -181,8 +185,6 @@ def build_model(out: Path, spec: ToySpec, mspec: ModelSpec, progress: bool = Tru
     return out
 
 
-
-
 def built_with(path: Path) -> str | None:
     """The settings key a model folder was built with (None: no complete model there)."""
     meta = Path(path) / "toy_spec.json"
@@ -211,3 +213,12 @@ def ensure_model(cache_dir: Path, spec: ToySpec, mspec: ModelSpec, progress: boo
             logger.info("building the toy model in %s", path)
             build_model(path, spec, mspec, progress=progress)
     return path
+
+
+def provenance(path: Path = PAPER_TRAINED) -> dict:
+    """A committed trained model's provenance.json: which paper run and settings made it."""
+    meta = Path(path) / PROVENANCE
+    if not meta.exists():
+        raise FileNotFoundError(f"{meta}: no provenance beside the trained model; ship one with "
+                                "`python -m recipe_bcr paper --out DIR --ship RUN`")
+    return json.loads(meta.read_text())
