@@ -97,6 +97,23 @@ def test_report_has_every_table_and_judges_finding_1_by_the_numbers(tmp_path, bc
     assert "| bcr_n3_s1 | 2.20 | 2.20 | 60.0% -> 60.0% | 10.0 -> 10.0 | 0.00 -> 0.00 |" in report
 
 
+@pytest.mark.parametrize("stderrs, verdict", [(2, "**reproduced**"), (1, "**not reproduced**")])
+def test_finding_1_is_judged_by_the_preregistered_tolerance(tmp_path, stderrs, verdict):
+    """BCR 1.5 pts below the baseline, standard errors 1 pt, no seed spread: accuracy counts as kept
+    within 2 standard errors (paper.yaml `verdicts.accuracy_stderrs`), not within 1."""
+    cfg = load_config(["seeds=[0]", "ablation_seeds=[]", "eval.n=[1,2]", "bcr.tokens_per_problem=28",
+                       f"verdicts.accuracy_stderrs={stderrs}"])
+    runs = [Run("baseline_n1_s0", "main", 1, 128, 0, single=True), Run("bcr_n3_s0", "main", 3, 84, 0)]
+    evals = {"base": _plant_eval(tmp_path / "eval" / "base", "base", {1: (0.5, 35.0), 2: (0.4, 34.0)}, True, 2)}
+    for r, acc, tok in zip(runs, (0.6, 0.585), (30.0, 20.0)):
+        evals[r.name] = _plant_eval(tmp_path / "eval" / r.name, r.name, {1: (acc, tok), 2: (acc, tok)}, True, 0)
+        _plant_metrics(tmp_path / "runs" / r.name, acc, tok)
+    _plant_preconditions_met(tmp_path, cfg)
+    finding1 = next(line for line in write_report(tmp_path, cfg, runs, evals, 60.0).read_text().splitlines()
+                    if line.startswith("1. "))
+    assert verdict in finding1 and f"-1.5 pts (counted as no loss within {float(stderrs):.1f} pts" in finding1, finding1
+
+
 def test_each_run_trains_with_its_own_prompt_budget_reward_and_seed(tmp_path, monkeypatch):
     """The main_ppo and merge commands of every planned run (run_stage records them; the real commands
     run in the smoke test below and in test_train_e2e.py; the reward presets through verl's reward loop

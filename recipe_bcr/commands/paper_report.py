@@ -311,17 +311,18 @@ def write_report(root: Path, cfg: dict[str, Any], runs: Sequence[Any], evals: di
     base_l, bcr_l = "N=1 RL baseline", s1["bcr"]
     tok_lower = max(st[bcr_l]["tok"]) < min(st[base_l]["tok"])
     acc_spread = max(max(v["acc"]) - min(v["acc"]) for v in (st[base_l], st[bcr_l]))
-    tol = 100 * max(acc_spread, 2 * max(st[base_l]["stderr"], st[bcr_l]["stderr"]))
+    judge = cfg["verdicts"]  # the pre-registered rules (paper.yaml)
+    tol = 100 * max(acc_spread, judge["accuracy_stderrs"] * max(st[base_l]["stderr"], st[bcr_l]["stderr"]))
     f1 = tok_lower and s1["d_acc"] >= -tol
     findings = [
         f"1. **Efficiency transfers to N=1 (Table 1, Finding 1)**: {_verdict(f1, '1')}. BCR spends {s1['d_tok']:+.1f}% tokens "
         f"per problem against the N=1 RL baseline (every BCR seed below every baseline seed: {tok_lower}); accuracy "
-        f"{s1['d_acc']:+.1f} pts (counted as no loss within {tol:.1f} pts: the larger of the seed spread and 2 standard errors)."
+        f"{s1['d_acc']:+.1f} pts (counted as no loss within {tol:.1f} pts: the larger of the seed spread and {judge['accuracy_stderrs']} standard errors)."
     ]
     if bcr_l in curves and base_l in curves and {ns[0], ns[-1]} <= set(curves[bcr_l]) & set(curves[base_l]):
         c, b = curves[bcr_l], curves[base_l]
         toks = [c[n][1] for n in ns]
-        mono = all(x >= y - 0.5 for x, y in zip(toks, toks[1:]))
+        mono = all(x >= y - judge["monotone_slack_tokens"] for x, y in zip(toks, toks[1:]))
         drop_c, drop_b = c[ns[0]][0] - c[ns[-1]][0], b[ns[0]][0] - b[ns[-1]][0]
         f2 = mono and drop_c <= drop_b
         findings.append(
@@ -330,17 +331,17 @@ def write_report(root: Path, cfg: dict[str, Any], runs: Sequence[Any], evals: di
             f"N={ns[-1]}: BCR {drop_c:.1f} pts, baseline {drop_b:.1f} pts (BCR degrades no faster: {drop_c <= drop_b}).")
     pb, pc = profiles.get("Base (warm start)"), profiles.get(bcr_l)
     if pb and pc:
-        f3 = pc["redundancy"] < pb["redundancy"] and pc["share_with_steps"] >= pb["share_with_steps"] - 0.05
+        f3 = pc["redundancy"] < pb["redundancy"] and pc["share_with_steps"] >= pb["share_with_steps"] - judge["steps_kept_within"]
         findings.append(
             f"3. **Compression is syntactic (Finding 3)**: {_verdict(f3, '3')}. Redundant text (re-checks, restatements, "
             f"narration, filler: characters outside the header, steps and answer) per problem at N=1: base "
             f"{100 * pb['redundancy']:.0f}% -> BCR {100 * pc['redundancy']:.0f}% (filler sentences {pb['filler_per_problem']:.2f} "
             f"-> {pc['filler_per_problem']:.2f}); share of problems with written steps: base {100 * pb['share_with_steps']:.0f}% "
-            f"-> BCR {100 * pc['share_with_steps']:.0f}% (kept: within 5 pts or higher).")
+            f"-> BCR {100 * pc['share_with_steps']:.0f}% (kept: within {100 * judge['steps_kept_within']:.0f} pts or higher).")
     if len(budget_rows) >= 2:
         toks = [statistics.fmean(_summary(ev)[1]["tokens_per_problem"] for ev in evs) for _, evs, _ in budget_rows]
         accs = [statistics.fmean(100 * _summary(ev)[1]["acc"] for ev in evs) for _, evs, _ in budget_rows]
-        fb = all(x <= y + 0.5 for x, y in zip(toks, toks[1:]))
+        fb = all(x <= y + judge["monotone_slack_tokens"] for x, y in zip(toks, toks[1:]))
         findings.append(
             f"4. **The budget trades tokens for accuracy (budget ablation)**: {_verdict(fb, '4')}. Tokens per problem at N=1 for "
             f"B_max = {', '.join(str(b) for b in budgets)}: {', '.join(f'{x:.1f}' for x in toks)} "
