@@ -7,6 +7,8 @@ worker keeps its own toy-model cache."""
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import subprocess
 import sys
@@ -71,6 +73,17 @@ def toy():
 
 @pytest.fixture(scope="session")
 def doctor(tmp_path_factory) -> subprocess.CompletedProcess:
-    """`python -m recipe_bcr doctor` on this install, run once from outside the repository."""
-    return subprocess.run([sys.executable, "-m", "recipe_bcr", "doctor"], capture_output=True, text=True,
-                          cwd=tmp_path_factory.mktemp("doctor"))
+    """`python -m recipe_bcr doctor` on this install, run once per test session from outside the
+    repository: the first worker to ask runs it (about 10 s) and the other reads its result."""
+    shared_tmp = tmp_path_factory.getbasetemp().parent if WORKER else tmp_path_factory.getbasetemp()
+    record = shared_tmp / "doctor.json"
+    with (shared_tmp / "doctor.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not record.exists():
+            proc = subprocess.run([sys.executable, "-m", "recipe_bcr", "doctor"], capture_output=True, text=True,
+                                  cwd=tmp_path_factory.mktemp("doctor"))
+            staged = record.with_suffix(".tmp")
+            staged.write_text(json.dumps({"args": proc.args, "returncode": proc.returncode,
+                                          "stdout": proc.stdout, "stderr": proc.stderr}))
+            staged.replace(record)
+    return subprocess.CompletedProcess(**json.loads(record.read_text()))

@@ -39,6 +39,7 @@ def test_cpu_preset_takes_each_mini_batch_in_one_micro_batch(recipe, runtime):
     # the batch semantics stay the paper's: one optimizer step per 8 prompts x 4 rollouts
     assert cfg.data.train_batch_size == a.actor.ppo_mini_batch_size == 8 and a.rollout.n == 4
     assert cfg.ray_kwargs.ray_init.runtime_env.env_vars.OMP_WAIT_POLICY == "PASSIVE"
+    assert cfg.data.dataloader_num_workers == 0  # no forked loader workers to outlive a run
 
 
 def test_cpu_preset_polls_the_replay_buffer_fast_and_gpu_keeps_verls_interval():
@@ -58,3 +59,4 @@ def test_gpu_preset_has_none_of_the_cpu_step_settings(runtime):
     assert a.rollout.log_prob_micro_batch_size_per_gpu == 2
     assert "env_vars" not in cfg.ray_kwargs.ray_init.runtime_env
     assert cfg.trainer.device == "cuda"
+    assert cfg.data.dataloader_num_workers == 8  # verl's default
