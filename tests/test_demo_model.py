@@ -1,6 +1,7 @@
 """The demo's BCR model (recipe_bcr/resources/toy_model_verbose_bcr) is a paper command's run under
 today's settings: its provenance.json against hydra_configs/paper.yaml, the base's settings key, the
-run today's plan makes, the committed report's evaluation of that run, and the weights themselves."""
+run today's plan makes, the committed report's evaluation of that run, and the weights themselves; and
+the committed report's training figures re-derived from the committed run metrics."""
 
 from __future__ import annotations
 
@@ -81,3 +82,19 @@ def test_closing_sentence_reads_the_table_at_n1(tmp_path):
     sentence = closing_sentence(tmp_path / "summary.csv", {"base": "b", "paper_bcr": "40 steps", "demo_bcr": "4 live steps"})
     assert "(40 steps) writes 60 tokens a problem against the base's 80 (-25%) at 100% accuracy against 95%" in sentence
     assert sentence.endswith("4 live steps give 78 tokens at 90%.") and sentence.count(".") == 1
+
+
+def test_committed_report_training_table_comes_from_the_committed_run_metrics():
+    """benchmarks/paper/runs/ holds what the report's training table was made from (every run's per-step
+    metrics and run.json), so the committed figures can be re-derived without rerunning the hour."""
+    from recipe_bcr.commands.paper import Run
+    from recipe_bcr.commands.paper_report import _metrics, training_table
+
+    fields = set(Run.__dataclass_fields__)
+    dirs = sorted((REPORT / "runs").iterdir())
+    runs = [Run(**{k: v for k, v in json.loads((d / "run.json").read_text()).items() if k in fields}) for d in dirs]
+    assert {r.name for r in runs} == {r.name for r in plan({**load_config([]), "bcr": {
+        **load_config([])["bcr"], "tokens_per_problem": provenance()["tokens_per_problem"]}})}
+    rows = training_table(runs, {d.name: _metrics(d) for d in dirs}).splitlines()[2:]
+    report = (REPORT / "report.md").read_text().splitlines()
+    assert len(rows) == 6 and all(row in report for row in rows), rows
