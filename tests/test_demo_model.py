@@ -98,3 +98,20 @@ def test_committed_report_training_table_comes_from_the_committed_run_metrics():
     rows = training_table(runs, {d.name: _metrics(d) for d in dirs}).splitlines()[2:]
     report = (REPORT / "report.md").read_text().splitlines()
     assert len(rows) == 6 and all(row in report for row in rows), rows
+
+
+@pytest.mark.parametrize("planted, message", [(None, "no provenance beside the trained model"),
+                                              ({"base_key": "000000000000"}, "not a model trained from this base"),
+                                              ("{not json", "not valid JSON")])
+def test_demo_without_a_valid_comparison_model_stops_before_any_stage(tmp_path, monkeypatch, capsys, planted, message):
+    from recipe_bcr.commands import demo
+
+    folder = tmp_path / "model"
+    folder.mkdir()
+    if planted is not None:
+        (folder / PROVENANCE).write_text(planted if isinstance(planted, str) else json.dumps({**provenance(), **planted}))
+    cfg = {**demo._cfg(), "paper_model": str(folder)}  # an absolute path replaces the resources folder
+    monkeypatch.setattr(demo, "_cfg", lambda: cfg)
+    assert demo.run_demo(str(tmp_path / "out")) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

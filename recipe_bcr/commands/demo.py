@@ -66,6 +66,19 @@ def train_command(data_dir: Path, model: Path, ckpt: Path, metrics_log: Path, st
     ]
 
 
+def toy_eval_command(model: Path, label: str, run_dir: Path, bench: Path, ns: list[int], max_tokens: int,
+                     engine: str = "transformers", temperature: float = 0.6, top_p: float = 0.9,
+                     k: int | None = None, seed: int | None = None) -> list[str]:
+    """`python -m recipe_bcr.eval` of a tiny toy model (float32) on the toy benchmark at the group sizes `ns`:
+    the one spelling of the evaluation stage for the demo, the paper command and the GPU check."""
+    return [sys.executable, "-m", "recipe_bcr.eval", f"engine={engine}", "bcr_model@model=tiny_qwen3",
+            f"model.path={model}", f"label={label}", f"run_dir={run_dir}", f"n=[{','.join(map(str, ns))}]",
+            f"+benchmarks.Toy={{path:{bench},question:problem,answer:answer}}", "only=[Toy]",
+            f"sampling.max_tokens={max_tokens}", f"sampling.temperature={temperature}", f"sampling.top_p={top_p}",
+            *([f"sampling.k={k}"] if k is not None else []), *([f"sampling.seed={seed}"] if seed is not None else []),
+            "engine_options.dtype=float32", "progress=false"]
+
+
 def flatten_metrics(verl_log: Path, out: Path) -> list[dict[str, Any]]:
     """verl's file logger writes {"step", "data"} per log call (validation and training);
     metrics.jsonl holds one flat object per training step: {"step": N, "<verl metric>": value}."""
@@ -79,6 +92,15 @@ def flatten_metrics(verl_log: Path, out: Path) -> list[dict[str, Any]]:
     tmp.write_text("".join(json.dumps(r) + "\n" for r in rows))
     tmp.replace(out)
     return rows
+
+
+def paper_trained(path: Path, base_key: str) -> dict[str, Any]:
+    """The committed BCR model's provenance, if it was trained from the base with settings key `base_key`."""
+    made = provenance(path)
+    if made.get("base_key") != base_key or "run" not in made or "paper_config" not in made:
+        raise ValueError(f"{path / 'provenance.json'}: not a model trained from this base (settings key {base_key}); "
+                         "ship one from today's base: `python -m recipe_bcr paper --out DIR --ship bcr_n3_s0`")
+    return made
 
 
 def closing_sentence(summary: Path, labels: dict[str, str]) -> str:
@@ -98,6 +120,13 @@ def run_demo(out: str, rollout: str | None = None) -> int:
     engine = [o for o in cfg["train_overrides"] if not o.startswith("bcr_runtime=")] + \
         ([f"bcr_runtime={rollout}"] if rollout else [o for o in cfg["train_overrides"] if o.startswith("bcr_runtime=")])
     root = Path(out).resolve()
+    task, mspec, toy = load_specs([f"config={cfg['toy']}"])
+    paper_model = RESOURCES / cfg["paper_model"]
+    try:  # checked before any stage runs: a demo without its comparison model stops here, having written nothing
+        made = paper_trained(paper_model, cache_key(task, mspec))
+    except (FileNotFoundError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     t0 = time.time()
     print(f"[1/5] build_groups on the bundled DeepMath-shaped sample -> {root / 'data'}")
     m = build_groups(source="sample", output_dir=root / "data", n=[3], groups=300, val_groups=20, seed=42, progress=False)
@@ -106,14 +135,7 @@ def run_demo(out: str, rollout: str | None = None) -> int:
           f"/ {m['per_n']['3']['val_groups']} val groups; group-mean spread vs random {q['spread_ratio']:.2f}")
 
     print(f"[2/5] toy arithmetic-chain task ({cfg['toy']}) + tiny Qwen3 warm-started on it (committed copy, cached)")
-    task, mspec, toy = load_specs([f"config={cfg['toy']}"])
     model = ensure_model(Path(toy["cache_dir"]), task, mspec, model_dir=toy["model_dir"], shipped=RESOURCES / toy["shipped"])
-    paper_model = RESOURCES / cfg["paper_model"]
-    made = provenance(paper_model)
-    if made["base_key"] != cache_key(task, mspec):
-        raise RuntimeError(f"{paper_model} was trained from the base with settings key {made['base_key']}, not from "
-                           f"{cfg['toy']}'s ({cache_key(task, mspec)}); ship one from today's base: "
-                           f"`python -m recipe_bcr paper --out DIR --ship {made['run']['name']}`")
     data_dir = root / "toy"
     write_toy_data(data_dir, toy["data"]["n"], toy["data"]["train_groups"], toy["data"]["val_groups"], toy["data"]["seed"], task)
     bench = write_toy_benchmark(data_dir / "toy_benchmark.jsonl", cfg["eval_problems"], toy["data"]["seed"], task)
@@ -145,11 +167,8 @@ def run_demo(out: str, rollout: str | None = None) -> int:
     compare_dir = root / "compare"
     print(f"[5/5] evaluate {', '.join(models)} at N = 1..3 ({cfg['eval_engine']} engine), side by side -> {compare_dir}")
     for label, (path, _) in models.items():
-        run_stage([sys.executable, "-m", "recipe_bcr.eval", f"engine={cfg['eval_engine']}", "engine_options.dtype=float32",
-                   "bcr_model@model=tiny_qwen3", f"model.path={path}", f"label={label}", f"run_dir={root / f'eval_{label}'}",
-                   "n=[1,2,3]", f"+benchmarks.Toy={{path:{bench},question:problem,answer:answer}}", "only=[Toy]",
-                   f"sampling.max_tokens={3 * int(cfg['eval_tokens_per_problem'])}", f"sampling.k={cfg['eval_samples']}",
-                   "sampling.temperature=0.6", "sampling.top_p=0.9", "progress=false"],
+        run_stage(toy_eval_command(path, label, root / f"eval_{label}", bench, [1, 2, 3],
+                                   3 * int(cfg["eval_tokens_per_problem"]), cfg["eval_engine"], k=cfg["eval_samples"]),
                   root / f"eval_{label}.log", f"evaluating {label}")
     runs = ",".join(str(root / f"eval_{label}") for label in models)
     run_stage([sys.executable, "-m", "recipe_bcr.eval", "mode=compare", f"compare.runs=[{runs}]",

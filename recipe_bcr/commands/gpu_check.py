@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from recipe_bcr.commands.demo import flatten_metrics, run_stage, train_command
+from recipe_bcr.commands.demo import flatten_metrics, run_stage, toy_eval_command, train_command
 from recipe_bcr.verl_ext import checks
 from recipe_bcr.toy.model import ensure_model, load_specs
 from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
@@ -46,11 +46,8 @@ def _train(out: Path, data: Path, model: Path, device: str, runtime: str, steps:
 
 def _evaluate(out: Path, model: Path, bench: Path, engine: str) -> dict[str, float]:
     run_dir = out / f"eval_{engine}"
-    run_stage([sys.executable, "-m", "recipe_bcr.eval", f"engine={engine}", "bcr_model@model=tiny_qwen3", f"model.path={model}",
-          f"label=gpu-check-{engine}", f"run_dir={run_dir}", "n=[1,2,3]", "sampling.max_tokens=72",
-          "sampling.temperature=0.0", "sampling.top_p=1.0", "engine_options.dtype=float32", "progress=false",
-          f"+benchmarks.Toy={{path:{bench},question:problem,answer:answer}}", "only=[Toy]"],
-         run_dir.with_suffix(".log"), f"evaluation ({engine})")
+    run_stage(toy_eval_command(model, f"gpu-check-{engine}", run_dir, bench, [1, 2, 3], 72, engine, 0.0, 1.0),
+              run_dir.with_suffix(".log"), f"evaluation ({engine})")
     with (run_dir / "summary.csv").open() as f:
         rows = list(csv.DictReader(f))
     return {f"acc_n{r['n']}": float(r["acc"]) for r in rows}

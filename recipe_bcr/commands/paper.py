@@ -32,7 +32,7 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from recipe_bcr.commands.demo import flatten_metrics, run_stage, train_command
+from recipe_bcr.commands.demo import flatten_metrics, run_stage, toy_eval_command, train_command
 from recipe_bcr.commands.paper_report import write_report
 from recipe_bcr.commands.toy import measure_preconditions, ship
 from recipe_bcr.toy.model import PAPER_TRAINED, PROVENANCE, RESOURCES, ensure_model, load_specs
@@ -128,12 +128,8 @@ def _evaluate(label: str, model: Path, ns: list[int], root: Path, bench: Path, c
     run_dir = root / "eval" / label
     if (run_dir / "summary.json").exists():
         return run_dir
-    run_stage([sys.executable, "-m", "recipe_bcr.eval", f"engine={ev['engine']}", "bcr_model@model=tiny_qwen3",
-               f"model.path={model}", f"label={label}", f"run_dir={run_dir}", f"n=[{','.join(map(str, ns))}]",
-               f"+benchmarks.Toy={{path:{bench},question:problem,answer:answer}}", "only=[Toy]",
-               f"sampling.max_tokens={int(ev['tokens_per_problem']) * max(ns)}", f"sampling.k={ev['samples']}",
-               f"sampling.temperature={ev['temperature']}", f"sampling.top_p={ev['top_p']}",
-               f"sampling.seed={ev['seed']}", "engine_options.dtype=float32", "progress=false"],
+    run_stage(toy_eval_command(model, label, run_dir, bench, ns, int(ev["tokens_per_problem"]) * max(ns), ev["engine"],
+                               ev["temperature"], ev["top_p"], k=ev["samples"], seed=ev["seed"]),
               root / "eval" / f"{label}.log", f"evaluating {label}")
     return run_dir
 
@@ -239,5 +235,9 @@ def run_paper(out: str, overrides: list[str], ship_name: str | None = None) -> i
     print(report.read_text())
     print(f"done in {spent[-1]:.0f} s ({sum(spent):.0f} s over {len(spent)} invocation(s)): {report}")
     if ship_name:
-        print(f"the demo's trained model: {ship_run(root, ship_name)} (run {ship_name})")
+        try:
+            print(f"the demo's trained model: {ship_run(root, ship_name)} (run {ship_name})")
+        except (ValueError, FileNotFoundError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
     return 0

@@ -221,4 +221,8 @@ def provenance(path: Path = PAPER_TRAINED) -> dict:
     if not meta.exists():
         raise FileNotFoundError(f"{meta}: no provenance beside the trained model; ship one with "
                                 "`python -m recipe_bcr paper --out DIR --ship RUN`")
-    return json.loads(meta.read_text())
+    try:
+        return json.loads(meta.read_text())
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{meta}: not valid JSON ({e}); ship the model again with "
+                         "`python -m recipe_bcr paper --out DIR --ship RUN`") from None
