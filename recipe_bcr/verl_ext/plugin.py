@@ -4,7 +4,8 @@
   calls it in the `main_ppo` driver, before verl picks its platform in `auto_set_device`.
 - `worker_setup()`: `ray_kwargs.ray_init.runtime_env.worker_process_setup_hook`. verl resolves
   the config again and picks trainer, rollout and engine inside its Ray actors, so each
-  worker process registers the resolvers, the platform, the HF rollout and the trainer.
+  worker process registers the resolvers, and the platform, the HF rollout and the trainer as
+  soon as it imports the verl module each one patches (after_import.py).
 
 Two registrations go through verl-private names, kept here and tested
 (tests/test_verl_runtime.py) so that a verl upgrade that moves them fails loudly:
@@ -40,11 +41,17 @@ def _load_hf_replica() -> type:
     return HFReplica
 
 
-def register_rollout() -> None:
-    from verl.workers.rollout import base as rollout_base
+def register_replica() -> None:
+    """The HF rollout's replica (the trainer side picks the replica class by name)."""
     from verl.workers.rollout.replica import RolloutReplicaRegistry
 
     RolloutReplicaRegistry.register("hf", _load_hf_replica)
+
+
+def register_adapter() -> None:
+    """The HF rollout's server adapter (the worker side looks it up in a private registry)."""
+    from verl.workers.rollout import base as rollout_base
+
     rollout_base._ROLLOUT_REGISTRY[("hf", "async")] = HF_ADAPTER
 
 
@@ -67,11 +74,15 @@ def install_trainer() -> None:
 
 
 def worker_setup() -> None:
+    """Each registration runs when the verl module it patches is first imported (after_import.py):
+    the actors that never import verl's trainer or rollout skip ~6 s of imports each."""
     from recipe_bcr.verl_ext import resolvers
+    from recipe_bcr.verl_ext.after_import import after_import
     from recipe_bcr.verl_ext.quiet import hide_missing_engine_warnings
 
     hide_missing_engine_warnings()
     resolvers.register()
-    register_platform()
-    register_rollout()
-    install_trainer()
+    after_import("verl", register_platform)
+    after_import("verl.workers.rollout.replica", register_replica)
+    after_import("verl.workers.rollout.base", register_adapter)
+    after_import("verl.trainer.ppo.v1", install_trainer)  # its __init__ imports every trainer: "sync" is there
