@@ -18,8 +18,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("BCR_SHARED", REPO.parent / "shared")).resolve()
-# The longest runs (about 2-4 min each on 2 cores), started first so that the two workers end together.
-LONGEST_FIRST = ("test_train_e2e.py", "test_paper.py", "test_toy_model.py", "test_demo.py")
+# The longest runs and modules (about 2-5 min each on 2 cores), started first so that the two workers end together.
+LONGEST_FIRST = ("test_train_e2e.py", "test_paper.py", "test_demo.py", "test_vllm_cpu.py")
 
 # OpenMP threads that sleep when idle, in the test processes and every command they start (set before
 # anything imports torch): libgomp's default spins, and on 2 cores the in-process toy rebuild's spinning threads

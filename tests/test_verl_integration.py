@@ -184,9 +184,15 @@ def data_dirs(tmp_path_factory):
 @pytest.mark.slow  # the quick loop loads the verl dataset in test_build_groups.py
 @pytest.mark.parametrize("tokenizer", ["deepseek-r1-distill-qwen-1.5b", "qwen3-4b-thinking-2507"])
 @pytest.mark.parametrize("n", [3, 5])
-def test_rlhf_dataset_loads_every_row_within_max_prompt_length(data_dirs, shared, tokenizer, n):
+def test_rlhf_dataset_loads_every_row_within_max_prompt_length(data_dirs, shared, tokenizer, n, monkeypatch):
+    import datasets.fingerprint
     from transformers import AutoTokenizer
     from verl.utils.dataset.rl_dataset import RLHFDataset
+
+    # datasets names each cached transform by dill-hashing it, here verl's length filter with the 150k-token
+    # tokenizer it captures: ~4 s per load and no part of what is checked (the rows kept), so a random name
+    monkeypatch.setattr(datasets.fingerprint, "update_fingerprint",
+                        lambda *_, **__: datasets.fingerprint.generate_random_fingerprint())
 
     cfg = composed(f"bcr.n={n}", f"bcr.data_dir={data_dirs / 'bcr'}", f"bcr.eval_dir={data_dirs / 'eval'}")
     tok = AutoTokenizer.from_pretrained(str(shared / "tokenizers" / tokenizer))

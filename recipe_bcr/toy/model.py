@@ -119,8 +119,10 @@ def _render(tokenizer, messages: list[dict]) -> list[int]:
     return list(tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True, return_dict=False))
 
 
-def build_model(out: Path, spec: ToySpec, mspec: ModelSpec, progress: bool = True) -> Path:
-    """Write the warm-started model to `out` (staged, then renamed: a failed build leaves nothing)."""
+def warm_start(spec: ToySpec, mspec: ModelSpec, progress: bool = True, steps: int | None = None):
+    """The supervised warm start: (model, tokenizer, loss of each step). `steps` stops it early with
+    the full run's schedule, so its losses are the first `steps` of the full run's (a cheap check of
+    a rebuild against the losses a committed model recorded)."""
     import torch
     from tqdm import tqdm
     from transformers import GenerationConfig, Qwen3Config, Qwen3ForCausalLM
@@ -147,7 +149,9 @@ def build_model(out: Path, spec: ToySpec, mspec: ModelSpec, progress: bool = Tru
     opt = torch.optim.AdamW(model.parameters(), lr=mspec.sft_lr, weight_decay=0.0)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1.0 - s / mspec.sft_steps)
     model.train()
-    bar = tqdm(range(mspec.sft_steps), desc="toy model: supervised warm start", disable=not progress)
+    losses = []
+    bar = tqdm(range(min(steps or mspec.sft_steps, mspec.sft_steps)), desc="toy model: supervised warm start",
+               disable=not progress)
     for step in bar:
         batch = [examples[(step * mspec.sft_batch + j) % len(examples)] for j in range(mspec.sft_batch)]
         width = max(len(p) + len(a) for p, a in batch)
@@ -164,9 +168,21 @@ def build_model(out: Path, spec: ToySpec, mspec: ModelSpec, progress: bool = Tru
         opt.step()
         sched.step()
         opt.zero_grad()
-        bar.set_postfix(loss=f"{loss.item():.3f}")
+        losses.append(float(loss.item()))
+        bar.set_postfix(loss=f"{losses[-1]:.3f}")
     model.eval()
     model.generation_config = GenerationConfig(eos_token_id=eos, pad_token_id=pad, do_sample=True)
+    return model, tokenizer, losses
+
+
+def build_model(out: Path, spec: ToySpec, mspec: ModelSpec, progress: bool = True) -> Path:
+    """Write the warm-started model to `out`, with each step's loss in toy_spec.json (`sft_losses`: what
+    tests/test_toy_model.py checks a rebuild against)."""
+    return save_model(out, *warm_start(spec, mspec, progress), spec, mspec)
+
+
+def save_model(out: Path, model, tokenizer, losses: list[float], spec: ToySpec, mspec: ModelSpec) -> Path:
+    """A Hugging Face folder at `out` (staged, then renamed: a failed build leaves nothing)."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=".toy-model-", dir=out.parent))
@@ -174,8 +190,8 @@ def build_model(out: Path, spec: ToySpec, mspec: ModelSpec, progress: bool = Tru
         model.save_pretrained(stage, safe_serialization=True)
         tokenizer.save_pretrained(stage)
         (stage / "toy_spec.json").write_text(json.dumps({"key": cache_key(spec, mspec), "task": asdict(spec),
-                                                         "model": asdict(mspec), "final_sft_loss": float(loss.item())},
-                                                        indent=1))
+                                                         "model": asdict(mspec), "final_sft_loss": losses[-1],
+                                                         "sft_losses": losses}, indent=1))
         if out.exists():
             shutil.rmtree(out)
         stage.rename(out)
