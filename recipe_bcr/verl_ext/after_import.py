@@ -38,10 +38,11 @@ class _AfterImportFinder(importlib.abc.MetaPathFinder):
 
         def exec_then_run(module):
             exec_module(module)
-            for fn in _PENDING.pop(name, []):
-                fn()
+            if module.__name__ == name:  # a loader shared between modules runs this for the others too
+                for fn in _PENDING.pop(name, []):
+                    fn()
 
-        loader.exec_module = exec_then_run  # this spec's own loader instance
+        loader.exec_module = exec_then_run  # the spec's loader instance (per module for file finders)
         return spec
 
 
