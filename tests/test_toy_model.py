@@ -67,3 +67,10 @@ def test_a_build_change_the_settings_key_misses_fails_the_check(monkeypatch):
     monkeypatch.setattr(toy_model, "target_completion", lambda *a: target(*a) + " Done.")
     _, _, losses = warm_start(task, mspec, progress=False, steps=8)
     assert losses != pytest.approx(recorded[:8], rel=LOSS_RTOL)
+
+
+@pytest.mark.parametrize("steps", [0, 801])
+def test_a_prefix_outside_the_run_is_refused(steps):
+    task, mspec, _ = load_specs()
+    with pytest.raises(ValueError, match="between 1 and model.sft_steps=800"):
+        warm_start(task, mspec, progress=False, steps=steps)

@@ -127,6 +127,8 @@ def warm_start(spec: ToySpec, mspec: ModelSpec, progress: bool = True, steps: in
     from tqdm import tqdm
     from transformers import GenerationConfig, Qwen3Config, Qwen3ForCausalLM
 
+    if steps is not None and not 1 <= steps <= mspec.sft_steps:
+        raise ValueError(f"warm_start steps={steps}: between 1 and model.sft_steps={mspec.sft_steps}")
     rng = random.Random(mspec.seed)
     torch.manual_seed(mspec.seed)
     torch.set_num_threads(mspec.threads)
@@ -150,8 +152,7 @@ def warm_start(spec: ToySpec, mspec: ModelSpec, progress: bool = True, steps: in
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1.0 - s / mspec.sft_steps)
     model.train()
     losses = []
-    bar = tqdm(range(min(steps or mspec.sft_steps, mspec.sft_steps)), desc="toy model: supervised warm start",
-               disable=not progress)
+    bar = tqdm(range(steps or mspec.sft_steps), desc="toy model: supervised warm start", disable=not progress)
     for step in bar:
         batch = [examples[(step * mspec.sft_batch + j) % len(examples)] for j in range(mspec.sft_batch)]
         width = max(len(p) + len(a) for p, a in batch)

@@ -39,8 +39,9 @@ class _AfterImportFinder(importlib.abc.MetaPathFinder):
         def exec_then_run(module):
             exec_module(module)
             if module.__name__ == name:  # a loader shared between modules runs this for the others too
-                for fn in _PENDING.pop(name, []):
-                    fn()
+                for fn in _PENDING.get(name, []):
+                    fn()  # if it raises, the import fails and the registration stays pending: a retry fails again
+                _PENDING.pop(name, None)
 
         loader.exec_module = exec_then_run  # the spec's loader instance (per module for file finders)
         return spec
