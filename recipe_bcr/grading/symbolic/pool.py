@@ -339,7 +339,10 @@ class SymbolicPool:
         with self._lock:
             self._busy.discard(worker)
             self._slow -= worker.niced
+            short = self._live < self.size
         self._idle.put(worker)
+        if short:  # a replacement could not be forked earlier (say, out of file descriptors): refill now
+            self._top_up()
 
     def _discard(self, worker: _Worker) -> None:
         """Kill a worker whose state is unknown and fork its replacement."""
