@@ -136,3 +136,12 @@ def restatement_key(answer: str) -> tuple[str, object]:
             tree = stated[0][0]
     v = exact(tree)
     return ("tree", render(tree)) if v is None else ("number", v)
+
+
+def same_answer(a: str, b: str, rel_tol: float = 1e-6) -> bool:
+    """Two candidates state one answer: the same restatement key, or the trees alone judge them equal
+    (`x+1` and `1 + x`). What only the symbolic check could settle counts as two answers."""
+    if restatement_key(a) == restatement_key(b):
+        return True
+    verdict = tree_verdict(b, a, rel_tol)
+    return isinstance(verdict, tuple) and verdict[0]

@@ -22,20 +22,32 @@ thinking never closes yields no answers.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from typing import Literal
 
-from recipe_bcr.grading.answers.gate import restatement_key
-from recipe_bcr.grading.parse.boxed import BoxIndex
+from recipe_bcr.grading.answers.gate import restatement_key, same_answer
+from recipe_bcr.grading.parse.boxed import Box, BoxIndex
 from recipe_bcr.grading.answers.normalize import MAX_ANSWER_CHARS
 
 Fallback = Literal["position", "last"]
 
-SECTION_HEADER = re.compile(r"#{2,6}[ \t]*+\**+[ \t]*+Problem[ \t]*+(\d++)", re.IGNORECASE)
-ANSWER_LABEL = re.compile(  # starts at the word itself so the scan is literal-led; "**" around is allowed
-    r"(?<![A-Za-z])Answer[ \t]*+(\d++)[ \t]*+\**+[ \t]*+[:：]\s*+\**+\s*+(?:\$\$?|\\\(|\\\[)?+\s*+",
+SECTION_HEADER = re.compile(r"#{2,6}[ \t]*+[*_]*+[ \t]*+Problem[ \t]*+(\d++)", re.IGNORECASE)
+ANSWER_LABEL = re.compile(  # starts at the word itself so the scan is literal-led; "**" or "__" around is allowed
+    r"(?<![A-Za-z])Answer[ \t]*+(\d++)[ \t]*+[*_]*+[ \t]*+[:：]\s*+[*_]*+\s*+(?:\$\$?|\\\(|\\\[)?+\s*+",
     re.IGNORECASE,
 )
+# a word that offers a second candidate after the answer's box ("(alternatively 5)", "or $5$")
+_HEDGE_WORD = re.compile(r"(?<![A-Za-z])(?:alternatively|alternative|or|otherwise|possibly|perhaps|maybe|else)(?![A-Za-z])",
+                         re.IGNORECASE)
+# what lies between two boxes that are listed as candidates: separators and hedge words only (`, ` `; ` ` / `
+# ` or ` `\\quad` `(alternatively `); between an unlabelled answer's box and its neighbour on the line
+_LIST_GAP = re.compile(
+    r"[\s,;/$()]*+(?:(?:\\q?quad|\\text\{\s*+(?:or|and)\s*+\}|or|and|alternatively|otherwise|maybe|possibly|perhaps)"
+    r"[\s,;/$()]*+)?+",
+    re.IGNORECASE,
+)
+_HEDGE_WORDS_READ = 4  # hedge words looked at per answer line (each is one linear look at the line)
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
 _TOKEN = re.compile(r"\\[A-Za-z]+\*?|\\.|.", re.DOTALL)
@@ -168,6 +180,61 @@ def _conflicting_labels(labelled: list[tuple[int, int, str]], n: int) -> set[int
     return conflicted
 
 
+def _line_span(text: str, start: int, end: int, barriers: list[int]) -> tuple[int, int]:
+    """The line around text[start:end], cut at the answer labels and headers on it (other problems' answers)."""
+    lo, hi = text.rfind("\n", 0, start) + 1, text.find("\n", end)
+    hi = len(text) if hi < 0 else hi
+    k = bisect_right(barriers, start)  # sorted: one look on each side
+    if k:
+        lo = max(lo, barriers[k - 1])
+    k = bisect_left(barriers, end)
+    if k < len(barriers):
+        hi = min(hi, barriers[k])
+    return lo, hi
+
+
+def _value_after(tail: str) -> str | None:
+    """What a hedge word offers as a value: math in `$...$` or `\\(...\\)`, else the rest of the clause when it
+    holds a digit or a command; None when it states no value ("or so", "alternatively, by symmetry")."""
+    tail = tail.lstrip(" \t,:;")
+    for opener, closer in (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")):
+        if tail.startswith(opener):
+            end = tail.find(closer, len(opener))
+            return tail[len(opener) : end if end >= 0 else len(tail)]
+    clause = tail.split(")", 1)[0].rstrip(" .,;")
+    return clause if any(c.isdigit() or c == "\\" for c in clause) else None
+
+
+def _hedged(text: str, box: Box, line: tuple[int, int], others: list[Box]) -> bool:
+    """A second candidate on the answer's line: another box (`others`, in order), or a value after "or",
+    "alternatively", ..., that is not the same value. Two candidates are a hedge, whichever of them is right."""
+    first = bisect_left(others, line[0], key=lambda o: o.start)
+    last = bisect_left(others, line[1], key=lambda o: o.start)
+    if any(o is not box and not same_answer(box.content, o.content) for o in others[first:last]):
+        return True
+    tail = text[box.end : line[1]]
+    for k, m in enumerate(_HEDGE_WORD.finditer(tail)):
+        if k == _HEDGE_WORDS_READ:
+            return True  # a line of alternatives
+        value = _value_after(tail[m.end() :])
+        if value is not None and not same_answer(box.content, value):
+            return True
+    return False
+
+
+def _listed(text: str, box: Box, ordered: list[Box]) -> bool:
+    """An unlabelled answer's box listed beside another candidate (`\\boxed{3}, \\boxed{5}`, `\\boxed{3} or
+    \\boxed{5}`): a hedge unless both state the same value. Boxes with words between them are a derivation's steps."""
+    k = bisect_left(ordered, box.start, key=lambda o: o.start)
+    for j in (k - 1, k + 1):
+        if 0 <= j < len(ordered):
+            a, b = (ordered[j], box) if j < k else (box, ordered[j])
+            gap = text[a.end : b.start]
+            if len(gap) <= 40 and _LIST_GAP.fullmatch(gap) and not same_answer(box.content, ordered[j].content):
+                return True
+    return False
+
+
 def extract_group(
     completion: str, n: int, *, thinking: bool = False, fallback: Fallback = "position"
 ) -> GroupExtraction:
@@ -185,8 +252,10 @@ def extract_group(
     boxes = BoxIndex(text, barriers=[h for h, _ in heads] + [m.start() for m in labels])
     sections = _sections(heads, len(text), n)
 
+    barriers = sorted([h for h, _ in heads] + [m.start() for m in labels])
     labelled: list[tuple[int, int, str]] = []  # (problem number, label start, box content)
     label_of_box: dict[int, int] = {}
+    hedged: set[int] = set()
     for m in labels:
         box = boxes.by_start.get(m.end())
         if box is None or is_placeholder(box.content):
@@ -194,8 +263,10 @@ def extract_group(
         num = _index(m.group(1))
         labelled.append((num, m.start(), box.content))
         label_of_box[box.start] = num
+        if _hedged(text, box, _line_span(text, m.start(), box.end, barriers), boxes.top_level):
+            hedged.add(num)
 
-    conflicted = _conflicting_labels(labelled, n)
+    conflicted = _conflicting_labels(labelled, n) | hedged
     found: dict[int, tuple[str, int]] = {}
     for i in range(1, n + 1):
         if i in conflicted:
@@ -209,8 +280,10 @@ def extract_group(
     unlabelled_ok = [
         b for b in boxes.top_level if label_of_box.get(b.start) is None and not is_placeholder(b.content)
     ]
-    if fallback == "last" and n == 1 and 1 not in found and unlabelled_ok:
-        found[1] = (unlabelled_ok[-1].content, 3)
+    if fallback == "last" and n == 1 and 1 not in found and 1 not in conflicted and unlabelled_ok:
+        box = unlabelled_ok[-1]
+        if not _listed(text, box, unlabelled_ok):
+            found[1] = (box.content, 3)
     elif fallback == "position":
         ordered = boxes.top_level
         for i in range(1, n + 1):
@@ -219,6 +292,8 @@ def extract_group(
             box = ordered[i - 1]
             owner = label_of_box.get(box.start)
             if owner in (None, i) and not is_placeholder(box.content):
+                if n == 1 and _listed(text, box, ordered):
+                    continue  # one problem, two candidates on its line (several problems' boxes may share a line)
                 found[i] = (box.content, 3)
 
     problems = []
