@@ -474,11 +474,48 @@ def _decimal_value(node: Node) -> Number | None:
     kinds = {n.kind for n in node.walk()}
     if not kinds <= _ARITHMETIC or not any(n.kind == "num" and n.places is not None for n in node.walk()):
         return None
+    if not _keeps_last_digit(node):
+        return None  # \frac{2.000001}{3}: each decimal stands for its own value, and 2.000001 is not 2
     value = exact(node)
     if value is None:
         return None
     places = next((k for k in range(61) if (value * 10**k).denominator == 1), None)
     return None if places is None else Number(value, True, False, places)
+
+
+def _has_decimal(node: Node) -> bool:
+    return any(n.kind == "num" and n.places is not None for n in node.walk())
+
+
+def _keeps_last_digit(node: Node) -> bool:
+    """Arithmetic after which a decimal still rounds at a digit it wrote: sums, products with integers and
+    quotients by powers of ten (`0.3333333 \\cdot 1`, `2 \\times 0.25`, `\\frac{0.5}{10}`). A product with a
+    fraction or a quotient by anything else moves the rounding (`\\frac{2.000001}{3}` is 0.666667 only by chance)."""
+    k, ch = node.kind, node.children
+    if k == "num":
+        return True
+    if k in ("neg", "add"):
+        return all(_keeps_last_digit(c) for c in ch)
+    if k == "mul":
+        return all(_keeps_last_digit(c) if _has_decimal(c) else _integer_value(c) for c in ch)
+    if k == "div":
+        den = None if _has_decimal(ch[1]) else exact(ch[1])
+        return _keeps_last_digit(ch[0]) and den is not None and den > 0 and _power_of_ten(den)
+    return False
+
+
+def _integer_value(node: Node) -> bool:
+    v = exact(node)
+    return v is not None and v.denominator == 1
+
+
+def _power_of_ten(v: Fraction) -> bool:
+    if v.denominator != 1:
+        return False
+    n = v.numerator
+    while n % 10 == 0:
+        n //= 10
+    return n == 1
 
 
 def _percent(node: Node) -> Number | None:

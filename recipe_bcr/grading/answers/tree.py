@@ -35,6 +35,9 @@ FUNCTIONS = frozenset(
     "\\sin \\cos \\tan \\cot \\sec \\csc \\arcsin \\arccos \\arctan \\sinh \\cosh \\tanh \\log \\ln \\lg \\exp "
     "\\gcd \\lcm \\max \\min \\det".split()
 )
+# f^{-1} of these is the inverse function (`\sin^{-1} x` is arcsin x); any other power is a power (`\cos^2 x`)
+INVERTIBLE = {"\\sin": "\\arcsin", "\\cos": "\\arccos", "\\tan": "\\arctan", "\\cot": "\\arccot", "\\sec": "\\arcsec",
+              "\\csc": "\\arccsc", "\\sinh": "\\arsinh", "\\cosh": "\\arcosh", "\\tanh": "\\artanh"}
 GREEK = frozenset(
     "\\alpha \\beta \\gamma \\delta \\epsilon \\varepsilon \\zeta \\eta \\theta \\vartheta \\iota \\kappa \\lambda "
     "\\mu \\nu \\xi \\rho \\sigma \\tau \\upsilon \\phi \\varphi \\chi \\psi \\omega \\Gamma \\Delta \\Theta "
@@ -621,6 +624,8 @@ class _Reader:
             if arg is None:
                 raise Refused("a multi-argument function without parentheses")
             argv, end = (arg,), arg.span[1]
+        if power is not None and name in INVERTIBLE and _integer(power) == -1:
+            name, power = INVERTIBLE[name], None  # \tan^{-1} x is arctan x, never 1/tan x
         node = Node("func", tuple(argv), text=name[1:], span=(tok.start, end))
         if base is not None:
             node = Node("func", (*argv, base), text="log_base", span=node.span)
