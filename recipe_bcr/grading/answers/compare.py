@@ -135,6 +135,8 @@ def _claims(pred: Node) -> Node:
 
 def judge(pred: Node, gold: Node, rel_tol: float) -> Decision:
     """The verdict of the tree rules, or None when only the symbolic check can decide."""
+    if pred.kind == "piecewise" or gold.kind == "piecewise":
+        return _piecewise(pred, gold, rel_tol)
     claims = _claims(pred)
     if has_prose(claims):
         return False
@@ -302,6 +304,55 @@ def _infinite(node: Node) -> int:
     while node.kind == "neg":
         sign, node = -sign, node.children[0]
     return sign if node.kind == "const" and node.text == "infty" else 0
+
+
+def _piecewise(pred: Node, gold: Node, rel_tol: float) -> bool:
+    """The same pieces in any order: each value equal (by the tree rules alone) under the same condition, a
+    condition read as the interval it states (`x \\ge 2`, `2 \\le x`) and "otherwise" as what the other piece
+    leaves. What the trees cannot settle is no match: a piecewise answer is right only where that is certain."""
+    if pred.kind != "piecewise" or gold.kind != "piecewise" or len(pred.children) != len(gold.children):
+        return False
+    p_conds, g_conds = _conditions(pred), _conditions(gold)
+    free = list(range(len(gold.children)))
+    for piece, p_cond in zip(pred.children, p_conds):
+        hit = next((j for j in free if _same_condition(p_cond, g_conds[j])
+                    and _value(piece.children[0], gold.children[j].children[0], rel_tol) is True), None)
+        if hit is None:
+            return False
+        free.remove(hit)
+    return True
+
+
+def _conditions(node: Node) -> list[Node]:
+    """Each piece's condition as an interval where it states one; "otherwise" beside one half-line as the other."""
+    conds = [_as_interval(p.children[1]) or p.children[1] for p in node.children]
+    if len(conds) == 2 and [c.kind for c in conds].count("otherwise") == 1:
+        k = 0 if conds[0].kind == "otherwise" else 1
+        rest = _complement(conds[1 - k])
+        if rest is not None:
+            conds[k] = rest
+    return conds
+
+
+def _complement(iv: Node) -> Node | None:
+    """The other half of the line beside a half-line (`(-\\infty, 2)` -> `[2, \\infty)`); None for anything else."""
+    if iv.kind not in ("tuple", "interval") or len(iv.children) != 2 or len(iv.text) != 2:
+        return None
+    low, high = iv.children
+    if _infinite(low) == -1 and not _infinite(high):
+        return _interval(high, _INF, "(" if iv.text[1] == "]" else "[", ")")
+    if _infinite(high) == 1 and not _infinite(low):
+        return _interval(Node("neg", (_INF,)), low, "(", ")" if iv.text[0] == "[" else "]")
+    return None
+
+
+def _same_condition(a: Node, b: Node) -> bool:
+    if same_tree(a, b):
+        return True
+    intervals = ("tuple", "interval")
+    if a.kind in intervals and b.kind in intervals and a.text == b.text and len(a.children) == len(b.children) == 2:
+        return all(_value(x, y, 0.0) is True for x, y in zip(a.children, b.children))
+    return False
 
 
 def _stated_elements(node: Node) -> Node | None:

@@ -56,7 +56,10 @@ class Question:
 
 def tree_verdict(pred: str, gold: str, rel_tol: float) -> tuple[bool, str] | list[Question]:
     """(correct, method) when the trees decide; otherwise the questions for the symbolic check.
-    A gold the tree cannot read gives (False, "gold_unparsed")."""
+    A gold the tree cannot read gives (False, "gold_unparsed"), unless the answer is the gold itself: an answer
+    identical to its gold after whitespace (squeeze) always scores."""
+    if squeeze(pred) == squeeze(gold):
+        return True, "string"
     g_tree = read_answer(gold)
     if g_tree is None:
         return False, "gold_unparsed"
@@ -77,6 +80,23 @@ def tree_verdict(pred: str, gold: str, rel_tol: float) -> tuple[bool, str] | lis
     if decided:
         return True, "numeric"
     return False, "structure" if p_tree.kind in _CONTAINERS or g_tree.kind in _CONTAINERS else "numeric"
+
+
+def squeeze(text: str) -> str:
+    """`text` without the whitespace TeX does not show: a run of whitespace is dropped, except between two letters
+    or digits (where it parts two words, or ends a command before a letter: `\\wr b`) and after a backslash (TeX's
+    control space), where it is one space. One linear scan."""
+    out: list[str] = []
+    gap = False
+    for c in text:
+        if c.isspace():
+            gap = True
+            continue
+        if gap and out and ((out[-1].isalnum() and c.isalnum()) or out[-1] == "\\"):
+            out.append(" ")
+        gap = False
+        out.append(c)
+    return "".join(out)
 
 
 def _choice_value(tree: Node, other: Node) -> Node:

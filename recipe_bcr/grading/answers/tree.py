@@ -59,6 +59,9 @@ STYLES = frozenset("\\mathbf \\boldsymbol \\mathit \\mathsf \\bm \\boxed \\fbox 
 ACCENTS = frozenset("\\overline \\vec \\hat \\bar \\tilde \\overrightarrow \\widehat \\overarc \\dot \\ddot".split())
 NAME_PREFIXES = frozenset("\\angle \\triangle \\measuredangle".split())
 MATRICES = frozenset("pmatrix bmatrix matrix Bmatrix array".split())
+PIECEWISE = frozenset(("cases", "dcases"))
+CONDITION_WORDS = frozenset(("if", "for", "when", "where", "if and only if"))  # words that open a piece's condition
+OTHERWISE = frozenset(("otherwise", "else", "elsewhere", "for all other x", "if otherwise"))
 _CHOICE_VALUE_STARTS = ("-", "\\frac", "\\dfrac", "\\tfrac", "\\sqrt", "\\pi")  # a value after a choice letter
 _MATH_LETTERS = ("\\mathrm", "\\operatorname")  # upright letters in math: names (e, i), not choices
 _OPEN = {"(": ")", "[": "]", "\\{": "\\}", "\\lbrace": "\\rbrace", "\\langle": "\\rangle", "\\lbrack": "\\rbrack"}
@@ -729,6 +732,8 @@ class _Reader:
             if opener in ("\\{", "\\lbrace") and (self.is_("\\}") or self.is_("\\rbrace")):
                 close = self.take()
                 return Node("set", (), text="{}", span=(open_tok.start, close.end))
+            if opener in ("\\{", "\\lbrace") and self.is_("\\begin") and (pieces := self._braced_pieces(open_tok)):
+                return pieces
             inner = self.items()
             close = self.take()
         finally:
@@ -751,6 +756,21 @@ class _Reader:
             return Node(kind, items, text=pair, span=span)
         raise Refused(f"mismatched brackets {pair}")
 
+    def _braced_pieces(self, open_tok: Token) -> Node | None:
+        """`\\left\\{ \\begin{array}{ll} ... \\end{array} \\right.`: a piecewise function (the brace opens it, and
+        `\\right.` closes nothing); None (nothing read) before any other environment."""
+        save = self.i
+        begin = self.take()
+        if self._env_name() != "array":
+            self.i = save
+            return None
+        node = self.piecewise(begin, "array")
+        if self.is_("."):
+            self.take()
+        elif self.peek() is not None:
+            raise Refused("a piecewise brace closed by something")
+        return Node(node.kind, node.children, span=(open_tok.start, node.span[1]))
+
     def delimited(self, opener: str, closer: str, kind: str) -> Node:
         open_tok = self.expect(opener)
         self.enter()
@@ -764,6 +784,8 @@ class _Reader:
     def matrix(self) -> Node:
         begin = self.take()
         env = self._env_name()
+        if env in PIECEWISE:
+            return self.piecewise(begin, env)
         if env not in MATRICES:
             raise Refused(f"environment {env}")
         if env == "array":  # its column specification: letters only (c, l, r)
@@ -795,6 +817,49 @@ class _Reader:
         if len({len(r.children) for r in rows}) != 1:
             raise Refused("ragged matrix")
         return Node("matrix", tuple(rows), text=f"{len(rows)}x{len(rows[0].children)}", span=(begin.start, self.t[self.i - 1].end))
+
+    def piecewise(self, begin: Token, env: str) -> Node:
+        """`\\begin{cases} value & condition \\\\ ... \\end{cases}` (also `array` after `\\left\\{`): pieces of
+        (value, condition); a condition may open with "if"/"for"/"when" and may be "otherwise"."""
+        if env == "array":
+            self._env_name()  # the column specification
+        pieces: list[Node] = []
+        self.enter()
+        try:
+            while not self.is_("\\end"):
+                value = self.expr()
+                self._skip_chars(",")
+                self.expect("&")
+                pieces.append(Node("piece", (value, self._condition())))
+                self._skip_chars(",.;")
+                if not self.is_("\\\\"):
+                    break
+                self.take()
+            self.expect("\\end")
+            if self._env_name() != env:
+                raise Refused("environments do not match")
+        finally:
+            self.leave()
+        if not pieces:
+            raise Refused("no pieces")
+        return Node("piecewise", tuple(pieces), span=(begin.start, self.t[self.i - 1].end))
+
+    def _condition(self) -> Node:
+        tok = self.peek()
+        if tok is not None and tok.kind == "text" and text_content(tok.text).lower() in OTHERWISE:
+            self.take()
+            return Node("otherwise", span=(tok.start, tok.end))
+        if tok is not None and tok.kind == "text" and text_content(tok.text).lower() in CONDITION_WORDS:
+            self.take()
+        start, parts, ops = self.i, [self.relation()], []
+        while (tok := self.peek()) is not None and tok.kind == "cmd" and tok.text in CONNECTIVES and tok.text != "\\\\":
+            ops.append(CONNECTIVES[self.take().text])  # a row's line break ends the condition
+            parts.append(self.relation())
+        return parts[0] if not ops else Node("conn", tuple(parts), text=",".join(ops), span=self._span(start))
+
+    def _skip_chars(self, chars: str) -> None:
+        while (tok := self.peek()) is not None and tok.kind == "char" and tok.text in chars:
+            self.take()
 
     def _env_name(self) -> str:
         self.expect("{")
