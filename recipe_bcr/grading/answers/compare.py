@@ -27,6 +27,7 @@ from fractions import Fraction
 from typing import Any
 
 from recipe_bcr.grading.answers.poly import polynomial
+from recipe_bcr.grading.answers.regions import INF, as_interval, as_intervals, complement, infinite, interval, region
 from recipe_bcr.grading.answers.tree import Node
 from recipe_bcr.grading.answers.units import quantity
 from recipe_bcr.grading.answers.value import _CTX, exact, log10_floor, numeric, refutes, unknowns
@@ -137,6 +138,13 @@ def judge(pred: Node, gold: Node, rel_tol: float) -> Decision:
     """The verdict of the tree rules, or None when only the symbolic check can decide."""
     if pred.kind == "piecewise" or gold.kind == "piecewise":
         return _piecewise(pred, gold, rel_tol)
+    pred, gold = _finite_difference(pred), _finite_difference(gold)
+    if _states_a_region(pred) or _states_a_region(gold):
+        p_region, g_region = region(pred), region(gold)
+        if p_region is not None and g_region is not None:
+            return p_region == g_region
+        if "setbuilder" in (pred.kind, gold.kind):
+            return False if p_region is not None or g_region is not None or pred.kind != gold.kind else None
     claims = _claims(pred)
     if has_prose(claims):
         return False
@@ -245,67 +253,6 @@ def _equation(pred: Node, gold: Node) -> Decision:
     return False if degree <= 1 else None
 
 
-_INF = Node("const", text="infty")
-_LOWER = {"<": ")", "<=": "]"}  # x < b: the upper bracket
-_UPPER = {">": "(", ">=": "["}  # x > a: the lower bracket
-_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
-
-
-def _as_interval(node: Node) -> Node | None:
-    """`2 \\le x \\le 5`, `x \\ge a`, `0 < x \\le 1` (one unknown, bounds free of it) as the interval they
-    state; `\\mathbb{R}` as `(-\\infty, \\infty)`. None for anything else."""
-    if node.kind == "sym" and node.text == "\\mathbb{R}":
-        return _interval(Node("neg", (_INF,)), _INF, "(", ")")
-    if node.kind != "rel":
-        return None
-    ops, ch = node.text.split(","), node.children
-    if any(op not in _FLIP for op in ops):
-        return None
-    if len(ch) == 2:
-        var_left = _variable(ch[0], ch[1])
-        if not var_left and not _variable(ch[1], ch[0]):
-            return None
-        op, bound = (ops[0], ch[1]) if var_left else (_FLIP[ops[0]], ch[0])
-        if op in _LOWER:
-            return _interval(Node("neg", (_INF,)), bound, "(", _LOWER[op])
-        return _interval(bound, _INF, _UPPER[op], ")")
-    if len(ch) == 3 and _variable(ch[1], ch[0]) and _variable(ch[1], ch[2]):
-        if all(op in _LOWER for op in ops):
-            return _interval(ch[0], ch[2], _UPPER[_FLIP[ops[0]]], _LOWER[ops[1]])
-        if all(op in _UPPER for op in ops):
-            return _interval(ch[2], ch[0], _UPPER[ops[1]], _LOWER[_FLIP[ops[0]]])
-    return None
-
-
-def _variable(node: Node, bound: Node) -> bool:
-    return node.kind == "sym" and node.text not in ("e", "i") and node.text not in unknowns(bound)
-
-
-def _interval(low: Node, high: Node, left: str, right: str) -> Node:
-    return Node("tuple" if left + right == "()" else "interval", (low, high), text=left + right)
-
-
-def as_intervals(pred: Node, gold: Node) -> tuple[Node, Node] | None:
-    """An interval answered as an inequality, or the reverse (`[2, 5]` and `2 \\le x \\le 5`, `\\mathbb{R}`
-    and `(-\\infty, \\infty)`): both read as intervals. None unless one side is an inequality and the other an interval."""
-    p_iv, g_iv = _as_interval(pred), _as_interval(gold)
-    if p_iv is None and g_iv is None:
-        return None
-    p_iv = p_iv or (pred if pred.kind in ("interval", "tuple") and len(pred.children) == 2 else None)
-    g_iv = g_iv or (gold if gold.kind in ("interval", "tuple") and len(gold.children) == 2 else None)
-    if p_iv is None or g_iv is None or (pred.kind == "rel" and gold.kind == "rel"):
-        return None  # two inequalities (t \\le 4, x \\le 4): the symbolic check
-    return p_iv, g_iv
-
-
-def _infinite(node: Node) -> int:
-    """+1 for `\\infty`, -1 for `-\\infty`, 0 for anything else."""
-    sign = 1
-    while node.kind == "neg":
-        sign, node = -sign, node.children[0]
-    return sign if node.kind == "const" and node.text == "infty" else 0
-
-
 def _piecewise(pred: Node, gold: Node, rel_tol: float) -> bool:
     """The same pieces in any order: each value equal (by the tree rules alone) under the same condition, a
     condition read as the interval it states (`x \\ge 2`, `2 \\le x`) and "otherwise" as what the other piece
@@ -325,25 +272,13 @@ def _piecewise(pred: Node, gold: Node, rel_tol: float) -> bool:
 
 def _conditions(node: Node) -> list[Node]:
     """Each piece's condition as an interval where it states one; "otherwise" beside one half-line as the other."""
-    conds = [_as_interval(p.children[1]) or p.children[1] for p in node.children]
+    conds = [as_interval(p.children[1]) or p.children[1] for p in node.children]
     if len(conds) == 2 and [c.kind for c in conds].count("otherwise") == 1:
         k = 0 if conds[0].kind == "otherwise" else 1
-        rest = _complement(conds[1 - k])
+        rest = complement(conds[1 - k])
         if rest is not None:
             conds[k] = rest
     return conds
-
-
-def _complement(iv: Node) -> Node | None:
-    """The other half of the line beside a half-line (`(-\\infty, 2)` -> `[2, \\infty)`); None for anything else."""
-    if iv.kind not in ("tuple", "interval") or len(iv.children) != 2 or len(iv.text) != 2:
-        return None
-    low, high = iv.children
-    if _infinite(low) == -1 and not _infinite(high):
-        return _interval(high, _INF, "(" if iv.text[1] == "]" else "[", ")")
-    if _infinite(high) == 1 and not _infinite(low):
-        return _interval(Node("neg", (_INF,)), low, "(", ")" if iv.text[0] == "[" else "]")
-    return None
 
 
 def _same_condition(a: Node, b: Node) -> bool:
@@ -353,6 +288,23 @@ def _same_condition(a: Node, b: Node) -> bool:
     if a.kind in intervals and b.kind in intervals and a.text == b.text and len(a.children) == len(b.children) == 2:
         return all(_value(x, y, 0.0) is True for x, y in zip(a.children, b.children))
     return False
+
+
+def _states_a_region(node: Node) -> bool:
+    """Set-builder notation, a set difference or a union: compared as the set of reals it states."""
+    return node.kind == "setbuilder" or (node.kind == "conn" and bool({"setminus", "cup"} & set(node.text.split(","))))
+
+
+def _finite_difference(node: Node) -> Node:
+    """`\\{1, 2, 3\\} \\setminus \\{2\\}` as the set it leaves, where every element is an exact value."""
+    if node.kind != "conn" or node.text != "setminus" or any(c.kind != "set" for c in node.children):
+        return node
+    left, right = node.children
+    removed = [exact(c) for c in right.children]
+    kept = [(c, exact(c)) for c in left.children]
+    if any(v is None for v in removed) or any(v is None for _, v in kept):
+        return node
+    return Node("set", tuple(c for c, v in kept if v not in removed), text="{}", span=node.span)
 
 
 def _stated_elements(node: Node) -> Node | None:
@@ -385,6 +337,7 @@ def _in_units(pred: Node, gold: Node) -> Decision:
     """Both answers name a unit, and not the same one: other quantities are never the same answer (`5 m^2`,
     `5 cm^2`), and one quantity in two units is compared scaled, exactly (`0.5 m` is `50 cm`; `5 cents` is not
     `\\$5`). None where a generic unit or none on either side, or the same unit, leaves the value to decide."""
+    (p_sign, pred), (g_sign, gold) = _unsigned(pred), _unsigned(gold)
     if pred.kind != "unit" or gold.kind != "unit" or pred.text == gold.text:
         return None
     p, g = quantity(pred.text), quantity(gold.text)
@@ -393,7 +346,15 @@ def _in_units(pred: Node, gold: Node) -> Decision:
     if p.dims != g.dims:
         return False
     pv, gv = exact(pred.children[0]), exact(gold.children[0])
-    return pv is not None and gv is not None and pv * p.scale == gv * g.scale
+    return pv is not None and gv is not None and p_sign * pv * p.scale == g_sign * gv * g.scale
+
+
+def _unsigned(node: Node) -> tuple[int, Node]:
+    """(sign, node) without its leading minus signs: `-40^\\circ C` is -1 times the quantity 40 degrees C."""
+    sign = 1
+    while node.kind == "neg":
+        sign, node = -sign, node.children[0]
+    return sign, node
 
 
 def _value(pred: Node, gold: Node, rel_tol: float, top: bool = False, approx: bool = False) -> Decision:
@@ -478,8 +439,11 @@ def _elements(pred: Node, gold: Node, kind: str, rel_tol: float) -> Decision:
 
 
 def _flat(node: Node) -> list[Node]:
+    """The elements of a container; in a set or list, `\\pm a` and `b \\pm a` are two elements each."""
     if node.kind == "matrix":
         return [c for row in node.children for c in row.children]
+    if node.kind in ("set", "list", "list1"):
+        return [e for c in node.children for e in (_plus_minus(c).children if _plus_minus(c) is not c else (c,))]
     return list(node.children)
 
 
@@ -583,7 +547,7 @@ def _percent(node: Node) -> Number | None:
 
 
 def _scalar(pred: Node, gold: Node, rel_tol: float, approx: bool) -> Decision:
-    p_inf, g_inf = _infinite(pred), _infinite(gold)
+    p_inf, g_inf = infinite(pred), infinite(gold)
     if p_inf or g_inf:
         return p_inf == g_inf  # infinities by identity
     p_pct, g_pct = _percent(pred), _percent(gold)

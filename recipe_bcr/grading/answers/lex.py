@@ -41,6 +41,10 @@ _UNICODE = {
     "∨": "\\lor", "∧": "\\land", "⇒": "\\Rightarrow", "→": "\\to", "⇔": "\\iff", "∪": "\\cup", "∩": "\\cap",
     "∣": "\\mid", "≡": "\\equiv", "∼": "\\sim", "⊕": "\\oplus",
 }
+_VULGAR = {"½": ("1", "2"), "⅓": ("1", "3"), "⅔": ("2", "3"), "¼": ("1", "4"), "¾": ("3", "4"), "⅕": ("1", "5"),
+           "⅖": ("2", "5"), "⅗": ("3", "5"), "⅘": ("4", "5"), "⅙": ("1", "6"), "⅚": ("5", "6"), "⅐": ("1", "7"),
+           "⅛": ("1", "8"), "⅜": ("3", "8"), "⅝": ("5", "8"), "⅞": ("7", "8"), "⅑": ("1", "9"), "⅒": ("1", "10")}
+_TEMPERATURES = {"℃": "C", "℉": "F"}
 _SUPERSCRIPTS = {c: str(d) for d, c in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")}  # x², 10⁻⁶: raised digits are an exponent
 _CHARS = frozenset("+-*/^_!'=<>()[]{}|,;:&.%?")  # ASCII math characters a token may be; "?" is always refused later
 
@@ -112,6 +116,21 @@ def tokens(s: str) -> list[Token] | None:
             j = _superscript(out, s, i, spaced)  # x², 10⁻⁶: the exponent ^{...} written as raised digits
             spaced, i = False, j
             continue
+        if c == "{" and i + 2 < n and s[i + 1] in "+-" and s[i + 2] == "}":  # TeX's braced sign: {-}3 is -3
+            out.append(Token("char", s[i + 1], i, i + 3, spaced))
+            spaced, i = False, i + 3
+            continue
+        if c in _VULGAR:  # ½: \frac{1}{2} (after digits, the mixed number 1½)
+            num, den = _VULGAR[c]
+            out += [_command_token("\\frac", i, i, spaced), Token("char", "{", i, i, False), Token("num", num, i, i, False),
+                    Token("char", "}", i, i, False), Token("char", "{", i, i, False), Token("num", den, i, i + 1, False),
+                    Token("char", "}", i + 1, i + 1, False)]
+            spaced, i = False, i + 1
+            continue
+        if c in _TEMPERATURES:  # ℃: degrees Celsius
+            out += [_command_token("\\degree", i, i, spaced), Token("letter", _TEMPERATURES[c], i, i + 1, False)]
+            spaced, i = False, i + 1
+            continue
         if c in _UNICODE:
             out.append(_command_token(_UNICODE[c], i, i + 1, spaced))
             spaced, i = False, i + 1
@@ -126,7 +145,7 @@ def tokens(s: str) -> list[Token] | None:
                     j = g.end()
             if j < n and s[j] == "." and j + 1 < n and "0" <= s[j + 1] <= "9":
                 j = _decimals(s, j + 1)
-            elif s.startswith(".\\overline", j):  # 0.\overline{3}
+            elif s.startswith((".\\overline", ".\\bar", ".\\dot"), j):  # 0.\overline{3}, 0.\bar{3}
                 j += 1
             _add_digits(out, Token("num", s[i:j], i, j, spaced))
             spaced, i = False, j

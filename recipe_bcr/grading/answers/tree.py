@@ -25,7 +25,16 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from recipe_bcr.grading.answers.lex import Token, tokens
-from recipe_bcr.grading.answers.words import UNITS, choice_letter, connective, text_content, text_kind, words_key
+from recipe_bcr.grading.answers.words import (
+    TEMPERATURE_SCALES,
+    UNITS,
+    choice_letter,
+    connective,
+    quantity_parts,
+    text_content,
+    text_kind,
+    words_key,
+)
 from recipe_bcr.grading.answers.normalize import MAX_DIGITS
 
 MAX_DEPTH = 40  # brackets, fractions and powers nested deeper than this are no answer a reader checks
@@ -59,7 +68,10 @@ STYLES = frozenset("\\mathbf \\boldsymbol \\mathit \\mathsf \\bm \\boxed \\fbox 
 ACCENTS = frozenset("\\overline \\vec \\hat \\bar \\tilde \\overrightarrow \\widehat \\overarc \\dot \\ddot".split())
 NAME_PREFIXES = frozenset("\\angle \\triangle \\measuredangle".split())
 MATRICES = frozenset("pmatrix bmatrix matrix Bmatrix array".split())
+MULTI_ARGUMENT = frozenset(("\\max", "\\min", "\\gcd", "\\lcm"))
+REPEAT_MARKS = ("\\overline", "\\bar", "\\dot")  # 0.1\overline{6}, 0.\bar{3}, 0.\dot{3}: the repeating digits
 PIECEWISE = frozenset(("cases", "dcases"))
+SET_BARS = (":", "|", "\\mid")  # between a set-builder's name and its condition
 CONDITION_WORDS = frozenset(("if", "for", "when", "where", "if and only if"))  # words that open a piece's condition
 OTHERWISE = frozenset(("otherwise", "else", "elsewhere", "for all other x", "if otherwise"))
 _CHOICE_VALUE_STARTS = ("-", "\\frac", "\\dfrac", "\\tfrac", "\\sqrt", "\\pi")  # a value after a choice letter
@@ -245,7 +257,7 @@ class _Reader:
                 ops.append("/" if tok.text in ("/", "\\div") else "*")
                 factors.append(self.signed_factor())
             elif self._starts_factor(tok):
-                if tok.kind == "num" and self.t[self.i - 1].text not in (")", "]"):
+                if tok.kind == "num" and self.t[self.i - 1].text not in (")", "]") and not self._factorial_product():
                     raise Refused("a number right after a factor")  # "5 6", "2^10", "\frac123", "2\frac12"
                 ops.append("*")
                 factors.append(self.factor())
@@ -352,8 +364,11 @@ class _Reader:
         return node
 
     def _units(self, node: Node) -> Node:
-        """Units after a value, from the closed list (`5 \\text{ cm}^2`, `3\\text{ square units}`), then words."""
-        while (tok := self.peek()) is not None and tok.kind == "text" and _is_unit(tok.text):
+        """Units after a value, from the closed list (`5 \\text{ cm}^2`, `3\\text{ square units}`), then words. After
+        a degree sign, C or F is its scale (`25^\\circ\\text{C}`, `25^\\circ C`, `25℃`)."""
+        if node.kind == "degree" and (scale := self._temperature_scale()) is not None:
+            node = Node("unit", (node,), text=scale, span=(node.span[0], self.t[self.i - 1].end))
+        while (tok := self.peek()) is not None and tok.kind == "text" and (_is_unit(tok.text) or self._unit_not_called(tok)):
             self.take()
             unit = text_content(tok.text).lower() + self._take_unit_power()
             while self.is_("/") and (per := self.peek(1)) is not None and per.kind == "text" and _is_unit(per.text):
@@ -364,6 +379,24 @@ class _Reader:
             self.take()  # words after a value (`2 \text{ euros}`): right only where the gold carries them
             node = Node("words", (node,), text=words_key(tok.text), span=(node.span[0], tok.end))
         return node
+
+    def _unit_not_called(self, tok: Token) -> bool:
+        """A word that names a unit and a function (`9\\text{ min}`, `\\min(3, 5)`): after a value and not applied
+        to a bracket, the unit."""
+        nxt = self.peek(1)
+        return text_content(tok.text).lower() in UNITS and not (nxt is not None and nxt.text in ("(", "\\{", "\\lbrace"))
+
+    def _temperature_scale(self) -> str | None:
+        """The scale letter after a degree sign, taken: a lone C or F, as a letter or a text; None (nothing taken)."""
+        tok, nxt = self.peek(), self.peek(1)
+        if tok is None or tok.kind not in ("letter", "text"):
+            return None
+        letter = tok.text if tok.kind == "letter" else text_content(tok.text)
+        scale = TEMPERATURE_SCALES.get(letter.lower()) if letter in ("C", "F") else None
+        if scale is None or (tok.kind == "letter" and nxt is not None and nxt.kind == "letter" and not nxt.spaced):
+            return None
+        self.take()
+        return scale
 
     def _take_unit_power(self) -> str:
         """A unit's square or cube after it, taken: `^2` (what units.quantity reads), or "" when none."""
@@ -453,6 +486,12 @@ class _Reader:
                 if inner is None:
                     raise Refused("bad text number")
                 return _respan(inner, (tok.start, tok.end))
+            if kind == "quantity":  # \text{5 cm}: the number and its unit in one text
+                number, unit = quantity_parts(tok.text)  # type: ignore[misc]
+                inner = parse(number)
+                if inner is None or inner.kind != "num":
+                    raise Refused("bad number in a text")
+                return Node("unit", (_respan(inner, (tok.start, tok.end)),), text=unit.lower(), span=(tok.start, tok.end))
             if kind == "math":  # \text{$12$}: math mode inside the text (once: each level would read it again)
                 body = text_content(tok.text)[1:-1]
                 inner = None if "$" in body else parse(body)
@@ -517,7 +556,8 @@ class _Reader:
                     self.take()
                     bounds.append(self.argument())
             body = self.term()
-            return Node("bigop", (body, *bounds), text=text[1:], span=(tok.start, body.span[1]))
+            node = Node("bigop", (body, *bounds), text=text[1:], span=(tok.start, body.span[1]))
+            return expand_bigop(node) or node
         if text in GREEK:
             self.take()
             return self._subscripted(Node("sym", text=text, span=(tok.start, tok.end)))
@@ -616,16 +656,17 @@ class _Reader:
         if self.is_("^"):
             self.take()
             power = self.argument()
-        if self.is_("(") or self.is_("\\left("):
-            self.take()
+        closer = {"(": ")", "\\{": "\\}", "\\lbrace": "\\rbrace"}.get(self.peek().text if self.peek() else "")
+        if closer is not None and (closer == ")" or name in MULTI_ARGUMENT):
+            self.take()  # \max\{a, b\} as \max(a, b)
             args = self.items()
-            close = self.expect(")")
+            close = self.expect(closer)
             argv = args.children if args.kind == "list" else (args,)
             end = close.end
         else:
-            arg = self.factor() if name not in ("\\max", "\\min", "\\gcd", "\\lcm") else None
-            if arg is None:
+            if name in MULTI_ARGUMENT:
                 raise Refused("a multi-argument function without parentheses")
+            arg = self._function_argument()
             argv, end = (arg,), arg.span[1]
         if power is not None and name in INVERTIBLE and _integer(power) == -1:
             name, power = INVERTIBLE[name], None  # \tan^{-1} x is arctan x, never 1/tan x
@@ -635,6 +676,20 @@ class _Reader:
         if power is not None:
             node = Node("pow", (node, power), span=node.span)
         return node
+
+    def _function_argument(self) -> Node:
+        """A function's argument without parentheses: TeX's implied product up to the next operator, bracket or
+        function (`\\sin 2x` is sin(2x), `\\sin x \\cos x` is sin(x) cos(x), `\\sin 30^\\circ` is sin of 30 degrees)."""
+        start = self.i
+        factors = [self.factor()]
+        while (tok := self.peek()) is not None and (tok.kind == "letter" or tok.text in GREEK or tok.text == "\\pi"):
+            factors.append(self.factor())
+        return self._product(factors, start)
+
+    def _factorial_product(self) -> bool:
+        """`8!2!`: a number right after a factorial is the next factorial of a product, when it has its own `!`."""
+        nxt = self.peek(1)
+        return self.t[self.i - 1].text == "!" and nxt is not None and nxt.kind == "char" and nxt.text == "!"
 
     def number(self) -> Node:
         tok = self.take()
@@ -664,7 +719,7 @@ class _Reader:
                 raise Refused("a bad exponent")
             places = (places or 0) - exp
             value, end = value * Fraction(10) ** exp, exp_node.span[1]
-        elif self.is_("\\overline") and places is not None:
+        elif any(self.is_(bar) for bar in REPEAT_MARKS) and places is not None:
             self.take()
             rep = self.argument()
             if rep.kind != "num" or rep.places is not None:
@@ -734,6 +789,8 @@ class _Reader:
                 return Node("set", (), text="{}", span=(open_tok.start, close.end))
             if opener in ("\\{", "\\lbrace") and self.is_("\\begin") and (pieces := self._braced_pieces(open_tok)):
                 return pieces
+            if opener in ("\\{", "\\lbrace") and self._set_builder_ahead():
+                return self._set_builder(open_tok)
             inner = self.items()
             close = self.take()
         finally:
@@ -755,6 +812,34 @@ class _Reader:
             kind = "tuple" if pair == "()" else "interval"
             return Node(kind, items, text=pair, span=span)
         raise Refused(f"mismatched brackets {pair}")
+
+    def _set_builder_ahead(self) -> bool:
+        """`\\{x : ...`, `\\{x \\mid ...`, `\\{x | ...`, `\\{x \\in \\mathbb{R} : ...`: a name, maybe its domain, then the bar."""
+        tok = self.peek()
+        if tok is None or tok.kind != "letter":
+            return None  # type: ignore[return-value]
+        for k in range(1, 8):
+            nxt = self.peek(k)
+            if nxt is None or nxt.text in (",", ";", "\\}", "\\rbrace", "=") or (k == 1 and nxt.text != "\\in" and nxt.text not in SET_BARS):
+                return False
+            if nxt.text in SET_BARS:
+                return True
+        return False
+
+    def _set_builder(self, open_tok: Token) -> Node:
+        """`\\{x \\in \\mathbb{R} : x > 2\\}`: the set of the name's values for which the condition holds."""
+        var = self.symbol()
+        domain = None
+        if self.is_("\\in"):
+            self.take()
+            domain = self.factor()
+        self.take()  # the bar
+        cond = self._condition()
+        close = self.take()
+        if close.text not in ("\\}", "\\rbrace"):
+            raise Refused("a set-builder not closed by a brace")
+        kids = (var, cond) if domain is None else (var, cond, domain)
+        return Node("setbuilder", kids, span=(open_tok.start, close.end))
 
     def _braced_pieces(self, open_tok: Token) -> Node | None:
         """`\\left\\{ \\begin{array}{ll} ... \\end{array} \\right.`: a piecewise function (the brace opens it, and
@@ -852,8 +937,14 @@ class _Reader:
         if tok is not None and tok.kind == "text" and text_content(tok.text).lower() in CONDITION_WORDS:
             self.take()
         start, parts, ops = self.i, [self.relation()], []
-        while (tok := self.peek()) is not None and tok.kind == "cmd" and tok.text in CONNECTIVES and tok.text != "\\\\":
-            ops.append(CONNECTIVES[self.take().text])  # a row's line break ends the condition
+        while (tok := self.peek()) is not None:
+            if tok.kind == "cmd" and tok.text in CONNECTIVES and tok.text != "\\\\":  # a line break ends a row
+                ops.append(CONNECTIVES[self.take().text])
+            elif tok.kind == "text" and (word := connective(tok.text)) is not None:
+                self.take()
+                ops.append(word)  # x < 0 \text{ or } x > 1
+            else:
+                break
             parts.append(self.relation())
         return parts[0] if not ops else Node("conn", tuple(parts), text=",".join(ops), span=self._span(start))
 
@@ -873,6 +964,103 @@ class _Reader:
         first = self.t[start] if start < len(self.t) else None
         last = self.t[self.i - 1] if self.i > 0 else None
         return (first.start if first else 0, last.end if last else 0)
+
+
+MAX_TERMS = 200  # a sum or product with numeric bounds is written out up to this many terms
+
+
+def expand_bigop(node: Node) -> Node | None:
+    """A sum or product over `k = a` to `b` as what it stands for: with integer bounds, its terms written out
+    (`\\sum_{k=1}^{3} k^2` is 1 + 4 + 9); a geometric series `\\sum c r^k` in closed form, to a symbolic bound or
+    (|r| < 1) to infinity. None where it is neither (the symbolic check reads it as written)."""
+    if len(node.children) != 3:
+        return None
+    body, lower, upper = node.children
+    if lower.kind != "rel" or lower.text != "=" or lower.children[0].kind != "sym":
+        return None
+    var, start = lower.children[0].text, _integer(lower.children[1])
+    if start is None:
+        return None
+    stop = _integer(upper)
+    if stop is not None:
+        count = stop - start + 1
+        if count > MAX_TERMS or count * sum(1 for _ in body.walk()) > MAX_TOKENS:
+            return None
+        terms = [substitute(body, var, _literal(k, node.span)) for k in range(start, stop + 1)]
+        if not terms:
+            return _literal(0 if node.text == "sum" else 1, node.span)
+        return terms[0] if len(terms) == 1 else Node("add" if node.text == "sum" else "mul", tuple(terms), span=node.span)
+    return _geometric(body, var, start, upper, node.span) if node.text == "sum" else None
+
+
+def _geometric(body: Node, var: str, start: int, upper: Node, span: tuple[int, int]) -> Node | None:
+    """sum_{k=a}^{b} c r^k = c (r^a - r^(b+1)) / (1 - r); to infinity c r^a / (1 - r) when |r| < 1."""
+    parts = _ratio_form(body, var)
+    if parts is None:
+        return None
+    coef, ratio = parts
+    r = _rational(ratio)
+    if r == 1:
+        return None
+    first = Node("pow", (ratio, _literal(start, span)), span=span)
+    if upper.kind == "const" and upper.text == "infty":
+        if r is None or abs(r) >= 1:
+            return None
+        top = first
+    elif var in _names(upper):
+        return None
+    else:
+        last = Node("pow", (ratio, Node("add", (upper, _literal(1, span)), span=span)), span=span)
+        top = Node("add", (first, Node("neg", (last,), text="-", span=span)), span=span)
+    one_less = Node("add", (_literal(1, span), Node("neg", (ratio,), text="-", span=span)), span=span)
+    if coef is not None:
+        top = Node("mul", (coef, top), span=span)
+    return Node("div", (top, one_less), span=span)
+
+
+def _ratio_form(body: Node, var: str) -> tuple[Node | None, Node] | None:
+    """(c, r) when `body` is c r^k in the index k (r^k, c r^k, c / r^k); None otherwise."""
+    if body.kind == "pow" and body.children[1].kind == "sym" and body.children[1].text == var:
+        base = body.children[0]
+        return None if var in _names(base) else (None, base)
+    if body.kind == "div" and var not in _names(body.children[0]):
+        inner = _ratio_form(body.children[1], var)
+        if inner is not None and inner[0] is None:
+            return body.children[0], Node("div", (_literal(1, body.span), inner[1]), span=body.span)
+    if body.kind == "mul":
+        powers = [c for c in body.children if var in _names(c)]
+        if len(powers) == 1 and (inner := _ratio_form(powers[0], var)) is not None and inner[0] is None:
+            rest = tuple(c for c in body.children if c is not powers[0])
+            return (rest[0] if len(rest) == 1 else Node("mul", rest, span=body.span)), inner[1]
+    return None
+
+
+def substitute(node: Node, name: str, value: Node) -> Node:
+    """`node` with the unknown `name` replaced by `value` everywhere."""
+    if node.kind == "sym" and node.text == name:
+        return _respan(value, node.span, node.paren)
+    if not node.children:
+        return node
+    return Node(node.kind, tuple(substitute(c, name, value) for c in node.children), node.text, node.value,
+                node.places, node.span, node.paren)
+
+
+def _names(node: Node) -> set[str]:
+    return {n.text for n in node.walk() if n.kind == "sym"}
+
+
+def _literal(k: int, span: tuple[int, int]) -> Node:
+    num = Node("num", text=str(abs(k)), value=Fraction(abs(k)), span=span)
+    return num if k >= 0 else Node("neg", (num,), text="-", span=span)
+
+
+def _rational(node: Node) -> Fraction | None:
+    """The value of an integer or a quotient of integers, maybe negated; None for anything else."""
+    if node.kind == "div":
+        a, b = _rational(node.children[0]), _rational(node.children[1])
+        return None if a is None or not b else a / b
+    k = _integer(node)
+    return None if k is None else Fraction(k)
 
 
 def _is_unit(content: str) -> bool:

@@ -29,7 +29,8 @@ MAGNITUDES = frozenset(
 CONNECTIVE_WORDS = {"or": "or", "and": "and"}
 PERCENT_WORDS = frozenset(("percent", "percentage", "pct", "%", "\\%"))  # read as a percent sign (also `\\text{\\%}`)
 WORDS_IN_MATH = frozenset(CONNECTIVE_WORDS)  # written without \\text, still words
-FUNCTION_NAMES = frozenset("lcm gcd arcsin arccos arctan sin cos tan log ln exp".split())
+FUNCTION_NAMES = frozenset("lcm gcd arcsin arccos arctan sin cos tan cot sec csc sinh cosh tanh log ln exp max min".split())
+TEMPERATURE_SCALES = {"c": "°c", "f": "°f"}  # after a degree sign: 25^\\circ C, 25^\\circ\\text{F}
 _WORD = re.compile(r"[A-Za-z]+(?:/[A-Za-z]+)?")
 _UNIT_POWER = re.compile(r"\^(?:[23]|\{[23]\})$")
 _NUMBERISH = re.compile(r"[0-9.,\s+-]+")
@@ -58,7 +59,8 @@ def connective(content: str) -> str | None:
 
 def text_kind(content: str) -> str:
     """What a `\\text{...}` holds: "empty", "number", "math" (`\\text{$12$}`), "choice" (`\\text{(B)}`),
-    "letter" (\\mathrm{e}), "function" (\\operatorname{lcm}), "unit", "connective", or "prose"."""
+    "letter" (\\mathrm{e}), "function" (\\operatorname{lcm}), "unit", "connective", "quantity" (`\\text{5 cm}`)
+    or "prose"."""
     content = text_content(content)
     words = content.split()
     if not words:
@@ -75,10 +77,24 @@ def text_kind(content: str) -> str:
         return "function"
     if connective(content) is not None:
         return "connective"
+    if quantity_parts(content) is not None:
+        return "quantity"
     # `\\text{ ways.}` closes the sentence; `\\mathrm{cm^2}`, `\\mathrm{m/s^{2}}` square or cube the unit
     if is_unit_phrase(content.removesuffix(".")):
         return "unit"
     return "prose"
+
+
+def quantity_parts(content: str) -> tuple[str, str] | None:
+    """`\\text{5 cm}`, `\\text{12meters}`, `\\mathrm{60~km/h}`: (the number, the unit) a text holds; None otherwise."""
+    text = text_content(content)
+    k = 0
+    while k < len(text) and (text[k].isdigit() or text[k] in ".,"):
+        k += 1
+    number, unit = text[:k], text[k:].strip().removesuffix(".")
+    if not number or not number[0].isdigit() or not unit or not is_unit_phrase(unit):
+        return None
+    return number, unit
 
 
 def is_unit_phrase(text: str) -> bool:

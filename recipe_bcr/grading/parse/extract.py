@@ -34,7 +34,8 @@ Fallback = Literal["position", "last"]
 
 SECTION_HEADER = re.compile(r"#{2,6}[ \t]*+[*_]*+[ \t]*+Problem[ \t]*+(\d++)", re.IGNORECASE)
 ANSWER_LABEL = re.compile(  # starts at the word itself so the scan is literal-led; "**" or "__" around is allowed
-    r"(?<![A-Za-z])Answer[ \t]*+(\d++)[ \t]*+[*_]*+[ \t]*+[:：]\s*+[*_]*+\s*+(?:\$\$?|\\\(|\\\[)?+\s*+",
+    r"(?<![A-Za-z])Answer[ \t]*+(\d++)[ \t]*+[*_]*+[ \t]*+[:：]\s*+[*_]*+\s*+"
+    r"(?:\$\$?+|\\\(|\\\[|\\begin\{(?:equation|align|gather|displaymath|math)\*?+\})?+\s*+(?:\\displaystyle\s*+)?+",
     re.IGNORECASE,
 )
 # a word that offers a second candidate after the answer's box ("(alternatively 5)", "or $5$")
