@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -550,6 +551,9 @@ def _scalar(pred: Node, gold: Node, rel_tol: float, approx: bool) -> Decision:
     p_inf, g_inf = infinite(pred), infinite(gold)
     if p_inf or g_inf:
         return p_inf == g_inf  # infinities by identity
+    angle = _angle(pred, gold)
+    if angle is not None:
+        return angle
     p_pct, g_pct = _percent(pred), _percent(gold)
     if p_pct is not None or g_pct is not None:
         p_num = p_pct or _number(pred)
@@ -574,6 +578,45 @@ def _scalar(pred: Node, gold: Node, rel_tol: float, approx: bool) -> Decision:
     p_poly, g_poly = polynomial(pred), polynomial(gold)
     if p_poly is not None and g_poly is not None:
         return p_poly == g_poly  # exact expansion: the symbolic difference is zero or it is not
+    return None
+
+
+def _angle(pred: Node, gold: Node) -> Decision:
+    """Degrees against radians written in pi: one angle (`30^\\circ` is `\\frac{\\pi}{6}`). None unless exactly one
+    side is in degrees and the other an exact multiple of pi."""
+    p_deg, g_deg = _degrees(pred), _degrees(gold)
+    if (p_deg is None) == (g_deg is None):
+        return None
+    degrees, other = (p_deg, gold) if p_deg is not None else (g_deg, pred)
+    turns = _pi_multiple(other)
+    return None if turns is None else degrees == 180 * turns
+
+
+def _degrees(node: Node) -> Fraction | None:
+    """The exact number of degrees of `x^\\circ`, maybe negated; None for anything else."""
+    sign, node = _unsigned(node)
+    while node.kind == "unit":
+        node = node.children[0]
+    value = exact(node.children[0]) if node.kind == "degree" else None
+    return None if value is None else sign * value
+
+
+def _pi_multiple(node: Node) -> Fraction | None:
+    """q when `node` is exactly q times pi (`\\frac{5\\pi}{6}`, `2\\pi`, `\\frac{7}{6}\\pi`, `-\\pi`); None otherwise."""
+    k, ch = node.kind, node.children
+    if k == "const" and node.text == "pi":
+        return Fraction(1)
+    if k == "neg":
+        q = _pi_multiple(ch[0])
+        return None if q is None else -q
+    if k == "mul":
+        multiples = [c for c in ch if exact(c) is None]
+        coef = [exact(c) for c in ch if exact(c) is not None]
+        q = _pi_multiple(multiples[0]) if len(multiples) == 1 else None
+        return None if q is None else q * math.prod(coef, start=Fraction(1))  # type: ignore[arg-type]
+    if k == "div":
+        q, den = _pi_multiple(ch[0]), exact(ch[1])
+        return None if q is None or not den else q / den
     return None
 
 

@@ -30,6 +30,7 @@ from recipe_bcr.grading.answers.words import (
     UNITS,
     choice_letter,
     connective,
+    number_words,
     quantity_parts,
     text_content,
     text_kind,
@@ -486,6 +487,8 @@ class _Reader:
                 if inner is None:
                     raise Refused("bad text number")
                 return _respan(inner, (tok.start, tok.end))
+            if kind == "numberword":  # \text{twenty-one}
+                return _literal(number_words(tok.text), (tok.start, tok.end))  # type: ignore[arg-type]
             if kind == "quantity":  # \text{5 cm}: the number and its unit in one text
                 number, unit = quantity_parts(tok.text)  # type: ignore[misc]
                 inner = parse(number)
