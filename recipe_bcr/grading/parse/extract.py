@@ -15,8 +15,10 @@ and a box that swallowed a label, a header or another box (it never closed where
 have) is no box (recipe_bcr.grading.parse.boxed). Every scan is linear in the completion: the header and
 label patterns use possessive quantifiers (no backtracking over whitespace runs), and a
 label only ever names a top-level box.
-For thinking models only the text after the last `</think>` is read; a completion whose
-thinking never closes yields no answers.
+For thinking models the text after the last `</think>` is read; a completion whose thinking never closed (it
+ran into the token budget) is read whole, as the paper's extraction reads every completion: its stages find the
+labels and boxes written inside the open think block, with the same guards (two different labelled answers for
+one problem are still a hedge).
 """
 
 from __future__ import annotations
@@ -121,8 +123,8 @@ class ProblemAnswer:
 @dataclass(frozen=True)
 class GroupExtraction:
     problems: tuple[ProblemAnswer, ...]
-    answer_start: int  # where the read text starts (after the last </think>)
-    think_closed: bool | None  # None: no think block involved
+    answer_start: int  # where the read text starts (after the last </think>, or after an unclosed <think>)
+    think_closed: bool | None  # None: no think block involved; False: it never closed (read whole)
 
     @property
     def answers(self) -> list[str | None]:
@@ -148,14 +150,16 @@ def _index(digits: str) -> int:
     return int(digits) if len(digits) <= 6 else 0
 
 
-def _answer_text(completion: str, thinking: bool) -> tuple[int, bool | None] | None:
-    """Offset where answers may be read, and whether a think block closed; None if it never did."""
+def _answer_text(completion: str, thinking: bool) -> tuple[int, bool | None]:
+    """Offset where answers may be read, and whether a think block closed (None: no think block involved). An
+    unclosed block is read from its start (after `<think>` when the completion opens it)."""
     close = completion.rfind(THINK_CLOSE)
     if close >= 0:
         return close + len(THINK_CLOSE), True
-    if thinking or THINK_OPEN in completion:
-        return None
-    return 0, None
+    opened = completion.find(THINK_OPEN)
+    if opened >= 0:
+        return opened + len(THINK_OPEN), False
+    return 0, (False if thinking else None)
 
 
 def _sections(heads: list[tuple[int, int]], length: int, n: int) -> dict[int, tuple[int, int]]:
@@ -242,11 +246,7 @@ def extract_group(
     """Extract the answers of an N-problem completion with stages and section spans."""
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
-    read = _answer_text(completion, thinking)
-    if read is None:
-        empty = tuple(ProblemAnswer(i, None, None, None) for i in range(1, n + 1))
-        return GroupExtraction(empty, len(completion), False)
-    offset, closed = read
+    offset, closed = _answer_text(completion, thinking)
     text = completion[offset:]
     heads = [(m.start(), _index(m.group(1))) for m in SECTION_HEADER.finditer(text)]
     labels = list(ANSWER_LABEL.finditer(text))
