@@ -21,10 +21,10 @@ Anything else (an unknown command, `\\begin{cases}`, a dangling brace, "5 6") re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 
 from recipe_bcr.grading.answers.lex import Token, tokens
+from recipe_bcr.grading.answers.node import Node
 from recipe_bcr.grading.answers.words import (
     TEMPERATURE_SCALES,
     UNITS,
@@ -78,25 +78,6 @@ OTHERWISE = frozenset(("otherwise", "else", "elsewhere", "for all other x", "if 
 _CHOICE_VALUE_STARTS = ("-", "\\frac", "\\dfrac", "\\tfrac", "\\sqrt", "\\pi")  # a value after a choice letter
 _MATH_LETTERS = ("\\mathrm", "\\operatorname")  # upright letters in math: names (e, i), not choices
 _OPEN = {"(": ")", "[": "]", "\\{": "\\}", "\\lbrace": "\\rbrace", "\\langle": "\\rangle", "\\lbrack": "\\rbrack"}
-
-
-@dataclass(frozen=True)
-class Node:
-    kind: str
-    children: tuple[Node, ...] = ()
-    text: str = ""  # an operator, a name, a relation, a container's brackets, a unit, prose words
-    value: Fraction | None = None  # numbers: the exact value of the literal as written
-    places: int | None = None  # numbers: digits after the point less the exponent; None for an integer literal
-    span: tuple[int, int] = (0, 0)  # where it is written in the answer (names are read back from the source)
-    paren: bool = False  # written in parentheses of its own: `f(x)` is not `f x` to every reader
-
-    def walk(self):  # noqa: ANN201 - a generator of Nodes
-        """Every node of the tree, this one first."""
-        stack = [self]
-        while stack:
-            node = stack.pop()
-            yield node
-            stack.extend(reversed(node.children))
 
 
 class Refused(Exception):
