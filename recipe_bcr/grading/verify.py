@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -23,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from recipe_bcr.grading.answers.gate import Question, tree_verdict
-from recipe_bcr.grading.answers.lex import has_invisible
 from recipe_bcr.grading.answers.normalize import MAX_ANSWER_CHARS
 from recipe_bcr.grading.symbolic.pool import HARD_CAP, SymbolicPool
 
@@ -38,6 +38,14 @@ class Verdict:
     # string | numeric | structure | symbolic | hedge | invalid | no_answer | too_long | timeout | unparsed
     # (unparsed: the answer tree, or the symbolic parser, could not read the whole answer)
     method: str
+
+
+_INVISIBLE = {"Cf", "Mn", "Me", "Cc", "Co", "Cs"}  # zero-width, combining, control, private, surrogate
+
+
+def has_invisible(s: str) -> bool:
+    """Zero-width, combining, control or private-use characters: nothing an honest answer needs."""
+    return any(unicodedata.category(c) in _INVISIBLE and c not in "\t\n\r" for c in s)
 
 
 class Verifier:

@@ -10,7 +10,6 @@ character that is no ASCII math) makes `tokens` return None.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
 from recipe_bcr.grading.answers.words import PERCENT_WORDS, UNITS, WORDS_IN_MATH, is_unit_phrase
@@ -268,11 +267,3 @@ def _add_digits(out: list[Token], tok: Token) -> None:
 
 def _command_token(name: str, start: int, end: int, spaced: bool) -> Token:
     return Token("cmd", name, start, end, spaced)
-
-
-_INVISIBLE = {"Cf", "Mn", "Me", "Cc", "Co", "Cs"}  # zero-width, combining, control, private, surrogate
-
-
-def has_invisible(s: str) -> bool:
-    """Zero-width, combining, control or private-use characters: nothing an honest answer needs."""
-    return any(unicodedata.category(c) in _INVISIBLE and c not in "\t\n\r" for c in s)

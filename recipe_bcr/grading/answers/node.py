@@ -15,7 +15,8 @@ from importlib import import_module
 from typing import Any
 
 FACTS: dict[str, Callable[[Node], Any]] = {}  # name -> how to compute it, registered by the module that knows
-_PROVIDERS = {"exact": "value", "names": "value", "approx": "value", "approx_i": "value", "tower": "value", "poly": "poly"}
+_PROVIDERS = {"exact": "value", "names": "value", "approx": "value", "approx_i": "value", "tower": "value", "poly": "poly",
+              "interval": "regions", "region": "regions", "infinity": "regions", "complement": "regions", "quantity": "units"}
 
 
 @dataclass(frozen=True)
@@ -75,3 +76,28 @@ class Node:
     def poly(self) -> dict[Any, Fraction] | None:
         """Its exact expansion as a polynomial, or None: poly.polynomial."""
         return self.fact("poly")
+
+    @property
+    def interval(self) -> Node | None:
+        """The interval an inequality states (`2 \\le x < 5`, `\\mathbb{R}`), or None: regions.as_interval."""
+        return self.fact("interval")
+
+    @property
+    def region(self) -> list[Any] | None:
+        """The set of reals it states as sorted disjoint intervals, or None: regions.region."""
+        return self.fact("region")
+
+    @property
+    def infinity(self) -> int:
+        """+1 for `\\infty`, -1 for `-\\infty`, 0 for anything else: regions.infinite."""
+        return self.fact("infinity")
+
+    @property
+    def complement(self) -> Node | None:
+        """The other half of the line beside a half-line, or None: regions.complement."""
+        return self.fact("complement")
+
+    @property
+    def quantity(self) -> Any:
+        """What a unit node measures (dimensions and scale), or None: units.quantity."""
+        return self.fact("quantity")

@@ -2,15 +2,15 @@
 union (`\\cup`), a difference (`\\mathbb{R} \\setminus \\{0\\}`) and set-builder notation (`\\{x : x > 2\\}`) state.
 
 `region` reads a tree into sorted, merged intervals with exact endpoints, so two spellings of one set compare equal
-(`\\{x \\mid x \\ne 0\\}`, `(-\\infty, 0) \\cup (0, \\infty)`); None where an endpoint is not exact.
+(`\\{x \\mid x \\ne 0\\}`, `(-\\infty, 0) \\cup (0, \\infty)`); None where an endpoint is not exact. Each is a
+fact of a node (`Node.interval`, `Node.region`, `Node.infinity`, `Node.complement`), computed once.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-from recipe_bcr.grading.answers.tree import Node
-from recipe_bcr.grading.answers.value import exact, unknowns
+from recipe_bcr.grading.answers.node import FACTS, Node
 
 INF = Node("const", text="infty")
 _LOWER = {"<": ")", "<=": "]"}  # x < b: the upper bracket
@@ -45,24 +45,11 @@ def as_interval(node: Node) -> Node | None:
 
 
 def _variable(node: Node, bound: Node) -> bool:
-    return node.kind == "sym" and node.text not in ("e", "i") and node.text not in unknowns(bound)
+    return node.kind == "sym" and node.text not in ("e", "i") and node.text not in bound.names
 
 
 def interval(low: Node, high: Node, left: str, right: str) -> Node:
     return Node("tuple" if left + right == "()" else "interval", (low, high), text=left + right)
-
-
-def as_intervals(pred: Node, gold: Node) -> tuple[Node, Node] | None:
-    """An interval answered as an inequality, or the reverse (`[2, 5]` and `2 \\le x \\le 5`, `\\mathbb{R}`
-    and `(-\\infty, \\infty)`): both read as intervals. None unless one side is an inequality and the other an interval."""
-    p_iv, g_iv = as_interval(pred), as_interval(gold)
-    if p_iv is None and g_iv is None:
-        return None
-    p_iv = p_iv or (pred if pred.kind in ("interval", "tuple") and len(pred.children) == 2 else None)
-    g_iv = g_iv or (gold if gold.kind in ("interval", "tuple") and len(gold.children) == 2 else None)
-    if p_iv is None or g_iv is None or (pred.kind == "rel" and gold.kind == "rel"):
-        return None  # two inequalities (t \\le 4, x \\le 4): the symbolic check
-    return p_iv, g_iv
 
 
 def infinite(node: Node) -> int:
@@ -107,15 +94,15 @@ def _pieces(node: Node, var: str | None) -> list[Piece] | None:
             parts = [_pieces(c, var) for c in ch]
             return None if any(p is None for p in parts) else [q for p in parts for q in p]  # type: ignore[union-attr]
         if ops == {"setminus"} and len(ch) == 2 and ch[1].kind == "set":
-            base, points = _pieces(ch[0], var), [exact(c) for c in ch[1].children]
+            base, points = _pieces(ch[0], var), [c.exact for c in ch[1].children]
             if base is None or any(p is None for p in points):
                 return None
             return _without(base, points)  # type: ignore[arg-type]
         return None
     if k == "rel" and node.text == "!=" and len(ch) == 2 and _names_var(ch[0], var):
-        p = exact(ch[1])
+        p = ch[1].exact
         return None if p is None else _without([(-_INFINITY, _INFINITY, "(", ")")], [p])
-    if k == "rel" and var is not None and not all(_names_var(c, var) or var not in unknowns(c) for c in ch):
+    if k == "rel" and var is not None and not all(_names_var(c, var) or var not in c.names for c in ch):
         return None
     iv = as_interval(node) if k in ("rel", "sym") else node if k in ("tuple", "interval") and len(ch) == 2 else None
     if iv is None:
@@ -133,7 +120,7 @@ _INFINITY = float("inf")
 
 def _bound(node: Node) -> Bound | None:
     side = infinite(node)
-    return side * _INFINITY if side else exact(node)
+    return side * _INFINITY if side else node.exact
 
 
 def _without(pieces: list[Piece], points: list[Fraction]) -> list[Piece]:
@@ -167,3 +154,6 @@ def _merged(pieces: list[Piece]) -> list[Piece]:
                 continue
         out.append((low, high, left, right))
     return out
+
+
+FACTS.update(interval=as_interval, region=region, infinity=infinite, complement=complement)

@@ -28,7 +28,6 @@ _DIFF_LOCK = threading.Lock()
 _MAX_BITS = int(MAX_DIGITS * 3.33)
 _MAX_FACTORIAL = 450  # 450! has about 1000 digits
 _MAX_EXPONENT = 10_000
-REFUTE_REL = _CTX.mpf(10) ** -30  # a relative difference this large is no rounding noise at 50 digits
 
 
 def _nth_root(q: Fraction, n: int) -> Fraction | None:
@@ -303,15 +302,6 @@ def _real_power(base: Any, exp: Any, exp_node: Node) -> Any:
 
 def _raise() -> Any:
     raise _Guard
-
-
-def refutes(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:
-    """True when two values from `numeric` certainly differ: their difference is far above the
-    rounding noise of the largest magnitude either computation met (cancellation cannot fake it)."""
-    noise = max(a[1], b[1], abs(a[0]), abs(b[0]))
-    if noise == 0:
-        return False
-    return abs(a[0] - b[0]) > REFUTE_REL * noise
 
 
 
