@@ -662,7 +662,8 @@ def _degrees(node: Node) -> Fraction | None:
 
 
 def _pi_multiple(node: Node) -> Fraction | None:
-    """q when `node` is exactly q times pi (`\\frac{5\\pi}{6}`, `2\\pi`, `\\frac{7}{6}\\pi`, `-\\pi`); None otherwise."""
+    """q when `node` is exactly q times pi (`\\frac{5\\pi}{6}`, `2\\pi`, `\\frac{7}{6}\\pi`, `-\\pi`); None
+    otherwise."""
     k, ch = node.kind, node.children
     if k == "const" and node.text == "pi":
         return Fraction(1)

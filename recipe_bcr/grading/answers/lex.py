@@ -40,9 +40,8 @@ _UNICODE = {
     "∨": "\\lor", "∧": "\\land", "⇒": "\\Rightarrow", "→": "\\to", "⇔": "\\iff", "∪": "\\cup", "∩": "\\cap",
     "∣": "\\mid", "≡": "\\equiv", "∼": "\\sim", "⊕": "\\oplus",
 }
-_VULGAR = {"½": ("1", "2"), "⅓": ("1", "3"), "⅔": ("2", "3"), "¼": ("1", "4"), "¾": ("3", "4"), "⅕": ("1", "5"),
-           "⅖": ("2", "5"), "⅗": ("3", "5"), "⅘": ("4", "5"), "⅙": ("1", "6"), "⅚": ("5", "6"), "⅐": ("1", "7"),
-           "⅛": ("1", "8"), "⅜": ("3", "8"), "⅝": ("5", "8"), "⅞": ("7", "8"), "⅑": ("1", "9"), "⅒": ("1", "10")}
+_VULGAR = {c: tuple(f.split("/")) for c, f in zip("½⅓⅔¼¾⅕⅖⅗⅘⅙⅚⅐⅛⅜⅝⅞⅑⅒", (
+    "1/2 1/3 2/3 1/4 3/4 1/5 2/5 3/5 4/5 1/6 5/6 1/7 1/8 3/8 5/8 7/8 1/9 1/10".split()))}  # ½ is \frac{1}{2}
 _TEMPERATURES = {"℃": "C", "℉": "F"}
 _SUPERSCRIPTS = {c: str(d) for d, c in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")}  # x², 10⁻⁶: raised digits are an exponent
 _CHARS = frozenset("+-*/^_!'=<>()[]{}|,;:&.%?")  # ASCII math characters a token may be; "?" is always refused later
@@ -121,9 +120,9 @@ def tokens(s: str) -> list[Token] | None:
             continue
         if c in _VULGAR:  # ½: \frac{1}{2} (after digits, the mixed number 1½)
             num, den = _VULGAR[c]
-            out += [_command_token("\\frac", i, i, spaced), Token("char", "{", i, i, False), Token("num", num, i, i, False),
-                    Token("char", "}", i, i, False), Token("char", "{", i, i, False), Token("num", den, i, i + 1, False),
-                    Token("char", "}", i + 1, i + 1, False)]
+            out += [_command_token("\\frac", i, i, spaced), Token("char", "{", i, i, False),
+                    Token("num", num, i, i, False), Token("char", "}", i, i, False), Token("char", "{", i, i, False),
+                    Token("num", den, i, i + 1, False), Token("char", "}", i + 1, i + 1, False)]
             spaced, i = False, i + 1
             continue
         if c in _TEMPERATURES:  # ℃: degrees Celsius

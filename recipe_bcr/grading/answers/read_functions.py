@@ -125,7 +125,9 @@ def expand_bigop(node: Node) -> Node | None:
         terms = [substitute(body, var, literal(k, node.span)) for k in range(start, stop + 1)]
         if not terms:
             return literal(0 if node.text == "sum" else 1, node.span)
-        return terms[0] if len(terms) == 1 else Node("add" if node.text == "sum" else "mul", tuple(terms), span=node.span)
+        if len(terms) == 1:
+            return terms[0]
+        return Node("add" if node.text == "sum" else "mul", tuple(terms), span=node.span)
     return _geometric(body, var, start, upper, node.span) if node.text == "sum" else None
 
 

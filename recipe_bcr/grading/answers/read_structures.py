@@ -83,13 +83,16 @@ class StructureReader(ReaderBase):
         raise Refused(f"mismatched brackets {pair}")
 
     def _set_builder_ahead(self) -> bool:
-        """`\\{x : ...`, `\\{x \\mid ...`, `\\{x | ...`, `\\{x \\in \\mathbb{R} : ...`: a name, maybe its domain, then the bar."""
+        """`\\{x : ...`, `\\{x \\mid ...`, `\\{x | ...`, `\\{x \\in \\mathbb{R} : ...`: a name, maybe its domain, then
+        the bar."""
         tok = self.peek()
         if tok is None or tok.kind != "letter":
-            return None  # type: ignore[return-value]
+            return False
         for k in range(1, 8):
             nxt = self.peek(k)
-            if nxt is None or nxt.text in (",", ";", "\\}", "\\rbrace", "=") or (k == 1 and nxt.text != "\\in" and nxt.text not in SET_BARS):
+            if nxt is None or nxt.text in (",", ";", "\\}", "\\rbrace", "="):
+                return False
+            if k == 1 and nxt.text != "\\in" and nxt.text not in SET_BARS:
                 return False
             if nxt.text in SET_BARS:
                 return True

@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from recipe_bcr.grading.answers.lex import Token
 from recipe_bcr.grading.answers.node import Node
-from recipe_bcr.grading.answers.read_base import _CHOICE_VALUE_STARTS, _MATH_LETTERS, ReaderBase, Refused, is_unit, literal, respan
+from recipe_bcr.grading.answers.read_base import (
+    _CHOICE_VALUE_STARTS,
+    _MATH_LETTERS,
+    ReaderBase,
+    Refused,
+    is_unit,
+    literal,
+    respan,
+)
 from recipe_bcr.grading.answers.words import (
     TEMPERATURE_SCALES,
     UNITS,
@@ -64,7 +72,9 @@ class TextReader(ReaderBase):
         a degree sign, C or F is its scale (`25^\\circ\\text{C}`, `25^\\circ C`, `25℃`)."""
         if node.kind == "degree" and (scale := self._temperature_scale()) is not None:
             node = Node("unit", (node,), text=scale, span=(node.span[0], self.t[self.i - 1].end))
-        while (tok := self.peek()) is not None and tok.kind == "text" and (is_unit(tok.text) or self._unit_not_called(tok)):
+        while (tok := self.peek()) is not None and tok.kind == "text" and (
+            is_unit(tok.text) or self._unit_not_called(tok)
+        ):
             self.take()
             unit = text_content(tok.text).lower() + self._take_unit_power()
             while self.is_("/") and (per := self.peek(1)) is not None and per.kind == "text" and is_unit(per.text):
@@ -80,7 +90,8 @@ class TextReader(ReaderBase):
         """A word that names a unit and a function (`9\\text{ min}`, `\\min(3, 5)`): after a value and not applied
         to a bracket, the unit."""
         nxt = self.peek(1)
-        return text_content(tok.text).lower() in UNITS and not (nxt is not None and nxt.text in ("(", "\\{", "\\lbrace"))
+        called = nxt is not None and nxt.text in ("(", "\\{", "\\lbrace")
+        return text_content(tok.text).lower() in UNITS and not called
 
     def _temperature_scale(self) -> str | None:
         """The scale letter after a degree sign, taken: a lone C or F, as a letter or a text; None (nothing taken)."""

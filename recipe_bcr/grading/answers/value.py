@@ -168,7 +168,8 @@ _FUNCS = {
     "sin": _CTX.sin, "cos": _CTX.cos, "tan": _CTX.tan, "cot": _CTX.cot, "sec": _CTX.sec, "csc": _CTX.csc,
     "arcsin": _CTX.asin, "arccos": _CTX.acos, "arctan": _CTX.atan, "sinh": _CTX.sinh, "cosh": _CTX.cosh,
     "tanh": _CTX.tanh, "arccot": _CTX.acot, "arcsec": _CTX.asec, "arccsc": _CTX.acsc, "arsinh": _CTX.asinh,
-    "arcosh": _CTX.acosh, "artanh": _CTX.atanh, "ln": _CTX.ln, "log": _CTX.ln, "exp": _CTX.exp, "lg": lambda x: _CTX.log(x, 10),
+    "arcosh": _CTX.acosh, "artanh": _CTX.atanh,
+    "ln": _CTX.ln, "log": _CTX.ln, "exp": _CTX.exp, "lg": lambda x: _CTX.log(x, 10),
 }
 
 

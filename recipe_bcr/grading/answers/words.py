@@ -29,7 +29,9 @@ MAGNITUDES = frozenset(
 CONNECTIVE_WORDS = {"or": "or", "and": "and"}
 PERCENT_WORDS = frozenset(("percent", "percentage", "pct", "%", "\\%"))  # read as a percent sign (also `\\text{\\%}`)
 WORDS_IN_MATH = frozenset(CONNECTIVE_WORDS)  # written without \\text, still words
-FUNCTION_NAMES = frozenset("lcm gcd arcsin arccos arctan sin cos tan cot sec csc sinh cosh tanh log ln exp max min".split())
+FUNCTION_NAMES = frozenset(
+    "lcm gcd arcsin arccos arctan sin cos tan cot sec csc sinh cosh tanh log ln exp max min".split()
+)
 TEMPERATURE_SCALES = {"c": "°c", "f": "°f"}  # after a degree sign: 25^\\circ C, 25^\\circ\\text{F}
 _WORD = re.compile(r"[A-Za-z]+(?:/[A-Za-z]+)?")
 _UNIT_POWER = re.compile(r"\^(?:[23]|\{[23]\})$")

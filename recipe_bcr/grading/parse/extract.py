@@ -41,8 +41,9 @@ ANSWER_LABEL = re.compile(  # starts at the word itself so the scan is literal-l
     re.IGNORECASE,
 )
 # a word that offers a second candidate after the answer's box ("(alternatively 5)", "or $5$")
-_HEDGE_WORD = re.compile(r"(?<![A-Za-z])(?:alternatively|alternative|or|otherwise|possibly|perhaps|maybe|else)(?![A-Za-z])",
-                         re.IGNORECASE)
+_HEDGE_WORD = re.compile(
+    r"(?<![A-Za-z])(?:alternatively|alternative|or|otherwise|possibly|perhaps|maybe|else)(?![A-Za-z])", re.IGNORECASE
+)
 # what lies between two boxes that are listed as candidates: separators and hedge words only (`, ` `; ` ` / `
 # ` or ` `\\quad` `(alternatively `); between an unlabelled answer's box and its neighbour on the line
 _LIST_GAP = re.compile(
