@@ -232,7 +232,10 @@ def test_unicode_infinity(verifier):
     for a in range(-5, 6):
         for pred, gold in ((f"({a}, ∞)", f"({a}, \\infty)"), (f"(-∞, {a}]", f"(-\\infty, {a}]"), ("∞", "\\infty"),
                            (f"[{a},+∞)", f"[{a}, \\infty)"), (f"x \\in ({a}, ∞)", f"({a},\\infty)"), ("-∞", "-\\infty"),
-                           (f"\\{{x : x > {a}\\}}", f"({a}, ∞)"), (f"({a}, \\infty)", f"({a}, ∞)")):
+                           (f"\\{{x : x > {a}\\}}", f"({a}, ∞)"), (f"({a}, \\infty)", f"({a}, ∞)"),
+                           (f"x∈({a},∞)", f"({a}, \\infty)"), (f"({a}, \\text{{∞}})", f"({a}, \\infty)"),
+                           (f"({a}, \\infin)", f"({a}, \\infty)"), (f"ℝ ∖ \\{{{a}\\}}".replace("ℝ", "\\mathbb{R}"),
+                                                                   f"(-∞, {a}) \\cup ({a}, ∞)")):
             assert verifier.check(pred, gold).correct, (pred, gold)
         assert not verifier.check(f"({a}, ∞)", f"({a}, -\\infty)").correct
         assert not verifier.check(f"({a}, ∞)", f"[{a}, \\infty)").correct

@@ -38,11 +38,12 @@ _UNICODE = {
     "∞": "\\infty", "π": "\\pi", "√": "\\sqrt", "≤": "\\le", "≥": "\\ge", "≠": "\\ne", "×": "\\times",
     "·": "\\cdot", "÷": "\\div", "−": "-", "°": "\\degree", "±": "\\pm", "∓": "\\mp", "≈": "\\approx",
     "∨": "\\lor", "∧": "\\land", "⇒": "\\Rightarrow", "→": "\\to", "⇔": "\\iff", "∪": "\\cup", "∩": "\\cap",
-    "∣": "\\mid", "≡": "\\equiv", "∼": "\\sim", "⊕": "\\oplus",
+    "∣": "\\mid", "≡": "\\equiv", "∼": "\\sim", "⊕": "\\oplus", "∈": "\\in", "∖": "\\setminus",
 }
 _VULGAR = {c: tuple(f.split("/")) for c, f in zip("½⅓⅔¼¾⅕⅖⅗⅘⅙⅚⅐⅛⅜⅝⅞⅑⅒", (
     "1/2 1/3 2/3 1/4 3/4 1/5 2/5 3/5 4/5 1/6 5/6 1/7 1/8 3/8 5/8 7/8 1/9 1/10".split()))}  # ½ is \frac{1}{2}
 _TEMPERATURES = {"℃": "C", "℉": "F"}
+_ALIASES = {"\\infin": "\\infty", "\\smallsetminus": "\\setminus"}  # other names of one command
 _SUPERSCRIPTS = {c: str(d) for d, c in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")}  # x², 10⁻⁶: raised digits are an exponent
 _CHARS = frozenset("+-*/^_!'=<>()[]{}|,;:&.%?")  # ASCII math characters a token may be; "?" is always refused later
 
@@ -159,6 +160,7 @@ def tokens(s: str) -> list[Token] | None:
                 name, j = s[i : i + 2], i + 2  # a stray backslash closing the answer is spacing
             else:
                 name, j = m.group(), m.end()
+            name = _ALIASES.get(name, name)
             if name in _SPACING or name in _MATH_DELIMITERS:
                 spaced, i = True, j
                 continue
@@ -177,7 +179,9 @@ def tokens(s: str) -> list[Token] | None:
                 if end is None:
                     return None
                 content = s[k + 1 : end - 1]
-                if content.strip().lower() in PERCENT_WORDS:
+                if content.strip() in _UNICODE:  # \text{∞}: the sign, in text mode
+                    out.append(_command_token(_UNICODE[content.strip()], i, end, spaced))
+                elif content.strip().lower() in PERCENT_WORDS:
                     out.append(_command_token("\\%", i, end, spaced))
                 elif content.strip() == "\\$":  # \text{\$}12.50 is \$12.50: a dollar sign before the value
                     out.append(_command_token("\\$", i, end, spaced))
