@@ -82,9 +82,9 @@ def test_think_block_only_text_after_last_close_counts():
 
 
 @pytest.mark.parametrize("text,thinking", [("<think>\\boxed{1} never closed", False), ("Answer1: \\boxed{1}", True)])
-def test_unclosed_thinking_yields_nothing(text, thinking):
+def test_unclosed_thinking_is_read_whole_as_the_paper_reads_it(text, thinking):
     ex = extract_group(text, 1, thinking=thinking)
-    assert ex.answers == [None] and ex.think_closed is False
+    assert ex.answers == ["1"] and ex.think_closed is False
 
 
 def test_first_section_and_first_label_win():

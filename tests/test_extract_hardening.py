@@ -32,6 +32,12 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "nested closed labels": lambda n: "Answer1: \\boxed{" * n + "5" + "}" * n,
     "boxes in boxes": lambda n: "\\boxed{" * n + "5" + "}" * n,
     "a long hidden box": lambda n: "Answer1: \\boxed{\\phantom{" + "{" * n + "}" * n + "}}",
+    "hedged labels on one line": lambda n: "Answer 1: \\boxed{1}, \\boxed{2} " * n,
+    "one label, many boxes on its line": lambda n: "Answer 1: \\boxed{1}" + ", \\boxed{1}" * n,
+    "hedge words after a box": lambda n: "Answer 1: \\boxed{1}" + " or (alternatively" * n,
+    "separators between two boxes": lambda n: "\\boxed{1}" + ", ;" * n + "\\boxed{2}",
+    "display math openings after a label": lambda n: "Answer 1:" + " \\begin{equation}" * n + "\\boxed{1}",
+    "an unclosed think block": lambda n: "<think>" + "Answer 1: \\boxed{1}\n" * n,
 }
 TIMED_CPU_S = 0.02  # an extraction this long is timed well above the clock's noise
 

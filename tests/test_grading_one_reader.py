@@ -51,9 +51,10 @@ def test_the_tree_reads_every_gold_of_the_shared_data_but_the_listed_ones(shared
 def test_a_gold_the_tree_cannot_read_matches_nothing_and_is_counted(verifier, caplog):
     gold = "-1./3"
     with caplog.at_level(logging.WARNING, logger="recipe_bcr.grading.verify"):
-        for pred in (gold, "-\\frac{1}{3}", "-0.3333333"):
+        for pred in ("-\\frac{1}{3}", "-0.3333333", "-1./4"):
             verdict = verifier.check(pred, gold)
             assert (verdict.correct, verdict.method) == (False, "unparsed")
+        assert verifier.check(f" {gold} ", gold).correct  # but the gold itself, as written, always scores
     assert [r.getMessage() for r in caplog.records].count(
         f"ground truth {gold!r} cannot be read as an answer; nothing matches it (fix the gold)"
     ) == 1

@@ -51,9 +51,10 @@ def test_overlap_answers_are_wrong(verifier, pred):
     assert _score(verifier, text)["n_correct"] == 0
 
 
-def test_answer_inside_unclosed_thinking_does_not_count(verifier):
+def test_answer_inside_unclosed_thinking_counts_as_the_paper_counts_it(verifier):
     text = "### Problem 1\nAnswer1: \\boxed{12}"
-    assert score_completion(text, GOLDS, verifier, thinking=True).breakdown["score"] == 0
+    breakdown = score_completion(text, GOLDS, verifier, thinking=True).breakdown
+    assert breakdown["n_correct"] == 1 and breakdown["think_open"] == 1.0
 
 
 def test_answers_only_in_thinking_do_not_count(verifier):

@@ -30,6 +30,7 @@ BREAKDOWN_KEYS = (
     "response_tokens",  # true token length when the reward manager passes it, else 0
     "truncated",  # 1 when the response used the whole budget
     "reward_errors",  # 1 when scoring raised and the completion was given 0 by the last line of defence
+    "think_open",  # 1 when a think block never closed (the budget ran out while thinking): its text was read whole
 )
 
 
@@ -100,6 +101,7 @@ def score_completion(
         "response_tokens": float(response_length or 0),
         "truncated": float(bool(response_length and max_response_length and response_length >= max_response_length)),
         "reward_errors": 0.0,
+        "think_open": float(extraction.think_closed is False),
     }
     return ScoredCompletion(
         breakdown,

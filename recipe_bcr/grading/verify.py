@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -23,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from recipe_bcr.grading.answers.gate import Question, tree_verdict
-from recipe_bcr.grading.answers.lex import has_invisible
 from recipe_bcr.grading.answers.normalize import MAX_ANSWER_CHARS
 from recipe_bcr.grading.symbolic.pool import HARD_CAP, SymbolicPool
 
@@ -40,11 +40,48 @@ class Verdict:
     method: str
 
 
-class Verifier:
-    """Equivalence checks with a hard per-check time limit; thread-safe.
+_INVISIBLE = {"Cf", "Mn", "Me", "Cc", "Co", "Cs"}  # zero-width, combining, control, private, surrogate
 
-    `workers` symbolic processes are kept ready; the pool grows with concurrent demand up to
-    `max_workers` (recipe_bcr.grading.symbolic.pool), so a slow answer never makes an honest one wait."""
+
+def has_invisible(s: str) -> bool:
+    """Zero-width, combining, control or private-use characters: nothing an honest answer needs."""
+    return any(unicodedata.category(c) in _INVISIBLE and c not in "\t\n\r" for c in s)
+
+
+class Verifier:
+    r"""Is an extracted answer the gold answer? Equivalence checks with a hard per-check time limit; thread-safe.
+
+    Both answers are read into trees (recipe_bcr.grading.answers); the tree rules decide most pairs in process,
+    and only what they cannot decide goes to a symbolic worker. `workers` symbolic processes are kept ready; the
+    pool grows with concurrent demand up to `max_workers` (recipe_bcr.grading.symbolic.pool), so a slow answer
+    never makes an honest one wait. Call `close()` when done (the process-wide `default_verifier()` lives on).
+
+    Args:
+        timeout_s: symbolic work allowed per check (a whole `check` call ends by 1.75x this at the latest).
+        workers: symbolic worker processes kept ready.
+        rel_tol: how close a decimal must be to an exact value it rounds (`0.3333333` for `1/3`).
+        max_answer_chars: a longer answer is no answer (`too_long`).
+        cache_size: symbolic verdicts remembered (GRPO rollouts often repeat an answer).
+        max_workers: the most symbolic workers the pool grows to (default 32).
+
+    Returns:
+        `check(pred, gold)` returns a `Verdict`: `correct` and the `method` that decided it (`string`,
+        `numeric`, `structure`, `symbolic`, `hedge`, `invalid`, `no_answer`, `too_long`, `timeout`, `unparsed`).
+        `gold` may be one answer or a list of acceptable ones.
+
+    Example:
+        >>> from recipe_bcr.grading.verify import Verifier
+        >>> verifier = Verifier(workers=1)
+        >>> verifier.check("\\frac{1}{2}", "0.5")
+        Verdict(correct=True, method='numeric')
+        >>> verifier.check("\\tan^{-1} 1", "\\frac{\\pi}{4}").correct
+        True
+        >>> verifier.check("0.6", "\\frac{2}{3}").correct
+        False
+        >>> verifier.check("x = 3", ["3", "-3"]).correct
+        True
+        >>> verifier.close()
+    """
 
     def __init__(
         self,

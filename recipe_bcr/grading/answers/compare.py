@@ -23,17 +23,19 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from recipe_bcr.grading.answers.poly import polynomial
 from recipe_bcr.grading.answers.tree import Node
-from recipe_bcr.grading.answers.units import quantity
-from recipe_bcr.grading.answers.value import _CTX, exact, log10_floor, numeric, refutes, unknowns
+from recipe_bcr.grading.answers.value import _CTX
 from recipe_bcr.grading.answers.words import CONNECTIVE_WORDS, MAGNITUDES
-from recipe_bcr.grading.answers.normalize import Number, numbers_match, rounding_candidates
 
 Decision = bool | None
+REFUTE_REL = _CTX.mpf(10) ** -30  # a relative difference this large is no rounding noise at 50 digits
+_CONTAINERS = frozenset(("tuple", "set", "interval", "list", "list1", "matrix", "rel", "conn"))
+_SHOWN = frozenset(("text", "sym", "unit", "words", "choice"))  # the nodes whose text a reader sees as words
 _MAX_ITEMS = 64
 
 
@@ -121,7 +123,7 @@ def statement_value(gold: Node) -> Node | None:
 
 def _open(node: Node) -> bool:
     """Written in unknowns (e, i and \\pi are constants)."""
-    return bool(unknowns(node) - {"e", "i"})
+    return bool(node.names - {"e", "i"})
 
 
 def _claims(pred: Node) -> Node:
@@ -133,8 +135,64 @@ def _claims(pred: Node) -> Node:
     return pred
 
 
+Question = tuple[Node, Node, bool, list[int | bool] | None, list[int | bool] | None]
+
+
+def verdict(pred: Node, gold: Node, rel_tol: float) -> tuple[bool, str] | list[Question]:
+    """(correct, method) when the trees decide; otherwise what the symbolic check must decide: (answer part,
+    gold part, claimed only approximately, and each side's number when the tree reads it as one)."""
+    pred, gold = _choice_value(pred, gold), _choice_value(gold, pred)
+    if same_tree(pred, gold):
+        return True, "string"
+    if is_prose(gold) or pred.kind == "choice":
+        return _same_words(pred, gold), "string"
+    decided = judge(pred, gold, rel_tol)
+    if decided is None:
+        return [(p, g, approx, decimal_hint(p), decimal_hint(g)) for p, g, approx in questions(pred, gold)]
+    if decided:
+        return True, "numeric"
+    return False, "structure" if pred.kind in _CONTAINERS or gold.kind in _CONTAINERS else "numeric"
+
+
+def is_prose(tree: Node) -> bool:
+    """A gold written in words: a choice letter, words the tree reads as prose, or a run of three or more letters."""
+    nodes = list(tree.walk())
+    letters = tree.kind == "mul" and len(tree.children) >= 3 and all(n.kind == "sym" and len(n.text) == 1 for n in nodes[1:])
+    return letters or any(n.kind in ("text", "choice") for n in nodes)
+
+
+def _choice_value(tree: Node, other: Node) -> Node:
+    """A choice with its value (`\\textbf{(B)}\\ 32`) answers, and is answered by, the letter or the value:
+    against a choice or a letter (`B`) the letter counts, against anything else the value."""
+    return tree.children[0] if tree.kind == "choice" and tree.children and other.kind not in ("choice", "sym") else tree
+
+
+def _same_words(pred: Node, gold: Node) -> bool:
+    """A prose gold or a choice: the same words; a choice letter (`\\text{(E)}`) only as that letter,
+    case kept (`e` is Euler's number, never the choice E)."""
+    if gold.kind in ("choice", "sym") or pred.kind == "choice":
+        return pred.kind in ("choice", "sym") and gold.kind in ("choice", "sym") and pred.text == gold.text
+    key = shown_words(gold)
+    return bool(key) and shown_words(pred) == key
+
+
+def shown_words(tree: Node) -> str:
+    """The letters and digits a tree shows, lowercase, in reading order: what a prose answer says."""
+    shown = (str(n.value) if n.kind == "num" else n.text for n in tree.walk() if n.kind == "num" or n.kind in _SHOWN)
+    return "".join(c for c in "".join(shown).lower() if c.isascii() and c.isalnum())
+
+
 def judge(pred: Node, gold: Node, rel_tol: float) -> Decision:
     """The verdict of the tree rules, or None when only the symbolic check can decide."""
+    if pred.kind == "piecewise" or gold.kind == "piecewise":
+        return _piecewise(pred, gold, rel_tol)
+    pred, gold = _finite_difference(pred), _finite_difference(gold)
+    if _states_a_region(pred) or _states_a_region(gold):
+        p_region, g_region = pred.region, gold.region
+        if p_region is not None and g_region is not None:
+            return p_region == g_region
+        if "setbuilder" in (pred.kind, gold.kind):
+            return False if p_region is not None or g_region is not None or pred.kind != gold.kind else None
     claims = _claims(pred)
     if has_prose(claims):
         return False
@@ -217,7 +275,7 @@ def decimal_hint(node: Node) -> list[int | bool] | None:
     dec = _decimal_value(node)
     if dec is not None:
         return [dec.value.numerator, dec.value.denominator, True, dec.places]
-    value = exact(node) if node.kind in _ARITHMETIC else None
+    value = node.exact if node.kind in _ARITHMETIC else None
     return None if value is None else [value.numerator, value.denominator, False, 0]
 
 
@@ -229,7 +287,7 @@ def _equation(pred: Node, gold: Node) -> Decision:
         if node.kind != "rel" or node.text != "=":
             return None
         lhs, rhs = node.children
-        poly = polynomial(Node("add", (lhs, Node("neg", (rhs,)))))
+        poly = Node("add", (lhs, Node("neg", (rhs,)))).poly
         if not poly or all(not m for m in poly):
             return None  # not a polynomial, or no unknown: a statement of a value
         sides.append(poly)
@@ -243,50 +301,10 @@ def _equation(pred: Node, gold: Node) -> Decision:
     return False if degree <= 1 else None
 
 
-_INF = Node("const", text="infty")
-_LOWER = {"<": ")", "<=": "]"}  # x < b: the upper bracket
-_UPPER = {">": "(", ">=": "["}  # x > a: the lower bracket
-_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
-
-
-def _as_interval(node: Node) -> Node | None:
-    """`2 \\le x \\le 5`, `x \\ge a`, `0 < x \\le 1` (one unknown, bounds free of it) as the interval they
-    state; `\\mathbb{R}` as `(-\\infty, \\infty)`. None for anything else."""
-    if node.kind == "sym" and node.text == "\\mathbb{R}":
-        return _interval(Node("neg", (_INF,)), _INF, "(", ")")
-    if node.kind != "rel":
-        return None
-    ops, ch = node.text.split(","), node.children
-    if any(op not in _FLIP for op in ops):
-        return None
-    if len(ch) == 2:
-        var_left = _variable(ch[0], ch[1])
-        if not var_left and not _variable(ch[1], ch[0]):
-            return None
-        op, bound = (ops[0], ch[1]) if var_left else (_FLIP[ops[0]], ch[0])
-        if op in _LOWER:
-            return _interval(Node("neg", (_INF,)), bound, "(", _LOWER[op])
-        return _interval(bound, _INF, _UPPER[op], ")")
-    if len(ch) == 3 and _variable(ch[1], ch[0]) and _variable(ch[1], ch[2]):
-        if all(op in _LOWER for op in ops):
-            return _interval(ch[0], ch[2], _UPPER[_FLIP[ops[0]]], _LOWER[ops[1]])
-        if all(op in _UPPER for op in ops):
-            return _interval(ch[2], ch[0], _UPPER[ops[1]], _LOWER[_FLIP[ops[0]]])
-    return None
-
-
-def _variable(node: Node, bound: Node) -> bool:
-    return node.kind == "sym" and node.text not in ("e", "i") and node.text not in unknowns(bound)
-
-
-def _interval(low: Node, high: Node, left: str, right: str) -> Node:
-    return Node("tuple" if left + right == "()" else "interval", (low, high), text=left + right)
-
-
 def as_intervals(pred: Node, gold: Node) -> tuple[Node, Node] | None:
     """An interval answered as an inequality, or the reverse (`[2, 5]` and `2 \\le x \\le 5`, `\\mathbb{R}`
     and `(-\\infty, \\infty)`): both read as intervals. None unless one side is an inequality and the other an interval."""
-    p_iv, g_iv = _as_interval(pred), _as_interval(gold)
+    p_iv, g_iv = pred.interval, gold.interval
     if p_iv is None and g_iv is None:
         return None
     p_iv = p_iv or (pred if pred.kind in ("interval", "tuple") and len(pred.children) == 2 else None)
@@ -296,12 +314,58 @@ def as_intervals(pred: Node, gold: Node) -> tuple[Node, Node] | None:
     return p_iv, g_iv
 
 
-def _infinite(node: Node) -> int:
-    """+1 for `\\infty`, -1 for `-\\infty`, 0 for anything else."""
-    sign = 1
-    while node.kind == "neg":
-        sign, node = -sign, node.children[0]
-    return sign if node.kind == "const" and node.text == "infty" else 0
+def _piecewise(pred: Node, gold: Node, rel_tol: float) -> bool:
+    """The same pieces in any order: each value equal (by the tree rules alone) under the same condition, a
+    condition read as the interval it states (`x \\ge 2`, `2 \\le x`) and "otherwise" as what the other piece
+    leaves. What the trees cannot settle is no match: a piecewise answer is right only where that is certain."""
+    if pred.kind != "piecewise" or gold.kind != "piecewise" or len(pred.children) != len(gold.children):
+        return False
+    p_conds, g_conds = _conditions(pred), _conditions(gold)
+    free = list(range(len(gold.children)))
+    for piece, p_cond in zip(pred.children, p_conds):
+        hit = next((j for j in free if _same_condition(p_cond, g_conds[j])
+                    and _value(piece.children[0], gold.children[j].children[0], rel_tol) is True), None)
+        if hit is None:
+            return False
+        free.remove(hit)
+    return True
+
+
+def _conditions(node: Node) -> list[Node]:
+    """Each piece's condition as an interval where it states one; "otherwise" beside one half-line as the other."""
+    conds = [p.children[1].interval or p.children[1] for p in node.children]
+    if len(conds) == 2 and [c.kind for c in conds].count("otherwise") == 1:
+        k = 0 if conds[0].kind == "otherwise" else 1
+        rest = conds[1 - k].complement
+        if rest is not None:
+            conds[k] = rest
+    return conds
+
+
+def _same_condition(a: Node, b: Node) -> bool:
+    if same_tree(a, b):
+        return True
+    intervals = ("tuple", "interval")
+    if a.kind in intervals and b.kind in intervals and a.text == b.text and len(a.children) == len(b.children) == 2:
+        return all(_value(x, y, 0.0) is True for x, y in zip(a.children, b.children))
+    return False
+
+
+def _states_a_region(node: Node) -> bool:
+    """Set-builder notation, a set difference or a union: compared as the set of reals it states."""
+    return node.kind == "setbuilder" or (node.kind == "conn" and bool({"setminus", "cup"} & set(node.text.split(","))))
+
+
+def _finite_difference(node: Node) -> Node:
+    """`\\{1, 2, 3\\} \\setminus \\{2\\}` as the set it leaves, where every element is an exact value."""
+    if node.kind != "conn" or node.text != "setminus" or any(c.kind != "set" for c in node.children):
+        return node
+    left, right = node.children
+    removed = [c.exact for c in right.children]
+    kept = [(c, c.exact) for c in left.children]
+    if any(v is None for v in removed) or any(v is None for _, v in kept):
+        return node
+    return Node("set", tuple(c for c, v in kept if v not in removed), text="{}", span=node.span)
 
 
 def _stated_elements(node: Node) -> Node | None:
@@ -334,15 +398,24 @@ def _in_units(pred: Node, gold: Node) -> Decision:
     """Both answers name a unit, and not the same one: other quantities are never the same answer (`5 m^2`,
     `5 cm^2`), and one quantity in two units is compared scaled, exactly (`0.5 m` is `50 cm`; `5 cents` is not
     `\\$5`). None where a generic unit or none on either side, or the same unit, leaves the value to decide."""
+    (p_sign, pred), (g_sign, gold) = _unsigned(pred), _unsigned(gold)
     if pred.kind != "unit" or gold.kind != "unit" or pred.text == gold.text:
         return None
-    p, g = quantity(pred.text), quantity(gold.text)
+    p, g = pred.quantity, gold.quantity
     if p is None or g is None or p == g:
         return None
     if p.dims != g.dims:
         return False
-    pv, gv = exact(pred.children[0]), exact(gold.children[0])
-    return pv is not None and gv is not None and pv * p.scale == gv * g.scale
+    pv, gv = pred.children[0].exact, gold.children[0].exact
+    return pv is not None and gv is not None and p_sign * pv * p.scale == g_sign * gv * g.scale
+
+
+def _unsigned(node: Node) -> tuple[int, Node]:
+    """(sign, node) without its leading minus signs: `-40^\\circ C` is -1 times the quantity 40 degrees C."""
+    sign = 1
+    while node.kind == "neg":
+        sign, node = -sign, node.children[0]
+    return sign, node
 
 
 def _value(pred: Node, gold: Node, rel_tol: float, top: bool = False, approx: bool = False) -> Decision:
@@ -427,8 +500,11 @@ def _elements(pred: Node, gold: Node, kind: str, rel_tol: float) -> Decision:
 
 
 def _flat(node: Node) -> list[Node]:
+    """The elements of a container; in a set or list, `\\pm a` and `b \\pm a` are two elements each."""
     if node.kind == "matrix":
         return [c for row in node.children for c in row.children]
+    if node.kind in ("set", "list", "list1"):
+        return [e for c in node.children for e in (_plus_minus(c).children if _plus_minus(c) is not c else (c,))]
     return list(node.children)
 
 
@@ -474,11 +550,48 @@ def _decimal_value(node: Node) -> Number | None:
     kinds = {n.kind for n in node.walk()}
     if not kinds <= _ARITHMETIC or not any(n.kind == "num" and n.places is not None for n in node.walk()):
         return None
-    value = exact(node)
+    if not _keeps_last_digit(node):
+        return None  # \frac{2.000001}{3}: each decimal stands for its own value, and 2.000001 is not 2
+    value = node.exact
     if value is None:
         return None
     places = next((k for k in range(61) if (value * 10**k).denominator == 1), None)
     return None if places is None else Number(value, True, False, places)
+
+
+def _has_decimal(node: Node) -> bool:
+    return any(n.kind == "num" and n.places is not None for n in node.walk())
+
+
+def _keeps_last_digit(node: Node) -> bool:
+    """Arithmetic after which a decimal still rounds at a digit it wrote: sums, products with integers and
+    quotients by powers of ten (`0.3333333 \\cdot 1`, `2 \\times 0.25`, `\\frac{0.5}{10}`). A product with a
+    fraction or a quotient by anything else moves the rounding (`\\frac{2.000001}{3}` is 0.666667 only by chance)."""
+    k, ch = node.kind, node.children
+    if k == "num":
+        return True
+    if k in ("neg", "add"):
+        return all(_keeps_last_digit(c) for c in ch)
+    if k == "mul":
+        return all(_keeps_last_digit(c) if _has_decimal(c) else _integer_value(c) for c in ch)
+    if k == "div":
+        den = None if _has_decimal(ch[1]) else ch[1].exact
+        return _keeps_last_digit(ch[0]) and den is not None and den > 0 and _power_of_ten(den)
+    return False
+
+
+def _integer_value(node: Node) -> bool:
+    v = node.exact
+    return v is not None and v.denominator == 1
+
+
+def _power_of_ten(v: Fraction) -> bool:
+    if v.denominator != 1:
+        return False
+    n = v.numerator
+    while n % 10 == 0:
+        n //= 10
+    return n == 1
 
 
 def _percent(node: Node) -> Number | None:
@@ -487,7 +600,7 @@ def _percent(node: Node) -> Number | None:
     while node.kind == "neg":
         sign, node = -sign, node.children[0]
     if node.kind == "percent":
-        v = exact(node.children[0])
+        v = node.children[0].exact
         lit = _decimal_literal(node.children[0])
         if v is not None:
             return Number(sign * v, lit is not None, True, lit.places if lit else 0)
@@ -495,9 +608,12 @@ def _percent(node: Node) -> Number | None:
 
 
 def _scalar(pred: Node, gold: Node, rel_tol: float, approx: bool) -> Decision:
-    p_inf, g_inf = _infinite(pred), _infinite(gold)
+    p_inf, g_inf = pred.infinity, gold.infinity
     if p_inf or g_inf:
         return p_inf == g_inf  # infinities by identity
+    angle = _angle(pred, gold)
+    if angle is not None:
+        return angle
     p_pct, g_pct = _percent(pred), _percent(gold)
     if p_pct is not None or g_pct is not None:
         p_num = p_pct or _number(pred)
@@ -506,7 +622,7 @@ def _scalar(pred: Node, gold: Node, rel_tol: float, approx: bool) -> Decision:
             return None
         return numbers_match(g_num, p_num, rel_tol)
     p_dec, g_dec = _decimal_value(pred), _decimal_value(gold)
-    p_exact, g_exact = exact(pred), exact(gold)
+    p_exact, g_exact = pred.exact, gold.exact
     if p_dec is not None or g_dec is not None:
         return _decimal(pred, gold, p_dec, g_dec, p_exact, g_exact, rel_tol, approx)
     if _complex_decimals(pred) and not _complex_decimals(gold):
@@ -519,9 +635,49 @@ def _scalar(pred: Node, gold: Node, rel_tol: float, approx: bool) -> Decision:
     refuted = _refute(pred, gold)
     if refuted is not None:
         return refuted
-    p_poly, g_poly = polynomial(pred), polynomial(gold)
+    p_poly, g_poly = pred.poly, gold.poly
     if p_poly is not None and g_poly is not None:
         return p_poly == g_poly  # exact expansion: the symbolic difference is zero or it is not
+    return None
+
+
+def _angle(pred: Node, gold: Node) -> Decision:
+    """Degrees against radians written in pi: one angle (`30^\\circ` is `\\frac{\\pi}{6}`). None unless exactly one
+    side is in degrees and the other an exact multiple of pi."""
+    p_deg, g_deg = _degrees(pred), _degrees(gold)
+    if (p_deg is None) == (g_deg is None):
+        return None
+    degrees, other = (p_deg, gold) if p_deg is not None else (g_deg, pred)
+    turns = _pi_multiple(other)
+    return None if turns is None else degrees == 180 * turns
+
+
+def _degrees(node: Node) -> Fraction | None:
+    """The exact number of degrees of `x^\\circ`, maybe negated; None for anything else."""
+    sign, node = _unsigned(node)
+    while node.kind == "unit":
+        node = node.children[0]
+    value = node.children[0].exact if node.kind == "degree" else None
+    return None if value is None else sign * value
+
+
+def _pi_multiple(node: Node) -> Fraction | None:
+    """q when `node` is exactly q times pi (`\\frac{5\\pi}{6}`, `2\\pi`, `\\frac{7}{6}\\pi`, `-\\pi`); None
+    otherwise."""
+    k, ch = node.kind, node.children
+    if k == "const" and node.text == "pi":
+        return Fraction(1)
+    if k == "neg":
+        q = _pi_multiple(ch[0])
+        return None if q is None else -q
+    if k == "mul":
+        multiples = [c for c in ch if c.exact is None]
+        coef = [c.exact for c in ch if c.exact is not None]
+        q = _pi_multiple(multiples[0]) if len(multiples) == 1 else None
+        return None if q is None else q * math.prod(coef, start=Fraction(1))  # type: ignore[arg-type]
+    if k == "div":
+        q, den = _pi_multiple(ch[0]), ch[1].exact
+        return None if q is None or not den else q / den
     return None
 
 
@@ -530,10 +686,10 @@ def _same_base_powers(pred: Node, gold: Node) -> Decision:
     (decides `10^{10^{10^{10}}}` against `10^{10^{10^{9}}}` without computing either)."""
     if pred.kind != "pow" or gold.kind != "pow":
         return None
-    base_p, base_g = exact(pred.children[0]), exact(gold.children[0])
+    base_p, base_g = pred.children[0].exact, gold.children[0].exact
     if base_p is None or base_p != base_g or base_p <= 1:
         return None
-    if log10_floor(pred.children[1]) is None or log10_floor(gold.children[1]) is None:
+    if pred.children[1].tower is None or gold.children[1].tower is None:
         return None  # exponents that are not positive towers: the symbolic check
     return _scalar(pred.children[1], gold.children[1], 0.0, False)
 
@@ -542,26 +698,35 @@ def _number(node: Node) -> Number | None:
     dec = _decimal_literal(node)
     if dec is not None:
         return dec
-    v = exact(node)
+    v = node.exact
     return None if v is None else Number(v, False)
 
 
 def _imaginary(pred: Node, gold: Node) -> bool:
-    return (unknowns(pred) | unknowns(gold)) <= {"i", "e"}
+    return (pred.names | gold.names) <= {"i", "e"}
 
 
 def _refute(pred: Node, gold: Node) -> Decision:
     """False when the 50-digit values certainly differ; None (symbolic) otherwise."""
     im = _imaginary(pred, gold)
-    a, b = numeric(pred, im), numeric(gold, im)
+    a, b = (pred.approx_i if im else pred.approx), (gold.approx_i if im else gold.approx)
     if a is None or b is None:
         return False if _beyond(pred, b) is False or _beyond(gold, a) is False else None
     return False if refutes(a, b) else None
 
 
+def refutes(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:
+    """True when two values from `numeric` certainly differ: their difference is far above the
+    rounding noise of the largest magnitude either computation met (cancellation cannot fake it)."""
+    noise = max(a[1], b[1], abs(a[0]), abs(b[0]))
+    if noise == 0:
+        return False
+    return abs(a[0] - b[0]) > REFUTE_REL * noise
+
+
 def _beyond(tower: Node, other: tuple[Any, Any] | None) -> Decision:
     """False when `tower` is provably more than 10^1000 and the other side a number far below it."""
-    floor = log10_floor(tower)
+    floor = tower.tower
     if other is None or floor is None or floor <= 1000:
         return None
     return False if abs(other[0]) < _CTX.mpf(10) ** 900 else None
@@ -580,9 +745,9 @@ def _decimal(
         if approx:
             return dec.value * Fraction(10) ** dec.places in _candidates(other_exact, dec.places)
         return numbers_match(Number(other_exact, False), dec, rel_tol)
-    if unknowns(other) - {"e", "i"}:
+    if other.names - {"e", "i"}:
         return False  # a number never equals an expression in unknowns
-    value = numeric(other, True)
+    value = other.approx_i
     if value is None or _CTX.im(value[0]) != 0:
         return None if value is None else False
     return _rounds(dec, value[0], rel_tol, approx)
@@ -605,13 +770,13 @@ def _rounds(dec: Number, exact_value: Any, rel_tol: float, approx: bool) -> bool
 
 def _complex_decimals(node: Node) -> bool:
     """a + bi with a decimal part: `0.5+0.8660254i`."""
-    return any(n.kind == "num" and n.places is not None for n in node.walk()) and unknowns(node) == {"i"}
+    return any(n.kind == "num" and n.places is not None for n in node.walk()) and node.names == {"i"}
 
 
 def _complex(pred: Node, gold: Node, rel_tol: float) -> Decision:
     """Each decimal part of a + bi held to the decimal rule against the gold's part."""
     parts = _complex_parts(pred)
-    value = numeric(gold, True)
+    value = gold.approx_i
     if parts is None or value is None:
         return None
     for (dec, exact_part), target in zip(parts, (_CTX.re(value[0]), _CTX.im(value[0]))):
@@ -643,7 +808,7 @@ def _complex_parts(node: Node) -> list[tuple[Number | None, Fraction | None]] | 
         else:
             coef, target = t, "real"
         dec = _decimal_literal(coef)
-        val = exact(coef)
+        val = coef.exact
         if val is None:
             return None
         entry = (Number(sign * dec.value, True, False, dec.places) if dec else None, sign * val)
@@ -652,3 +817,78 @@ def _complex_parts(node: Node) -> list[tuple[Number | None, Fraction | None]] | 
         else:
             imag = entry
     return [real, imag]
+
+
+@dataclass(frozen=True)
+class Number:
+    value: Fraction
+    approximate: bool  # written with a decimal point or exponent
+    percent: bool = False  # written with %, "percent" or "pct"
+    places: int = 0  # digits after the point, less the exponent: 1.25 has 2, 1.2e3 has -2
+
+
+def terminates(q: Fraction) -> bool:
+    """True when `q` has a finite decimal expansion (its denominator has no prime but 2 and 5)."""
+    d = q.denominator
+    for p in (2, 5):
+        while d % p == 0:
+            d //= p
+    return d == 1
+
+
+def decimal_matches(exact: Fraction, written: Fraction, places: int, rel_tol: float) -> bool:
+    """Does a decimal written with `places` digits after the point stand for `exact`?
+
+    Only if it is `exact`, or, when `exact` has no finite decimal expansion (1/3, 1/7), if it
+    is `exact` rounded or cut at its own last digit and within `rel_tol` relative. A value
+    that can be written exactly must be: 1000000.0 is not 1000001, 0.0 is not 10^{-9}."""
+    if written == exact:
+        return True
+    if terminates(exact) or exact == 0:
+        return False
+    return rounds_to(exact, written, places) and abs(written - exact) <= Fraction(rel_tol) * abs(exact)
+
+
+def rounds_to(exact: Fraction, written: Fraction, places: int) -> bool:
+    """`written` is `exact` cut (toward zero) or rounded to nearest at its own last digit,
+    `places` after the point (a tie may go either way)."""
+    step = Fraction(10) ** places
+    scaled = written * step
+    if scaled.denominator != 1:
+        return False
+    return scaled.numerator in rounding_candidates(exact * step)
+
+
+def rounding_candidates(x: Fraction) -> set[int]:
+    """The integers `x` is cut to (toward zero) or rounded to (nearest; both on a tie)."""
+    low = x.numerator // x.denominator
+    frac = x - low
+    cut = low if x >= 0 else (low if frac == 0 else low + 1)
+    nearest = {low} if frac < Fraction(1, 2) else {low + 1} if frac > Fraction(1, 2) else {low, low + 1}
+    return {cut} | nearest
+
+
+def numbers_match(a: Number, b: Number, rel_tol: float) -> bool:
+    """Exact, or a decimal standing for the other side's exact value (see decimal_matches).
+
+    A percent sign may be read either way (MATH drops it: "28%" is 28; "25%" is also 0.25), so
+    when exactly one side carries one, its value divided by 100 is accepted too.
+    """
+    if _values_match(a, b, rel_tol):
+        return True
+    if a.percent != b.percent:
+        return _values_match(_hundredth(a), _hundredth(b), rel_tol)
+    return False
+
+
+def _hundredth(n: Number) -> Number:
+    """A percent as the fraction it stands for (25% -> 0.25, two more places); others unchanged."""
+    return Number(n.value / 100, n.approximate, False, n.places + 2) if n.percent else n
+
+
+def _values_match(a: Number, b: Number, rel_tol: float) -> bool:
+    if a.value == b.value:
+        return True
+    return (b.approximate and decimal_matches(a.value, b.value, b.places, rel_tol)) or (
+        a.approximate and decimal_matches(b.value, a.value, a.places, rel_tol)
+    )

@@ -10,7 +10,6 @@ character that is no ASCII math) makes `tokens` return None.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
 from recipe_bcr.grading.answers.words import PERCENT_WORDS, UNITS, WORDS_IN_MATH, is_unit_phrase
@@ -39,8 +38,12 @@ _UNICODE = {
     "∞": "\\infty", "π": "\\pi", "√": "\\sqrt", "≤": "\\le", "≥": "\\ge", "≠": "\\ne", "×": "\\times",
     "·": "\\cdot", "÷": "\\div", "−": "-", "°": "\\degree", "±": "\\pm", "∓": "\\mp", "≈": "\\approx",
     "∨": "\\lor", "∧": "\\land", "⇒": "\\Rightarrow", "→": "\\to", "⇔": "\\iff", "∪": "\\cup", "∩": "\\cap",
-    "∣": "\\mid", "≡": "\\equiv", "∼": "\\sim", "⊕": "\\oplus",
+    "∣": "\\mid", "≡": "\\equiv", "∼": "\\sim", "⊕": "\\oplus", "∈": "\\in", "∖": "\\setminus",
 }
+_VULGAR = {c: tuple(f.split("/")) for c, f in zip("½⅓⅔¼¾⅕⅖⅗⅘⅙⅚⅐⅛⅜⅝⅞⅑⅒", (
+    "1/2 1/3 2/3 1/4 3/4 1/5 2/5 3/5 4/5 1/6 5/6 1/7 1/8 3/8 5/8 7/8 1/9 1/10".split()))}  # ½ is \frac{1}{2}
+_TEMPERATURES = {"℃": "C", "℉": "F"}
+_ALIASES = {"\\infin": "\\infty", "\\smallsetminus": "\\setminus"}  # other names of one command
 _SUPERSCRIPTS = {c: str(d) for d, c in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")}  # x², 10⁻⁶: raised digits are an exponent
 _CHARS = frozenset("+-*/^_!'=<>()[]{}|,;:&.%?")  # ASCII math characters a token may be; "?" is always refused later
 
@@ -112,6 +115,21 @@ def tokens(s: str) -> list[Token] | None:
             j = _superscript(out, s, i, spaced)  # x², 10⁻⁶: the exponent ^{...} written as raised digits
             spaced, i = False, j
             continue
+        if c == "{" and i + 2 < n and s[i + 1] in "+-" and s[i + 2] == "}":  # TeX's braced sign: {-}3 is -3
+            out.append(Token("char", s[i + 1], i, i + 3, spaced))
+            spaced, i = False, i + 3
+            continue
+        if c in _VULGAR:  # ½: \frac{1}{2} (after digits, the mixed number 1½)
+            num, den = _VULGAR[c]
+            out += [_command_token("\\frac", i, i, spaced), Token("char", "{", i, i, False),
+                    Token("num", num, i, i, False), Token("char", "}", i, i, False), Token("char", "{", i, i, False),
+                    Token("num", den, i, i + 1, False), Token("char", "}", i + 1, i + 1, False)]
+            spaced, i = False, i + 1
+            continue
+        if c in _TEMPERATURES:  # ℃: degrees Celsius
+            out += [_command_token("\\degree", i, i, spaced), Token("letter", _TEMPERATURES[c], i, i + 1, False)]
+            spaced, i = False, i + 1
+            continue
         if c in _UNICODE:
             out.append(_command_token(_UNICODE[c], i, i + 1, spaced))
             spaced, i = False, i + 1
@@ -126,7 +144,7 @@ def tokens(s: str) -> list[Token] | None:
                     j = g.end()
             if j < n and s[j] == "." and j + 1 < n and "0" <= s[j + 1] <= "9":
                 j = _decimals(s, j + 1)
-            elif s.startswith(".\\overline", j):  # 0.\overline{3}
+            elif s.startswith((".\\overline", ".\\bar", ".\\dot"), j):  # 0.\overline{3}, 0.\bar{3}
                 j += 1
             _add_digits(out, Token("num", s[i:j], i, j, spaced))
             spaced, i = False, j
@@ -142,6 +160,7 @@ def tokens(s: str) -> list[Token] | None:
                 name, j = s[i : i + 2], i + 2  # a stray backslash closing the answer is spacing
             else:
                 name, j = m.group(), m.end()
+            name = _ALIASES.get(name, name)
             if name in _SPACING or name in _MATH_DELIMITERS:
                 spaced, i = True, j
                 continue
@@ -160,7 +179,9 @@ def tokens(s: str) -> list[Token] | None:
                 if end is None:
                     return None
                 content = s[k + 1 : end - 1]
-                if content.strip().lower() in PERCENT_WORDS:
+                if content.strip() in _UNICODE:  # \text{∞}: the sign, in text mode
+                    out.append(_command_token(_UNICODE[content.strip()], i, end, spaced))
+                elif content.strip().lower() in PERCENT_WORDS:
                     out.append(_command_token("\\%", i, end, spaced))
                 elif content.strip() == "\\$":  # \text{\$}12.50 is \$12.50: a dollar sign before the value
                     out.append(_command_token("\\$", i, end, spaced))
@@ -249,11 +270,3 @@ def _add_digits(out: list[Token], tok: Token) -> None:
 
 def _command_token(name: str, start: int, end: int, spaced: bool) -> Token:
     return Token("cmd", name, start, end, spaced)
-
-
-_INVISIBLE = {"Cf", "Mn", "Me", "Cc", "Co", "Cs"}  # zero-width, combining, control, private, surrogate
-
-
-def has_invisible(s: str) -> bool:
-    """Zero-width, combining, control or private-use characters: nothing an honest answer needs."""
-    return any(unicodedata.category(c) in _INVISIBLE and c not in "\t\n\r" for c in s)

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from recipe_bcr.grading.answers.tree import Node
-from recipe_bcr.grading.answers.value import exact
+from recipe_bcr.grading.answers.node import FACTS, Node
 
 Monomial = tuple[tuple[str, int], ...]  # sorted (unknown, power) pairs
 Poly = dict[Monomial, Fraction]
@@ -23,7 +22,12 @@ class _TooBig(Exception):
 
 
 def polynomial(node: Node) -> Poly | None:
-    """The expanded polynomial of the tree, or None when it is not one (or too large to expand here)."""
+    """The expanded polynomial of the tree, or None when it is not one (or too large to expand here);
+    `Node.poly`: computed once per node."""
+    return node.poly
+
+
+def _polynomial(node: Node) -> Poly | None:
     try:
         return _poly(node)
     except _TooBig:
@@ -32,7 +36,7 @@ def polynomial(node: Node) -> Poly | None:
 
 def _poly(node: Node) -> Poly | None:
     k, ch = node.kind, node.children
-    value = exact(node) if k != "sym" else None
+    value = node.exact if k != "sym" else None
     if value is not None:
         return {(): value} if value else {}
     if k == "sym":
@@ -40,14 +44,14 @@ def _poly(node: Node) -> Poly | None:
             return None  # constants, not unknowns
         return {((node.text, 1),): Fraction(1)}
     if k in ("unit", "words"):
-        return _poly(ch[0])
+        return ch[0].poly
     if k == "neg":
-        p = _poly(ch[0])
+        p = ch[0].poly
         return None if p is None else {m: -c for m, c in p.items()}
     if k == "mul" and any(a.kind == "sym" and b.kind == "add" for a, b in zip(ch, ch[1:])):
         return None  # f(x + 1) may be a function's value, not a product: the symbolic check reads it
     if k in ("add", "mul"):
-        parts = [_poly(c) for c in ch]
+        parts = [c.poly for c in ch]
         if any(p is None for p in parts):
             return None
         out: Poly = parts[0]  # type: ignore[assignment]
@@ -55,12 +59,12 @@ def _poly(node: Node) -> Poly | None:
             out = _add(out, p) if k == "add" else _mul(out, p)  # type: ignore[arg-type]
         return out
     if k == "div":
-        num, den = _poly(ch[0]), exact(ch[1])
+        num, den = ch[0].poly, ch[1].exact
         if num is None or not den:
             return None
         return {m: c / den for m, c in num.items()}
     if k == "pow":
-        base, power = _poly(ch[0]), exact(ch[1])
+        base, power = ch[0].poly, ch[1].exact
         if base is None or power is None or power.denominator != 1 or not 0 <= power <= MAX_POWER:
             return None
         out = {(): Fraction(1)}
@@ -99,3 +103,6 @@ def _mul(a: Poly, b: Poly) -> Poly:
     if len(out) > MAX_TERMS:
         raise _TooBig
     return out
+
+
+FACTS["poly"] = _polynomial

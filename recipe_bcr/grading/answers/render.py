@@ -15,6 +15,7 @@ _REL = {"=": "=", "<": "<", ">": ">", "<=": "\\le", ">=": "\\ge", "!=": "\\ne", 
         "sim": "\\sim", "cong": "\\cong", "in": "\\in", "prop": "\\propto", "ratio": ":"}
 _CONN = {"or": "\\lor", "and": "\\land", "implies": "\\Rightarrow", "to": "\\to", "iff": "\\iff", "mid": "\\mid",
          "cup": "\\cup", "cap": "\\cap", "setminus": "\\setminus", "oplus": "\\oplus", "linebreak": "\\\\"}
+TRIG = frozenset("sin cos tan cot sec csc".split())
 _ATOMS = frozenset(("num", "sym", "const", "func", "abs", "floor", "ceil", "binom", "div", "root", "tuple", "set",
                     "interval", "matrix", "list1"))
 
@@ -73,7 +74,7 @@ def render(node: Node) -> str:  # noqa: C901 - one case per node kind
     if k == "func":
         if node.text == "log_base":
             return f"\\log_{{{render(ch[1])}}}\\left({render(ch[0])}\\right)"
-        return f"\\{node.text}({', '.join(render(c) for c in ch)})"
+        return f"\\{node.text}({', '.join(_radians(c) if node.text in TRIG else render(c) for c in ch)})"
     if k == "bigop":
         bounds = "".join(f"{mark}{{{render(b)}}}" for mark, b in zip("_^", ch[1:]))
         return f"\\{node.text}{bounds} {_group(ch[0])}"
@@ -100,6 +101,13 @@ def render(node: Node) -> str:  # noqa: C901 - one case per node kind
     if k == "ellipsis":
         return "\\ldots"
     return f"\\text{{{node.text}}}"  # prose: never equal to mathematics
+
+
+def _radians(node: Node) -> str:
+    """A trigonometric function's argument: degrees (`30^\\circ`) as the radians they are."""
+    if node.kind == "degree":
+        return f"\\frac{{\\pi}}{{180}} \\cdot {_group(node.children[0])}"
+    return render(node)
 
 
 def _group(node: Node) -> str:

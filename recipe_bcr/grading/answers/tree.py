@@ -1,90 +1,55 @@
 """An answer read into a tree in which every token is accounted for, or not read at all.
 
 `parse` is a recursive-descent reader over recipe_bcr.grading.answers.lex tokens (linear: each token is
-consumed once; nesting deeper than MAX_DEPTH is refused). What it reads:
-  * numbers with their written form (`Num`: exact value, digits after the point, scientific
-    notation `1.5 \\times 10^{6}` / `1.5e6` as one literal, a base subscript `1010_2` as part of
-    the number, a repeating decimal `0.1\\overline{6}`; digit groups and styled digits are the lexer's);
-  * TeX's `a \\over b` and `n \\choose k` over a whole group, `\\imath`, `\\text{$...$}`;
-  * operators (+ - \\pm, products written or implied, quotients, powers, radicals with TeX's
-    single-token arguments: `\\frac12` is 1/2, `\\sqrt2x` is sqrt(2) x; a digit right after a
-    finished factor, as in `\\frac123` or `2^10`, is refused, since it renders as neither reading);
-  * `!` and `!!` (a double factorial, not a factorial of a factorial), a prime after an expression
-    (a derivative; after a lone name it is part of the name, as in f'), `%`, degrees, units from a
-    closed list (`answer_words.UNITS`), functions, absolute values, floors, ceilings, binomials;
-  * relations, connectives (including the words "or"/"and"), and containers: tuple, set, interval,
-    list, vector, matrix;
-  * `\\text{...}` as prose (words), units, "or"/"and", a letter or choice (`\\mathrm{e}`, `\\text{(B)}`),
-    a function name, or the number it holds.
-Anything else (an unknown command, `\\begin{cases}`, a dangling brace, "5 6") returns None.
+consumed once; nesting deeper than MAX_DEPTH is refused). This file is the grammar: lists, connectives,
+relations, sums, products (written or implied), factors with their marks (`!`, `!!`, a prime, `%`, degrees,
+powers), single-token arguments (`\\frac12` is 1/2; a digit right after a finished factor, as in `\\frac123` or
+`2^10`, is refused, since it renders as neither reading), names, subscripts, and TeX's `a \\over b` and
+`n \\choose k`. Each family of forms has its reader, in a file of its own:
+  * read_numbers.py: numbers with their written form (exact value, places, scientific notation, a base subscript,
+    repeating digits, mixed numbers);
+  * read_functions.py: `\\frac`, `\\binom`, `\\sqrt`, functions (powers, inverses, arguments without parentheses),
+    sums and products over a range;
+  * read_structures.py: brackets (tuple, set, interval, list), `|x|`, floors and ceilings, matrices, piecewise
+    functions, set-builder notation;
+  * read_text.py: what a `\\text{...}` holds (a number, number words, a number with its unit, a choice, a name, a
+    function name, prose) and the units and words after a value.
+Anything else (an unknown command or environment, a dangling brace, "5 6") returns None.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 
 from recipe_bcr.grading.answers.lex import Token, tokens
-from recipe_bcr.grading.answers.words import UNITS, choice_letter, connective, text_content, text_kind, words_key
-from recipe_bcr.grading.answers.normalize import MAX_DIGITS
-
-MAX_DEPTH = 40  # brackets, fractions and powers nested deeper than this are no answer a reader checks
-MAX_TOKENS = 4000  # more than any answer the verifier reads (normalize.MAX_ANSWER_CHARS characters)
-
-FUNCTIONS = frozenset(
-    "\\sin \\cos \\tan \\cot \\sec \\csc \\arcsin \\arccos \\arctan \\sinh \\cosh \\tanh \\log \\ln \\lg \\exp "
-    "\\gcd \\lcm \\max \\min \\det".split()
+from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.read_base import (
+    ACCENTS,
+    CONNECTIVES,
+    FUNCTIONS,
+    GREEK,
+    MAX_DEPTH,
+    MAX_TOKENS,
+    NAME_PREFIXES,
+    RELATIONS,
+    STYLES,
+    Refused,
+    bare_number,
+    respan,
 )
-GREEK = frozenset(
-    "\\alpha \\beta \\gamma \\delta \\epsilon \\varepsilon \\zeta \\eta \\theta \\vartheta \\iota \\kappa \\lambda "
-    "\\mu \\nu \\xi \\rho \\sigma \\tau \\upsilon \\phi \\varphi \\chi \\psi \\omega \\Gamma \\Delta \\Theta "
-    "\\Lambda \\Xi \\Pi \\Sigma \\Phi \\Psi \\Omega \\ell \\hbar".split()
-)
-RELATIONS = {
-    "=": "=", "<": "<", ">": ">", "\\lt": "<", "\\gt": ">", "\\le": "<=", "\\leq": "<=", "\\leqslant": "<=",
-    "\\leqq": "<=", "\\ge": ">=", "\\geq": ">=", "\\geqslant": ">=", "\\geqq": ">=", "\\ne": "!=", "\\neq": "!=",
-    "\\approx": "~", "\\equiv": "==", "\\sim": "sim", "\\cong": "cong", "\\in": "in", "\\propto": "prop",
-    ":": "ratio",
-}
-CONNECTIVES = {
-    "\\lor": "or", "\\vee": "or", "\\land": "and", "\\wedge": "and", "\\Rightarrow": "implies",
-    "\\implies": "implies", "\\Longrightarrow": "implies", "\\therefore": "implies", "\\to": "to",
-    "\\rightarrow": "to", "\\mapsto": "to", "\\iff": "iff", "\\Leftrightarrow": "iff", "\\mid": "mid",
-    "\\cup": "cup", "\\cap": "cap", "\\setminus": "setminus", "\\oplus": "oplus", "\\\\": "linebreak",
-}
-STYLES = frozenset("\\mathbf \\boldsymbol \\mathit \\mathsf \\bm \\boxed \\fbox \\mathnormal".split())
-ACCENTS = frozenset("\\overline \\vec \\hat \\bar \\tilde \\overrightarrow \\widehat \\overarc \\dot \\ddot".split())
-NAME_PREFIXES = frozenset("\\angle \\triangle \\measuredangle".split())
-MATRICES = frozenset("pmatrix bmatrix matrix Bmatrix array".split())
-_CHOICE_VALUE_STARTS = ("-", "\\frac", "\\dfrac", "\\tfrac", "\\sqrt", "\\pi")  # a value after a choice letter
-_MATH_LETTERS = ("\\mathrm", "\\operatorname")  # upright letters in math: names (e, i), not choices
-_OPEN = {"(": ")", "[": "]", "\\{": "\\}", "\\lbrace": "\\rbrace", "\\langle": "\\rangle", "\\lbrack": "\\rbrack"}
+from recipe_bcr.grading.answers.read_functions import FunctionReader
+from recipe_bcr.grading.answers.read_numbers import NumberReader
+from recipe_bcr.grading.answers.read_structures import StructureReader
+from recipe_bcr.grading.answers.read_text import TextReader
+from recipe_bcr.grading.answers.words import connective, text_kind
+
+__all__ = ["MAX_DEPTH", "MAX_TOKENS", "Node", "Refused", "parse"]
 
 
-@dataclass(frozen=True)
-class Node:
-    kind: str
-    children: tuple[Node, ...] = ()
-    text: str = ""  # an operator, a name, a relation, a container's brackets, a unit, prose words
-    value: Fraction | None = None  # numbers: the exact value of the literal as written
-    places: int | None = None  # numbers: digits after the point less the exponent; None for an integer literal
-    span: tuple[int, int] = (0, 0)  # where it is written in the answer (names are read back from the source)
-    paren: bool = False  # written in parentheses of its own: `f(x)` is not `f x` to every reader
+class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
+    """The grammar of an answer (lists, relations, sums, products, factors and their marks); each family of forms is
+    read by its own reader (read_numbers.py, read_functions.py, read_structures.py, read_text.py)."""
 
-    def walk(self):  # noqa: ANN201 - a generator of Nodes
-        """Every node of the tree, this one first."""
-        stack = [self]
-        while stack:
-            node = stack.pop()
-            yield node
-            stack.extend(reversed(node.children))
-
-
-class Refused(Exception):
-    """Some token of the answer cannot be accounted for."""
-
-
-class _Reader:
     def __init__(self, toks: list[Token], source: str) -> None:
         self.t = toks
         self.i = 0
@@ -92,36 +57,6 @@ class _Reader:
         self.src = source
         self.undo: list[tuple[int, Token]] = []  # tokens split by single-digit arguments, to restore on a re-read
 
-    # -- token helpers ---------------------------------------------------------------------------
-    def peek(self, k: int = 0) -> Token | None:
-        j = self.i + k
-        return self.t[j] if j < len(self.t) else None
-
-    def is_(self, text: str, k: int = 0) -> bool:
-        tok = self.peek(k)
-        return tok is not None and tok.kind in ("char", "cmd") and tok.text == text
-
-    def take(self) -> Token:
-        tok = self.peek()
-        if tok is None:
-            raise Refused("unexpected end")
-        self.i += 1
-        return tok
-
-    def expect(self, text: str) -> Token:
-        if not self.is_(text):
-            raise Refused(f"expected {text}")
-        return self.take()
-
-    def enter(self) -> None:
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise Refused("too deep")
-
-    def leave(self) -> None:
-        self.depth -= 1
-
-    # -- grammar ---------------------------------------------------------------------------------
     def answer(self) -> Node:
         """The whole answer; a leading "=" and a closing period, comma or line break say nothing."""
         while self.t and (self.t[-1].text in (".", ",", "\\\\") and self.t[-1].kind in ("char", "cmd") or self.t[-1].kind == "text" and self.t[-1].text.strip() == "."):
@@ -239,11 +174,11 @@ class _Reader:
                 ops.append("/" if tok.text in ("/", "\\div") else "*")
                 factors.append(self.signed_factor())
             elif self._starts_factor(tok):
-                if tok.kind == "num" and self.t[self.i - 1].text not in (")", "]"):
+                if tok.kind == "num" and self.t[self.i - 1].text not in (")", "]") and not self._factorial_product():
                     raise Refused("a number right after a factor")  # "5 6", "2^10", "\frac123", "2\frac12"
                 ops.append("*")
                 factors.append(self.factor())
-                if (tok.kind == "text" or tok.text in STYLES) and _bare_number(factors[-1]):
+                if (tok.kind == "text" or tok.text in STYLES) and bare_number(factors[-1]):
                     raise Refused("two numbers side by side")  # \boxed{3} \boxed{5}, 3 \text{5}
             else:
                 break
@@ -345,37 +280,6 @@ class _Reader:
                 break
         return node
 
-    def _units(self, node: Node) -> Node:
-        """Units after a value, from the closed list (`5 \\text{ cm}^2`, `3\\text{ square units}`), then words."""
-        while (tok := self.peek()) is not None and tok.kind == "text" and _is_unit(tok.text):
-            self.take()
-            unit = text_content(tok.text).lower() + self._take_unit_power()
-            while self.is_("/") and (per := self.peek(1)) is not None and per.kind == "text" and _is_unit(per.text):
-                self.i += 2  # \mathrm{~km} / \mathrm{h}: one unit
-                unit += "/" + text_content(per.text).lower() + self._take_unit_power()
-            node = Node("unit", (node,), text=unit, span=(node.span[0], tok.end))
-        while (tok := self.peek()) is not None and tok.kind == "text" and text_kind(tok.text) == "prose":
-            self.take()  # words after a value (`2 \text{ euros}`): right only where the gold carries them
-            node = Node("words", (node,), text=words_key(tok.text), span=(node.span[0], tok.end))
-        return node
-
-    def _take_unit_power(self) -> str:
-        """A unit's square or cube after it, taken: `^2` (what units.quantity reads), or "" when none."""
-        n = self._unit_power()
-        power = "" if not n else f"^{self.peek(1 if n == 2 else 2).text}"  # type: ignore[union-attr]
-        self.i += n
-        return power
-
-    def _unit_power(self) -> int:
-        """Tokens of a unit's square or cube after it (`^2`, `^{3}`), 0 when none."""
-        if not self.is_("^"):
-            return 0
-        if self.peek(1) is not None and self.peek(1).text in ("2", "3"):  # type: ignore[union-attr]
-            return 2
-        if self.is_("{", 1) and self.peek(2) is not None and self.peek(2).text in ("2", "3") and self.is_("}", 3):  # type: ignore[union-attr]
-            return 4
-        return 0
-
     def argument(self) -> Node:
         """A command's argument: a braced group, or TeX's single token (one digit, letter or symbol)."""
         tok = self.peek()
@@ -416,7 +320,7 @@ class _Reader:
             close = self.expect("}")
         finally:
             self.leave()
-        return _respan(inner, (open_.start, close.end)) if inner.kind in ("num",) else inner
+        return respan(inner, (open_.start, close.end)) if inner.kind in ("num",) else inner
 
     def fraction(self) -> Node:
         """A group's content, or TeX's `a \\over b` (a quotient) and `n \\choose k` (a binomial) of the whole group."""
@@ -432,6 +336,7 @@ class _Reader:
         return Node(kind, (top, bottom), span=(top.span[0], bottom.span[1]))
 
     def primary(self) -> Node:
+        """One value, read by the family its first token opens: a number, a name, a text, a structure, a function."""
         tok = self.peek()
         if tok is None:
             raise Refused("missing value")
@@ -440,83 +345,24 @@ class _Reader:
         if tok.kind == "letter":
             return self.symbol()
         if tok.kind == "text":
-            self.take()
-            kind = text_kind(tok.text)
-            if kind == "number":
-                inner = parse(tok.text)
-                if inner is None:
-                    raise Refused("bad text number")
-                return _respan(inner, (tok.start, tok.end))
-            if kind == "math":  # \text{$12$}: math mode inside the text (once: each level would read it again)
-                body = text_content(tok.text)[1:-1]
-                inner = None if "$" in body else parse(body)
-                if inner is None:
-                    raise Refused("bad math in text")
-                return _respan(inner, (tok.start, tok.end))
-            letter = choice_letter(tok.text) or text_content(tok.text)
-            if kind == "choice" or (kind == "letter" and letter.isupper() and not self.src.startswith(_MATH_LETTERS, tok.start)):
-                nxt = self.peek()
-                if nxt is not None and (nxt.kind == "num" or nxt.text in _CHOICE_VALUE_STARTS):
-                    value = self.expr()  # \textbf{(B)}\ 32: the answer line of a multiple-choice contest
-                    return Node("choice", (value,), text=letter, span=(tok.start, value.span[1]))
-                return Node("choice", text=letter, span=(tok.start, tok.end))  # \text{(B)}, \text{B}: a choice
-            if kind == "letter":  # \mathrm{e}, \text{i}, \mathrm{B}: the letter as a name
-                return self._subscripted(Node("sym", text=text_content(tok.text), span=(tok.start, tok.end)))
-            if kind == "function":
-                return self.function("\\" + tok.text.strip(), tok)
-            return Node("text", text=" ".join(tok.text.lower().split()), span=(tok.start, tok.end))
+            return self.text_value()
+        node = self.structure(tok)
+        if node is None:
+            node = self.function_command(tok)
+        return node if node is not None else self.name_command(tok)
+
+    def name_command(self, tok: Token) -> Node:
+        """Commands that name a value: Greek letters, pi, infinity, styled and accented names, `\\$`."""
         text = tok.text
-        if tok.kind == "char":
-            if text == "{":
-                return self.group()
-            if text in "([":
-                return self.bracket()
-            if text == "|":
-                return self.delimited("|", "|", "abs")
-            raise Refused(f"unexpected {text}")
-        if text in _OPEN:
-            return self.bracket()
-        if text == "\\lvert":
-            return self.delimited("\\lvert", "\\rvert", "abs")
-        if text == "\\lfloor":
-            return self.delimited("\\lfloor", "\\rfloor", "floor")
-        if text == "\\lceil":
-            return self.delimited("\\lceil", "\\rceil", "ceil")
-        if text in ("\\frac", "\\dfrac", "\\tfrac", "\\cfrac", "\\binom", "\\dbinom", "\\tbinom"):
-            self.take()
-            a, b = self.argument(), self.argument()
-            kind = "div" if "frac" in text else "binom"
-            return Node(kind, (a, b), span=(tok.start, b.span[1]))
-        if text == "\\sqrt":
-            self.take()
-            index = None
-            if self.is_("["):
-                self.take()
-                index = self.expr()
-                self.expect("]")
-            radicand = self.argument()
-            kids = (radicand,) if index is None else (radicand, index)
-            return Node("root", kids, span=(tok.start, radicand.span[1]))
         if text == "\\imath":
             self.take()
             return Node("sym", text="i", span=(tok.start, tok.end))
         if text in ("\\pi", "\\infty"):
             self.take()
             return Node("const", text=text[1:], span=(tok.start, tok.end))
-        if text in ("\\sum", "\\prod"):
-            self.take()  # a sum or product over a range: read whole, decided by the symbolic check
-            bounds = []
-            for mark in ("_", "^"):
-                if self.is_(mark):
-                    self.take()
-                    bounds.append(self.argument())
-            body = self.term()
-            return Node("bigop", (body, *bounds), text=text[1:], span=(tok.start, body.span[1]))
         if text in GREEK:
             self.take()
             return self._subscripted(Node("sym", text=text, span=(tok.start, tok.end)))
-        if text in FUNCTIONS:
-            return self.function(text, tok)
         if text in STYLES:
             self.take()
             inner = self.argument()
@@ -537,11 +383,6 @@ class _Reader:
             self.take()
             arg = self.symbol_run()
             return Node("sym", text=f"{text}{{{arg}}}", span=(tok.start, self.t[self.i - 1].end))
-        if text == "\\begin":
-            return self.matrix()
-        if text in ("\\emptyset", "\\varnothing"):
-            self.take()
-            return Node("set", (), text="{}", span=(tok.start, tok.end))
         if text in ("\\ldots", "\\cdots", "\\dots"):
             self.take()
             return Node("ellipsis", span=(tok.start, tok.end))
@@ -600,236 +441,9 @@ class _Reader:
             j += 1
         raise Refused("an unclosed subscript")
 
-    def function(self, name: str, tok: Token) -> Node:
-        if self.peek() is tok:
-            self.take()
-        base = power = None
-        if self.is_("_"):
-            self.take()
-            base = self.argument()
-        if self.is_("^"):
-            self.take()
-            power = self.argument()
-        if self.is_("(") or self.is_("\\left("):
-            self.take()
-            args = self.items()
-            close = self.expect(")")
-            argv = args.children if args.kind == "list" else (args,)
-            end = close.end
-        else:
-            arg = self.factor() if name not in ("\\max", "\\min", "\\gcd", "\\lcm") else None
-            if arg is None:
-                raise Refused("a multi-argument function without parentheses")
-            argv, end = (arg,), arg.span[1]
-        node = Node("func", tuple(argv), text=name[1:], span=(tok.start, end))
-        if base is not None:
-            node = Node("func", (*argv, base), text="log_base", span=node.span)
-        if power is not None:
-            node = Node("pow", (node, power), span=node.span)
-        return node
-
-    def number(self) -> Node:
-        tok = self.take()
-        text = "".join(c for c in tok.text if c.isdigit() or c == ".")
-        if len(text) > MAX_DIGITS:
-            raise Refused("a number longer than any answer's")  # and int() would refuse past 4300 digits
-        whole, _, frac = text.partition(".")
-        places = len(frac) if "." in text else None
-        value = Fraction(int(whole or "0") * 10 ** len(frac) + int(frac or "0"), 10 ** len(frac))
-        end = tok.end
-        # scientific notation: 1.5e6, 1e-12 (the e right after the digits), 1.5 \times 10^{6}
-        nxt = self.peek()
-        if nxt is not None and nxt.kind == "letter" and nxt.text in "eE" and not nxt.spaced:
-            exp = self._e_exponent()
-            if exp is not None:
-                if abs(exp) > MAX_DIGITS:
-                    raise Refused("an exponent beyond the digits an answer is read to")
-                places = (places or 0) - exp
-                value, end = value * Fraction(10) ** exp, self.t[self.i - 1].end
-        elif self.is_("\\times") and self._ten_power_follows():
-            self.take()
-            self.take()  # 10
-            self.take()  # ^
-            exp_node = self.argument()
-            exp = _integer(exp_node)
-            if exp is None or abs(exp) > MAX_DIGITS:
-                raise Refused("a bad exponent")
-            places = (places or 0) - exp
-            value, end = value * Fraction(10) ** exp, exp_node.span[1]
-        elif self.is_("\\overline") and places is not None:
-            self.take()
-            rep = self.argument()
-            if rep.kind != "num" or rep.places is not None:
-                raise Refused("a bad repeating part")
-            period = rep.text
-            value += Fraction(int(period), (10 ** len(period) - 1) * 10 ** len(frac))
-            places, end = None, rep.span[1]  # exact: 0.1\overline{6} = 1/6
-        elif self.is_("_") and places is None:
-            return self._based(tok.text, tok)
-        elif places is None and self.peek() is not None and self.peek().text in ("\\frac", "\\dfrac", "\\tfrac"):  # type: ignore[union-attr]
-            return self._mixed(tok, value)
-        return Node("num", text=tok.text, value=value, places=places, span=(tok.start, end))
-
-    def _mixed(self, tok: Token, whole: Fraction) -> Node:
-        """`918\\frac{1}{2}` (or `918 \\frac{1}{2}`: TeX drops the space) renders as the mixed number 918 1/2; `2\\frac{\\pi}{3}` is a product.
-        Integer literals over integer literals that do not form a proper fraction are refused."""
-        save, mark = self.i, len(self.undo)
-        frac = self.primary()
-        a, b = frac.children
-        if a.kind != "num" or b.kind != "num" or a.places is not None or b.places is not None:
-            self.i = save
-            while len(self.undo) > mark:
-                index, original = self.undo.pop()
-                self.t[index] = original
-            return Node("num", text=tok.text, value=whole, places=None, span=(tok.start, tok.end))
-        if not 0 < a.value < b.value:  # type: ignore[operator]
-            raise Refused("an improper mixed number")
-        value = whole + a.value / b.value  # type: ignore[operator]
-        return Node("num", text=self.src[tok.start : frac.span[1]], value=value, places=None, span=(tok.start, frac.span[1]))
-
-    def _e_exponent(self) -> int | None:
-        """After digits: e6, e-12, E+3 (no spaces); consumes it. None (nothing consumed) otherwise."""
-        j = self.i + 1
-        sign = 1
-        tok = self.t[j] if j < len(self.t) else None
-        if tok is not None and tok.kind == "char" and tok.text in "+-" and not tok.spaced:
-            sign = -1 if tok.text == "-" else 1
-            j += 1
-            tok = self.t[j] if j < len(self.t) else None
-        if tok is None or tok.kind != "num" or tok.spaced or not tok.text.isdigit() or len(tok.text) > 5:
-            return None
-        self.i = j + 1
-        return sign * int(tok.text)
-
-    def _ten_power_follows(self) -> bool:
-        ten, hat = self.peek(1), self.peek(2)
-        return ten is not None and ten.kind == "num" and ten.text == "10" and hat is not None and hat.text == "^"
-
-    def _based(self, digits: str, tok: Token) -> Node:
-        """`1010_2`, `123_{10}`: the subscript is the base, and the digits must be digits of it."""
-        self.take()  # _
-        base_node = self.argument()
-        base = _integer(base_node)
-        if len(digits) > MAX_DIGITS or base is None or not 2 <= base <= 36 or any(int(d, 36) >= base for d in digits if d != ","):
-            raise Refused("a bad base")
-        value = Fraction(int(digits.replace(",", ""), base))
-        return Node("num", text=f"{digits}_{base}", value=value, places=None, span=(tok.start, base_node.span[1]))
-
-    def bracket(self) -> Node:
-        """( ), [ ], \\{ \\}, \\langle \\rangle and the half-open intervals ( ] and [ )."""
-        open_tok = self.take()
-        opener = open_tok.text
-        self.enter()
-        try:
-            if opener in ("\\{", "\\lbrace") and (self.is_("\\}") or self.is_("\\rbrace")):
-                close = self.take()
-                return Node("set", (), text="{}", span=(open_tok.start, close.end))
-            inner = self.items()
-            close = self.take()
-        finally:
-            self.leave()
-        pair = opener + close.text
-        items = inner.children if inner.kind == "list" else (inner,)
-        span = (open_tok.start, close.end)
-        if pair in ("()", "[]") and inner.kind == "matrix":
-            return _respan(inner, span)  # \left[\begin{array}...\end{array}\right]
-        if pair in ("()", "[]") and inner.kind != "list":
-            return _respan(inner, span, paren=True) if pair == "()" else Node("list1", (inner,), text="[]", span=span)
-        if pair in ("\\{\\}", "\\lbrace\\rbrace"):
-            return Node("set", items, text="{}", span=span)
-        if pair == "\\langle\\rangle":
-            return Node("tuple", items, text="<>", span=span)
-        if pair in ("()", "[]", "(]", "[)", "\\lbrack\\rbrack"):
-            if inner.text not in ("", ",") and (inner.text != ";" or any(c.kind == "list" for c in items)):
-                raise Refused("a bracket list separated by words, or by semicolons and commas")  # (0; -2; 6) is a triple
-            kind = "tuple" if pair == "()" else "interval"
-            return Node(kind, items, text=pair, span=span)
-        raise Refused(f"mismatched brackets {pair}")
-
-    def delimited(self, opener: str, closer: str, kind: str) -> Node:
-        open_tok = self.expect(opener)
-        self.enter()
-        try:
-            inner = self.expr()
-            close = self.expect(closer)
-        finally:
-            self.leave()
-        return Node(kind, (inner,), span=(open_tok.start, close.end))
-
-    def matrix(self) -> Node:
-        begin = self.take()
-        env = self._env_name()
-        if env not in MATRICES:
-            raise Refused(f"environment {env}")
-        if env == "array":  # its column specification: letters only (c, l, r)
-            self._env_name()
-        rows: list[Node] = []
-        row: list[Node] = []
-        self.enter()
-        try:
-            while True:
-                row.append(self.expr())
-                if self.is_("&"):
-                    self.take()
-                    continue
-                if self.is_("\\\\"):
-                    self.take()
-                    rows.append(Node("row", tuple(row)))
-                    row = []
-                    if self.is_("\\end"):
-                        break
-                    continue
-                break
-            if row:
-                rows.append(Node("row", tuple(row)))
-            self.expect("\\end")
-            if self._env_name() != env:
-                raise Refused("environments do not match")
-        finally:
-            self.leave()
-        if len({len(r.children) for r in rows}) != 1:
-            raise Refused("ragged matrix")
-        return Node("matrix", tuple(rows), text=f"{len(rows)}x{len(rows[0].children)}", span=(begin.start, self.t[self.i - 1].end))
-
-    def _env_name(self) -> str:
-        self.expect("{")
-        name = []
-        while (tok := self.peek()) is not None and tok.kind == "letter":
-            name.append(self.take().text)
-        self.expect("}")
-        return "".join(name)
-
-    def _span(self, start: int) -> tuple[int, int]:
-        first = self.t[start] if start < len(self.t) else None
-        last = self.t[self.i - 1] if self.i > 0 else None
-        return (first.start if first else 0, last.end if last else 0)
-
-
-def _is_unit(content: str) -> bool:
-    """A `\\text{...}` that is a unit: words from the closed list, or one letter of it (`8 \\text{ m}`, `5 \\mathrm{~g}`)."""
-    kind = text_kind(content)
-    return kind == "unit" or (kind == "letter" and text_content(content) in UNITS)
-
-
-def _respan(node: Node, span: tuple[int, int], paren: bool = False) -> Node:
-    return Node(node.kind, node.children, node.text, node.value, node.places, span, paren or node.paren)
-
-
-def _bare_number(node: Node) -> bool:
-    """A number literal, maybe with a sign, percent, degrees or unit: never the right side of an implied product."""
-    while node.kind in ("neg", "percent", "degree", "unit", "words") and node.children:
-        node = node.children[0]
-    return node.kind == "num"
-
-
-def _integer(node: Node) -> int | None:
-    """An integer literal, possibly negated; None for anything else."""
-    if node.kind == "num" and node.places is None and node.value is not None and node.value.denominator == 1:
-        return int(node.value)
-    if node.kind == "neg" and node.children[0].kind == "num":
-        inner = _integer(node.children[0])
-        return None if inner is None else -inner
-    return None
+    def nested(self, text: str) -> Node | None:
+        """A tree read from text inside this answer (`\\text{$12$}`): a reader of its own."""
+        return parse(text)
 
 
 def parse(text: str) -> Node | None:

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from recipe_bcr.grading.answers.node import FACTS, Node
 from recipe_bcr.grading.answers.words import UNITS
 
 _SPELLINGS: dict[str, tuple[str, Fraction]] = {}
@@ -99,3 +100,10 @@ def quantity(unit: str) -> Quantity | None:
     if power > 1 or not dims:  # `square` with nothing after it
         return None
     return Quantity(tuple(sorted((b, p) for b, p in dims.items() if p)), scale)
+
+
+def _unit_quantity(node: Node) -> Quantity | None:
+    return quantity(node.text) if node.kind == "unit" else None
+
+
+FACTS["quantity"] = _unit_quantity

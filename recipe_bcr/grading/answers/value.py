@@ -19,7 +19,7 @@ from typing import Any
 
 import mpmath
 
-from recipe_bcr.grading.answers.tree import Node
+from recipe_bcr.grading.answers.node import FACTS, Node
 from recipe_bcr.grading.answers.normalize import MAX_DIGITS
 
 _CTX = mpmath.MPContext()  # private: never changes the precision another thread's mpmath uses
@@ -28,7 +28,6 @@ _DIFF_LOCK = threading.Lock()
 _MAX_BITS = int(MAX_DIGITS * 3.33)
 _MAX_FACTORIAL = 450  # 450! has about 1000 digits
 _MAX_EXPONENT = 10_000
-REFUTE_REL = _CTX.mpf(10) ** -30  # a relative difference this large is no rounding noise at 50 digits
 
 
 def _nth_root(q: Fraction, n: int) -> Fraction | None:
@@ -71,21 +70,22 @@ def _double_factorial(n: int) -> int:
 _EXACT_FUNCS = {"max": max, "min": min, "gcd": lambda a: math.gcd(*a), "lcm": lambda a: math.lcm(*a)}
 
 
-def exact(node: Node) -> Fraction | None:
-    """The exact rational value of a tree of numbers, or None (an irrational, an unknown, a guard)."""
+def _exact(node: Node) -> Fraction | None:
+    """The exact rational value of a tree of numbers, or None (an irrational, an unknown, a guard), from the
+    children's values (each read once: `Node.exact`)."""
     k, ch = node.kind, node.children
     try:
         if k == "num":
             return node.value
         if k in ("degree", "unit", "words"):
-            return exact(ch[0])
+            return ch[0].exact
         if k == "neg":
-            v = exact(ch[0])
+            v = ch[0].exact
             return None if v is None else -v
         if k == "add":
             total = Fraction(0)
             for c in ch:
-                v = exact(c)
+                v = c.exact
                 if v is None:
                     return None
                 total += v
@@ -95,7 +95,7 @@ def exact(node: Node) -> Fraction | None:
         if k == "mul":
             out = Fraction(1)
             for c in ch:
-                v = exact(c)
+                v = c.exact
                 if v is None:
                     return None
                 out *= v
@@ -103,37 +103,37 @@ def exact(node: Node) -> Fraction | None:
                     return None
             return out
         if k == "div":
-            a, b = exact(ch[0]), exact(ch[1])
+            a, b = ch[0].exact, ch[1].exact
             return None if a is None or b is None or b == 0 else a / b
         if k == "pow":
-            a, b = exact(ch[0]), exact(ch[1])
+            a, b = ch[0].exact, ch[1].exact
             return None if a is None or b is None else _power(a, b)
         if k == "root":
-            a = exact(ch[0])
-            n = exact(ch[1]) if len(ch) > 1 else Fraction(2)
+            a = ch[0].exact
+            n = ch[1].exact if len(ch) > 1 else Fraction(2)
             if a is None or n is None or n.denominator != 1:
                 return None
             return _nth_root(a, int(n))
         if k == "fact":
-            a = exact(ch[0])
+            a = ch[0].exact
             if a is None or a.denominator != 1 or not 0 <= a <= _MAX_FACTORIAL:
                 return None
             return Fraction(math.factorial(int(a)) if node.text == "!" else _double_factorial(int(a)))
         if k == "binom":
-            a, b = exact(ch[0]), exact(ch[1])
+            a, b = ch[0].exact, ch[1].exact
             if a is None or b is None or a.denominator != 1 or b.denominator != 1 or not 0 <= a <= 3000:
                 return None
             return Fraction(math.comb(int(a), int(b))) if b >= 0 else Fraction(0)
         if k == "abs":
-            v = exact(ch[0])
+            v = ch[0].exact
             return None if v is None else abs(v)
         if k in ("floor", "ceil"):
-            v = exact(ch[0])
+            v = ch[0].exact
             if v is None:
                 return None
             return Fraction(math.floor(v) if k == "floor" else math.ceil(v))
         if k == "func" and node.text in _EXACT_FUNCS:
-            args = [exact(c) for c in ch]
+            args = [c.exact for c in ch]
             if any(a is None for a in args) or (node.text in ("gcd", "lcm") and any(a.denominator != 1 for a in args)):  # type: ignore[union-attr]
                 return None
             return Fraction(_EXACT_FUNCS[node.text]([a if node.text in ("max", "min") else int(a) for a in args]))  # type: ignore[arg-type]
@@ -142,8 +142,20 @@ def exact(node: Node) -> Fraction | None:
     return None
 
 
-def unknowns(node: Node) -> set[str]:
-    return {n.text for n in node.walk() if n.kind == "sym"}
+def exact(node: Node) -> Fraction | None:
+    """The exact rational value of a tree (`Node.exact`: computed once per node)."""
+    return node.exact
+
+
+def unknowns(node: Node) -> frozenset[str]:
+    """The names written in a tree (`Node.names`: computed once per node)."""
+    return node.names
+
+
+def _names(node: Node) -> frozenset[str]:
+    if node.kind == "sym":
+        return frozenset((node.text,))
+    return frozenset().union(*(c.names for c in node.children))
 
 
 def _point(name: str) -> Any:
@@ -155,7 +167,9 @@ def _point(name: str) -> Any:
 _FUNCS = {
     "sin": _CTX.sin, "cos": _CTX.cos, "tan": _CTX.tan, "cot": _CTX.cot, "sec": _CTX.sec, "csc": _CTX.csc,
     "arcsin": _CTX.asin, "arccos": _CTX.acos, "arctan": _CTX.atan, "sinh": _CTX.sinh, "cosh": _CTX.cosh,
-    "tanh": _CTX.tanh, "ln": _CTX.ln, "log": _CTX.ln, "exp": _CTX.exp, "lg": lambda x: _CTX.log(x, 10),
+    "tanh": _CTX.tanh, "arccot": _CTX.acot, "arcsec": _CTX.asec, "arccsc": _CTX.acsc, "arsinh": _CTX.asinh,
+    "arcosh": _CTX.acosh, "artanh": _CTX.atanh,
+    "ln": _CTX.ln, "log": _CTX.ln, "exp": _CTX.exp, "lg": lambda x: _CTX.log(x, 10),
 }
 
 
@@ -168,7 +182,12 @@ class _Guard(Exception):
 
 def numeric(node: Node, imaginary: bool) -> tuple[Any, Any] | None:
     """A 50-digit value of the tree (unknowns at fixed points) and the largest magnitude met on
-    the way (the scale of its rounding noise), or None where it cannot be bounded."""
+    the way (the scale of its rounding noise), or None where it cannot be bounded (`Node.approx`, `Node.approx_i`:
+    computed once per node)."""
+    return node.approx_i if imaginary else node.approx
+
+
+def _numeric(node: Node, imaginary: bool) -> tuple[Any, Any] | None:
     mags: list[Any] = [_CTX.mpf(0)]
     try:
         return _num(node, imaginary, mags, {}), mags[0]
@@ -221,7 +240,7 @@ def _eval(node: Node, im: bool, mags: list[Any], env: dict[str, Any]) -> Any:  #
             raise _Guard
         return _real_power(base, exp, ch[1])
     if k == "root":
-        n = exact(ch[1]) if len(ch) > 1 else Fraction(2)
+        n = ch[1].exact if len(ch) > 1 else Fraction(2)
         if n is None or n.denominator != 1 or not 1 <= n <= 64:
             raise _Guard
         x = _num(ch[0], im, mags, env)
@@ -266,7 +285,7 @@ def _derivative(node: Node, im: bool, mags: list[Any], env: dict[str, Any]) -> A
     names = unknowns(node) - {"e", "i"} - set(env)
     if len(names) != 1:
         raise _Guard
-    name = names.pop()
+    (name,) = names
     with _DIFF_LOCK:  # diff raises the shared context's precision and restores it: one at a time
         value = _CTX.diff(lambda t: _num(node, im, mags, {**env, name: t}), _point(name))
     mags[0] = max(mags[0], abs(value) * _CTX.mpf(10) ** 10)
@@ -275,7 +294,7 @@ def _derivative(node: Node, im: bool, mags: list[Any], env: dict[str, Any]) -> A
 
 def _real_power(base: Any, exp: Any, exp_node: Node) -> Any:
     """base^exp; a negative base with an exponent 1/odd (or p/odd) is the real root, as written."""
-    q = exact(exp_node)
+    q = exp_node.exact
     if q is not None and q.denominator % 2 == 1 and q.denominator > 1 and _CTX.im(base) == 0 and base < 0:
         r = -_CTX.root(-base, q.denominator)
         return r ** q.numerator
@@ -286,15 +305,6 @@ def _raise() -> Any:
     raise _Guard
 
 
-def refutes(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:
-    """True when two values from `numeric` certainly differ: their difference is far above the
-    rounding noise of the largest magnitude either computation met (cancellation cannot fake it)."""
-    noise = max(a[1], b[1], abs(a[0]), abs(b[0]))
-    if noise == 0:
-        return False
-    return abs(a[0] - b[0]) > REFUTE_REL * noise
-
-
 
 _TOWER = frozenset(("num", "pow", "mul", "fact"))
 
@@ -302,7 +312,11 @@ _TOWER = frozenset(("num", "pow", "mul", "fact"))
 def log10_floor(node: Node) -> float | None:
     """A lower bound of log10 of a value built only from positive numbers by products, powers and
     factorials (a power tower), possibly infinite; None for anything else. Refutes `7^{7^{7^7}}`
-    against a small gold without computing it."""
+    against a small gold without computing it (`Node.tower`: computed once per node)."""
+    return node.tower
+
+
+def _tower(node: Node) -> float | None:
     if any(n.kind not in _TOWER for n in node.walk()):
         return None
     try:
@@ -320,7 +334,7 @@ def _log_floor(node: Node) -> float | None:
         parts = [_log_floor(c) for c in ch]
         return None if any(p is None for p in parts) else sum(parts)  # type: ignore[arg-type]
     if k == "pow":
-        base, exp = exact(ch[0]), _log_floor(ch[1])
+        base, exp = ch[0].exact, _log_floor(ch[1])
         if base is None or base <= 1 or exp is None:
             return None
         return math.inf if exp > 300 else 10**exp * math.log10(base)
@@ -331,3 +345,12 @@ def _log_floor(node: Node) -> float | None:
         whole = math.inf if n > 300 else 10**n * (n - 0.4343)  # log10(N!) >= N (log10 N - log10 e)
         return whole / 2 if node.text == "!!" else whole  # N!!^2 >= N! (N! = N!! (N-1)!!)
     return None
+
+
+FACTS.update(
+    exact=_exact,
+    names=_names,
+    approx=lambda node: _numeric(node, False),
+    approx_i=lambda node: _numeric(node, True),
+    tower=_tower,
+)

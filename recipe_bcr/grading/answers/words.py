@@ -29,7 +29,10 @@ MAGNITUDES = frozenset(
 CONNECTIVE_WORDS = {"or": "or", "and": "and"}
 PERCENT_WORDS = frozenset(("percent", "percentage", "pct", "%", "\\%"))  # read as a percent sign (also `\\text{\\%}`)
 WORDS_IN_MATH = frozenset(CONNECTIVE_WORDS)  # written without \\text, still words
-FUNCTION_NAMES = frozenset("lcm gcd arcsin arccos arctan sin cos tan log ln exp".split())
+FUNCTION_NAMES = frozenset(
+    "lcm gcd arcsin arccos arctan sin cos tan cot sec csc sinh cosh tanh log ln exp max min".split()
+)
+TEMPERATURE_SCALES = {"c": "°c", "f": "°f"}  # after a degree sign: 25^\\circ C, 25^\\circ\\text{F}
 _WORD = re.compile(r"[A-Za-z]+(?:/[A-Za-z]+)?")
 _UNIT_POWER = re.compile(r"\^(?:[23]|\{[23]\})$")
 _NUMBERISH = re.compile(r"[0-9.,\s+-]+")
@@ -58,7 +61,8 @@ def connective(content: str) -> str | None:
 
 def text_kind(content: str) -> str:
     """What a `\\text{...}` holds: "empty", "number", "math" (`\\text{$12$}`), "choice" (`\\text{(B)}`),
-    "letter" (\\mathrm{e}), "function" (\\operatorname{lcm}), "unit", "connective", or "prose"."""
+    "letter" (\\mathrm{e}), "function" (\\operatorname{lcm}), "unit", "connective", "quantity" (`\\text{5 cm}`)
+    or "prose"."""
     content = text_content(content)
     words = content.split()
     if not words:
@@ -75,10 +79,58 @@ def text_kind(content: str) -> str:
         return "function"
     if connective(content) is not None:
         return "connective"
+    if quantity_parts(content) is not None:
+        return "quantity"
+    if number_words(content) is not None:
+        return "numberword"
     # `\\text{ ways.}` closes the sentence; `\\mathrm{cm^2}`, `\\mathrm{m/s^{2}}` square or cube the unit
     if is_unit_phrase(content.removesuffix(".")):
         return "unit"
     return "prose"
+
+
+def quantity_parts(content: str) -> tuple[str, str] | None:
+    """`\\text{5 cm}`, `\\text{12meters}`, `\\mathrm{60~km/h}`: (the number, the unit) a text holds; None otherwise."""
+    text = text_content(content)
+    k = 0
+    while k < len(text) and (text[k].isdigit() or text[k] in ".,"):
+        k += 1
+    number, unit = text[:k], text[k:].strip().removesuffix(".")
+    if not number or not number[0].isdigit() or not unit or not is_unit_phrase(unit):
+        return None
+    return number, unit
+
+
+_ONES = {w: k for k, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * k for k, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)}
+_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+
+
+def number_words(content: str) -> int | None:
+    """A whole number in English words (`twenty-one`, `three hundred and five`, `two thousand twenty-four`,
+    `negative four`); None for anything else (`one or two`, `five apples`, a bare `hundred`)."""
+    words = text_content(content).lower().replace("-", " ").split()
+    sign = -1 if words and words[0] in ("negative", "minus") else 1
+    words = words[1:] if sign < 0 else words
+    total, group, last = 0, 0, ""  # last: the kind of the previous word, which fixes what may follow
+    for k, w in enumerate(words):
+        if w == "and" and last == "hundred" and k + 1 < len(words):
+            continue
+        if w in _ONES and last in ("", "tens", "hundred", "scale"):
+            if last == "tens" and _ONES[w] >= 10 or (_ONES[w] == 0 and (last or len(words) > 1)):
+                return None
+            group, last = group + _ONES[w], "ones"
+        elif w in _TENS and last in ("", "hundred", "scale"):
+            group, last = group + _TENS[w], "tens"
+        elif w == "hundred" and last in ("ones",) and group % 100:
+            group, last = group * 100, "hundred"
+        elif w in _SCALES and last in ("ones", "tens", "hundred") and group and (not total or total > _SCALES[w]):
+            total, group, last = total + group * _SCALES[w], 0, "scale"
+        else:
+            return None
+    return sign * (total + group) if last else None
 
 
 def is_unit_phrase(text: str) -> bool:

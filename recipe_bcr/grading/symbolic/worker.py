@@ -18,7 +18,7 @@ of math-verify, each closing a false-credit case:
   * exact numbers are equal only when SymPy proves it; a difference it evaluates to a nonzero value at
     a certified precision refutes the equality however small (no tolerance: 1 + e^{-1000} is not 1);
   * numbers where one side carries a decimal compare by the rules of
-    recipe_bcr.grading.answers.normalize (a decimal stands for an exact value only if it is that value
+    recipe_bcr.grading.answers.compare (a decimal stands for an exact value only if it is that value
     rounded or cut at its own last digit, and within 1e-6 relative; a value with a finite
     decimal expansion must be written exactly). math-verify's own number comparison, which
     rounds to 6 decimals and chops tiny values to 0, is replaced by these rules everywhere
@@ -48,7 +48,7 @@ from typing import Any
 
 from recipe_bcr.grading.answers.render import render
 from recipe_bcr.grading.answers.tree import parse
-from recipe_bcr.grading.answers.normalize import decimal_matches, rounding_candidates, rounds_to, terminates
+from recipe_bcr.grading.answers.compare import decimal_matches, rounding_candidates, rounds_to, terminates
 
 Status = str  # "true" | "false" | "gold_unparsed" | "pred_unparsed" | "error"
 MEMORY_LIMIT = 4 << 30  # bytes of address space per worker
@@ -95,7 +95,7 @@ class Checker:
         if isinstance(e, S.Eq) and not getattr(e.rhs, "free_symbols", True):
             return False  # math-verify reads "f(x) = 1", "|AB| = 1" as the value 1
         if getattr(e, "free_symbols", None):
-            return True
+            return not self._constant(e)  # \\sin^2 x + \\cos^2 x is the number 1 (math-verify's simplification decides)
         if isinstance(e, (S.Interval, S.Union)):
             return True
         if isinstance(e, (S.FiniteSet, S.Tuple, tuple, list)):
@@ -103,6 +103,22 @@ class Checker:
         if isinstance(e, S.MatrixBase):
             return e.rows * e.cols != 1
         return False
+
+    def _constant(self, e: Any) -> bool:
+        """An expression in unknowns that takes one value at two unrelated points (an identity such as
+        `\\sec^2 x - \\tan^2 x`): worth math-verify's simplification against a number. Anything else is not."""
+        S = self.sympy
+        if not isinstance(e, S.Expr):
+            return False
+        try:
+            values = []
+            for point in ((S.Rational(7, 13), S.Rational(5, 11)), (S.Rational(19, 17), S.Rational(3, 23))):
+                subs = {s: point[k % 2] + k for k, s in enumerate(sorted(e.free_symbols, key=str))}
+                values.append(S.N(e.subs(subs), 30))
+            a, b = values
+            return bool(a.is_number and b.is_number and abs(a - b) <= S.Float(10) ** -20 * max(1, abs(a)))
+        except Exception:  # noqa: BLE001 - not evaluable at a point: not a constant here
+            return False
 
     def _numbers_agree(self, g: Any, p: Any) -> bool:
         """Exact for exact values; a float only within float noise of a value with a finite

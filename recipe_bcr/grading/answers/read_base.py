@@ -1,0 +1,152 @@
+"""What every reader of an answer shares: the closed vocabulary, the token cursor, and small tree helpers.
+
+The reader (recipe_bcr.grading.answers.tree) is one class assembled from a reader per family of forms, each in a
+file of its own: numbers (read_numbers.py), functions and big operators (read_functions.py), brackets, matrices,
+pieces and set-builders (read_structures.py), and what `\\text{...}` holds (read_text.py). Each family subclasses
+`ReaderBase` (the cursor over the tokens) and calls the grammar's entry points (`expr`, `factor`, `argument`, ...)
+through `self`.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from recipe_bcr.grading.answers.lex import Token
+from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.words import UNITS, text_content, text_kind
+
+MAX_DEPTH = 40  # brackets, fractions and powers nested deeper than this are no answer a reader checks
+MAX_TOKENS = 4000  # more than any answer the verifier reads (normalize.MAX_ANSWER_CHARS characters)
+FUNCTIONS = frozenset(
+    "\\sin \\cos \\tan \\cot \\sec \\csc \\arcsin \\arccos \\arctan \\sinh \\cosh \\tanh \\log \\ln \\lg \\exp "
+    "\\gcd \\lcm \\max \\min \\det".split()
+)
+INVERTIBLE = {"\\sin": "\\arcsin", "\\cos": "\\arccos", "\\tan": "\\arctan", "\\cot": "\\arccot", "\\sec": "\\arcsec",
+              "\\csc": "\\arccsc", "\\sinh": "\\arsinh", "\\cosh": "\\arcosh", "\\tanh": "\\artanh"}
+GREEK = frozenset(
+    "\\alpha \\beta \\gamma \\delta \\epsilon \\varepsilon \\zeta \\eta \\theta \\vartheta \\iota \\kappa \\lambda "
+    "\\mu \\nu \\xi \\rho \\sigma \\tau \\upsilon \\phi \\varphi \\chi \\psi \\omega \\Gamma \\Delta \\Theta "
+    "\\Lambda \\Xi \\Pi \\Sigma \\Phi \\Psi \\Omega \\ell \\hbar".split()
+)
+RELATIONS = {
+    "=": "=", "<": "<", ">": ">", "\\lt": "<", "\\gt": ">", "\\le": "<=", "\\leq": "<=", "\\leqslant": "<=",
+    "\\leqq": "<=", "\\ge": ">=", "\\geq": ">=", "\\geqslant": ">=", "\\geqq": ">=", "\\ne": "!=", "\\neq": "!=",
+    "\\approx": "~", "\\equiv": "==", "\\sim": "sim", "\\cong": "cong", "\\in": "in", "\\propto": "prop",
+    ":": "ratio",
+}
+CONNECTIVES = {
+    "\\lor": "or", "\\vee": "or", "\\land": "and", "\\wedge": "and", "\\Rightarrow": "implies",
+    "\\implies": "implies", "\\Longrightarrow": "implies", "\\therefore": "implies", "\\to": "to",
+    "\\rightarrow": "to", "\\mapsto": "to", "\\iff": "iff", "\\Leftrightarrow": "iff", "\\mid": "mid",
+    "\\cup": "cup", "\\cap": "cap", "\\setminus": "setminus", "\\oplus": "oplus", "\\\\": "linebreak",
+}
+STYLES = frozenset("\\mathbf \\boldsymbol \\mathit \\mathsf \\bm \\boxed \\fbox \\mathnormal".split())
+ACCENTS = frozenset("\\overline \\vec \\hat \\bar \\tilde \\overrightarrow \\widehat \\overarc \\dot \\ddot".split())
+NAME_PREFIXES = frozenset("\\angle \\triangle \\measuredangle".split())
+MATRICES = frozenset("pmatrix bmatrix matrix Bmatrix array".split())
+MULTI_ARGUMENT = frozenset(("\\max", "\\min", "\\gcd", "\\lcm"))
+REPEAT_MARKS = ("\\overline", "\\bar", "\\dot")  # 0.1\overline{6}, 0.\bar{3}, 0.\dot{3}: the repeating digits
+PIECEWISE = frozenset(("cases", "dcases"))
+SET_BARS = (":", "|", "\\mid")  # between a set-builder's name and its condition
+CONDITION_WORDS = frozenset(("if", "for", "when", "where", "if and only if"))  # words that open a piece's condition
+OTHERWISE = frozenset(("otherwise", "else", "elsewhere", "for all other x", "if otherwise"))
+_CHOICE_VALUE_STARTS = ("-", "\\frac", "\\dfrac", "\\tfrac", "\\sqrt", "\\pi")  # a value after a choice letter
+_MATH_LETTERS = ("\\mathrm", "\\operatorname")  # upright letters in math: names (e, i), not choices
+_OPEN = {"(": ")", "[": "]", "\\{": "\\}", "\\lbrace": "\\rbrace", "\\langle": "\\rangle", "\\lbrack": "\\rbrack"}
+
+
+class Refused(Exception):
+    """Some token of the answer cannot be accounted for."""
+
+
+class ReaderBase:
+    """A cursor over an answer's tokens: look ahead, take, expect, and a depth guard."""
+
+    t: list[Token]
+    i: int
+    depth: int
+    src: str
+
+    def peek(self, k: int = 0) -> Token | None:
+        j = self.i + k
+        return self.t[j] if j < len(self.t) else None
+
+    def is_(self, text: str, k: int = 0) -> bool:
+        tok = self.peek(k)
+        return tok is not None and tok.kind in ("char", "cmd") and tok.text == text
+
+    def take(self) -> Token:
+        tok = self.peek()
+        if tok is None:
+            raise Refused("unexpected end")
+        self.i += 1
+        return tok
+
+    def expect(self, text: str) -> Token:
+        if not self.is_(text):
+            raise Refused(f"expected {text}")
+        return self.take()
+
+    def enter(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise Refused("too deep")
+
+    def leave(self) -> None:
+        self.depth -= 1
+
+    def _skip_chars(self, chars: str) -> None:
+        while (tok := self.peek()) is not None and tok.kind == "char" and tok.text in chars:
+            self.take()
+
+    def _span(self, start: int) -> tuple[int, int]:
+        first = self.t[start] if start < len(self.t) else None
+        last = self.t[self.i - 1] if self.i > 0 else None
+        return (first.start if first else 0, last.end if last else 0)
+
+    # the grammar's entry points, defined by the assembled reader (recipe_bcr.grading.answers.tree._Reader)
+    def items(self) -> Node: ...
+    def connected(self) -> Node: ...
+    def relation(self) -> Node: ...
+    def expr(self) -> Node: ...
+    def term(self) -> Node: ...
+    def factor(self) -> Node: ...
+    def argument(self) -> Node: ...
+    def group(self) -> Node: ...
+    def primary(self) -> Node: ...
+    def symbol(self) -> Node: ...
+    def nested(self, text: str) -> Node | None: ...
+    def _product(self, parts: list[Node], start: int | None = None) -> Node: ...
+    def _subscripted(self, node: Node) -> Node: ...
+
+
+def literal(k: int, span: tuple[int, int]) -> Node:
+    num = Node("num", text=str(abs(k)), value=Fraction(abs(k)), span=span)
+    return num if k >= 0 else Node("neg", (num,), text="-", span=span)
+
+
+def is_unit(content: str) -> bool:
+    """A `\\text{...}` that is a unit: words from the closed list, or one letter of it (`8 \\text{ m}`, `5 \\mathrm{~g}`)."""
+    kind = text_kind(content)
+    return kind == "unit" or (kind == "letter" and text_content(content) in UNITS)
+
+
+def respan(node: Node, span: tuple[int, int], paren: bool = False) -> Node:
+    return Node(node.kind, node.children, node.text, node.value, node.places, span, paren or node.paren)
+
+
+def bare_number(node: Node) -> bool:
+    """A number literal, maybe with a sign, percent, degrees or unit: never the right side of an implied product."""
+    while node.kind in ("neg", "percent", "degree", "unit", "words") and node.children:
+        node = node.children[0]
+    return node.kind == "num"
+
+
+def integer(node: Node) -> int | None:
+    """An integer literal, possibly negated; None for anything else."""
+    if node.kind == "num" and node.places is None and node.value is not None and node.value.denominator == 1:
+        return int(node.value)
+    if node.kind == "neg" and node.children[0].kind == "num":
+        inner = integer(node.children[0])
+        return None if inner is None else -inner
+    return None

@@ -1,0 +1,123 @@
+"""What a `\\text{...}` holds, read as the tree reads it (recipe_bcr.grading.answers.words says which kind): a
+number, number words, a number with its unit (`\\text{5 cm}`), math (`\\text{$12$}`), a choice (`\\text{(B)}`), a
+letter or function name, prose; and the units and words after a value (`5 \\text{ cm}^2`, `25^\\circ\\text{C}`)."""
+
+from __future__ import annotations
+
+from recipe_bcr.grading.answers.lex import Token
+from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.read_base import (
+    _CHOICE_VALUE_STARTS,
+    _MATH_LETTERS,
+    ReaderBase,
+    Refused,
+    is_unit,
+    literal,
+    respan,
+)
+from recipe_bcr.grading.answers.words import (
+    TEMPERATURE_SCALES,
+    UNITS,
+    choice_letter,
+    number_words,
+    quantity_parts,
+    text_content,
+    text_kind,
+    words_key,
+)
+
+
+class TextReader(ReaderBase):
+    """Texts as values, and units and words after a value."""
+
+    def text_value(self) -> Node:
+        """A `\\text{...}`: a number, number words, a number with its unit, math, a choice letter, a name, a function
+        name, or prose."""
+        tok = self.take()
+        kind = text_kind(tok.text)
+        if kind == "number":
+            inner = self.nested(tok.text)
+            if inner is None:
+                raise Refused("bad text number")
+            return respan(inner, (tok.start, tok.end))
+        if kind == "numberword":  # \text{twenty-one}
+            return literal(number_words(tok.text), (tok.start, tok.end))  # type: ignore[arg-type]
+        if kind == "quantity":  # \text{5 cm}: the number and its unit in one text
+            number, unit = quantity_parts(tok.text)  # type: ignore[misc]
+            inner = self.nested(number)
+            if inner is None or inner.kind != "num":
+                raise Refused("bad number in a text")
+            return Node("unit", (respan(inner, (tok.start, tok.end)),), text=unit.lower(), span=(tok.start, tok.end))
+        if kind == "math":  # \text{$12$}: math mode inside the text (once: each level would read it again)
+            body = text_content(tok.text)[1:-1]
+            inner = None if "$" in body else self.nested(body)
+            if inner is None:
+                raise Refused("bad math in text")
+            return respan(inner, (tok.start, tok.end))
+        letter = choice_letter(tok.text) or text_content(tok.text)
+        if kind == "choice" or (kind == "letter" and letter.isupper() and not self.src.startswith(_MATH_LETTERS, tok.start)):
+            nxt = self.peek()
+            if nxt is not None and (nxt.kind == "num" or nxt.text in _CHOICE_VALUE_STARTS):
+                value = self.expr()  # \textbf{(B)}\ 32: the answer line of a multiple-choice contest
+                return Node("choice", (value,), text=letter, span=(tok.start, value.span[1]))
+            return Node("choice", text=letter, span=(tok.start, tok.end))  # \text{(B)}, \text{B}: a choice
+        if kind == "letter":  # \mathrm{e}, \text{i}, \mathrm{B}: the letter as a name
+            return self._subscripted(Node("sym", text=text_content(tok.text), span=(tok.start, tok.end)))
+        if kind == "function":
+            return self.function("\\" + tok.text.strip(), tok)
+        return Node("text", text=" ".join(tok.text.lower().split()), span=(tok.start, tok.end))
+
+    def _units(self, node: Node) -> Node:
+        """Units after a value, from the closed list (`5 \\text{ cm}^2`, `3\\text{ square units}`), then words. After
+        a degree sign, C or F is its scale (`25^\\circ\\text{C}`, `25^\\circ C`, `25℃`)."""
+        if node.kind == "degree" and (scale := self._temperature_scale()) is not None:
+            node = Node("unit", (node,), text=scale, span=(node.span[0], self.t[self.i - 1].end))
+        while (tok := self.peek()) is not None and tok.kind == "text" and (
+            is_unit(tok.text) or self._unit_not_called(tok)
+        ):
+            self.take()
+            unit = text_content(tok.text).lower() + self._take_unit_power()
+            while self.is_("/") and (per := self.peek(1)) is not None and per.kind == "text" and is_unit(per.text):
+                self.i += 2  # \mathrm{~km} / \mathrm{h}: one unit
+                unit += "/" + text_content(per.text).lower() + self._take_unit_power()
+            node = Node("unit", (node,), text=unit, span=(node.span[0], tok.end))
+        while (tok := self.peek()) is not None and tok.kind == "text" and text_kind(tok.text) == "prose":
+            self.take()  # words after a value (`2 \text{ euros}`): right only where the gold carries them
+            node = Node("words", (node,), text=words_key(tok.text), span=(node.span[0], tok.end))
+        return node
+
+    def _unit_not_called(self, tok: Token) -> bool:
+        """A word that names a unit and a function (`9\\text{ min}`, `\\min(3, 5)`): after a value and not applied
+        to a bracket, the unit."""
+        nxt = self.peek(1)
+        called = nxt is not None and nxt.text in ("(", "\\{", "\\lbrace")
+        return text_content(tok.text).lower() in UNITS and not called
+
+    def _temperature_scale(self) -> str | None:
+        """The scale letter after a degree sign, taken: a lone C or F, as a letter or a text; None (nothing taken)."""
+        tok, nxt = self.peek(), self.peek(1)
+        if tok is None or tok.kind not in ("letter", "text"):
+            return None
+        letter = tok.text if tok.kind == "letter" else text_content(tok.text)
+        scale = TEMPERATURE_SCALES.get(letter.lower()) if letter in ("C", "F") else None
+        if scale is None or (tok.kind == "letter" and nxt is not None and nxt.kind == "letter" and not nxt.spaced):
+            return None
+        self.take()
+        return scale
+
+    def _take_unit_power(self) -> str:
+        """A unit's square or cube after it, taken: `^2` (what units.quantity reads), or "" when none."""
+        n = self._unit_power()
+        power = "" if not n else f"^{self.peek(1 if n == 2 else 2).text}"  # type: ignore[union-attr]
+        self.i += n
+        return power
+
+    def _unit_power(self) -> int:
+        """Tokens of a unit's square or cube after it (`^2`, `^{3}`), 0 when none."""
+        if not self.is_("^"):
+            return 0
+        if self.peek(1) is not None and self.peek(1).text in ("2", "3"):  # type: ignore[union-attr]
+            return 2
+        if self.is_("{", 1) and self.peek(2) is not None and self.peek(2).text in ("2", "3") and self.is_("}", 3):  # type: ignore[union-attr]
+            return 4
+        return 0
