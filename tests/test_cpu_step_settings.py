@@ -92,3 +92,11 @@ def test_cpu_engine_log_probs_equal_verls_row_loop_in_one_call(dtype):
     tol = 1e-5 if dtype == torch.float32 else 0
     assert ours.dtype == theirs.dtype and torch.allclose(ours.float(), theirs.float(), atol=tol, rtol=0)
     assert torch.allclose(grad_ours.float(), grad_theirs.float(), atol=tol, rtol=0)
+
+
+def test_cpu_preset_starts_ray_without_dashboard_or_prestarted_workers_and_gpu_keeps_rays_defaults():
+    cpu = composed("+recipe=bcr_toy").ray_kwargs.ray_init
+    assert cpu.include_dashboard is False
+    assert cpu._system_config == {"prestart_worker_first_driver": False, "enable_worker_prestart": False}
+    gpu = composed("+recipe=bcr").ray_kwargs.ray_init
+    assert "include_dashboard" not in gpu and "_system_config" not in gpu
