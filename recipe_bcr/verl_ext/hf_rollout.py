@@ -87,12 +87,14 @@ def trim_completion(row: list[int], eos_ids: set[int]) -> list[int]:
     return row
 
 
-def token_logprobs(logits: torch.Tensor, tokens: torch.Tensor, temperature: float) -> torch.Tensor:
+def token_logprobs(logits: tuple[torch.Tensor, ...], tokens: torch.Tensor, temperature: float) -> torch.Tensor:
     """Log-probability of each sampled token under the model at `temperature` (raw logits / T),
     which is what verl's actor recomputes; top-p/top-k only choose what is sampled.
-    `logits` (steps, batch, vocab) and `tokens` (batch, steps): one pass over the whole batch."""
-    lp = torch.log_softmax(logits.float() / temperature, -1)
-    return lp.gather(-1, tokens.T.unsqueeze(-1)).squeeze(-1).T
+    `logits`: generate()'s one (batch, vocab) tensor per step; `tokens` (batch, steps). One op per step for
+    the whole batch (not per token), and never a (steps, batch, vocab) copy: a large vocabulary stays affordable."""
+    rows = torch.arange(tokens.shape[0], device=tokens.device)
+    return torch.stack([torch.log_softmax(step.float() / temperature, -1)[rows, tokens[:, t]]
+                        for t, step in enumerate(logits)], dim=1)
 
 
 class PreallocatedLayer(DynamicLayer):
@@ -168,7 +170,7 @@ def generate_batch(model: Any, prompts: list[list[int]], key: SamplingKey, eos_i
     out = model.generate(input_ids=ids.to(model.device), attention_mask=mask.to(model.device),
                          generation_config=gen_cfg, past_key_values=cache)
     seqs = out.sequences[:, width:]
-    lps = (token_logprobs(torch.stack(out.logits), seqs, key.temperature if sample else 1.0).tolist()
+    lps = (token_logprobs(out.logits, seqs, key.temperature if sample else 1.0).tolist()
            if key.logprobs else None)
     results = []
     for i, row in enumerate(seqs.tolist()):
