@@ -14,6 +14,10 @@ in this process (float32, best of 1 and 2 torch threads, passive OpenMP wait) ri
 
     python benchmarks/bench_step.py [--old REV] [--runtimes hf vllm] [--rounds 2] [--steps 4]
                                     [--out benchmarks/out/step] [--write benchmarks/step_profile.md]
+                                    [--old-overrides KEY=VALUE ...] [--new-overrides KEY=VALUE ...]
+
+Two settings of one commit side by side: `--old HEAD --old-overrides A --new-overrides B` (the limit columns
+stay float32's: a bf16 side's share is of the float32 limit).
 """
 
 from __future__ import annotations
@@ -43,14 +47,16 @@ PHASES = ("gen", "old_log_prob", "ref", "adv", "update_actor", "update_weights",
 DEFAULT_OLD = "47dddf9"  # main before issue 34
 
 
-def run_once(tree: Path, model: Path, data: Path, run: Path, runtime: str, steps: int) -> dict:
-    """One training run with the recipe of `tree`; its per-step metrics (first step dropped) and the load."""
+def run_once(tree: Path, model: Path, data: Path, run: Path, runtime: str, steps: int,
+             overrides: tuple[str, ...] = ()) -> dict:
+    """One training run with the recipe of `tree` (and Hydra `overrides`); its per-step metrics (first step
+    dropped) and the load."""
     log = run / "verl_metrics.jsonl"
     run.mkdir(parents=True, exist_ok=True)
     log.unlink(missing_ok=True)
     cmd = train_command(data, model, run / "ckpt", log, steps, save_freq=10 * steps,
                         extra=(f"bcr_runtime={runtime}", "trainer.val_before_train=false", "trainer.test_freq=-1",
-                               *SIZES))
+                               *SIZES, *overrides))
     env = {**os.environ, "PYTHONPATH": str(tree)}  # that checkout alone: its recipe_bcr, hydra_configs, plugins
     load = [os.getloadavg()[0]]
     t0 = time.perf_counter()
@@ -180,11 +186,13 @@ def report(results: dict, runtimes: list[str], rounds: int, steps: int, old: str
     for runtime in runtimes:  # the bypass's precondition (old: the pass on) and its check (new: the update's ratio)
         o = [r for run in results.get((runtime, "old"), []) for r in run["rows"]]
         nw = [r for run in results.get((runtime, "new"), []) for r in run["rows"]]
-        diff = max((r["training/rollout_probs_diff_max"] for r in o if "training/rollout_probs_diff_max" in r),
-                   default=float("nan"))
+        diff = {k: max((r["training/rollout_probs_diff_max"] for r in rows if "training/rollout_probs_diff_max" in r),
+                       default=float("nan")) for k, rows in (("old", o), ("new", nw))}
         kl = max((abs(r["actor/ppo_kl"]) for r in nw if "actor/ppo_kl" in r), default=float("nan"))
         clip = max((r["actor/pg_clipfrac"] for r in nw if "actor/pg_clipfrac" in r), default=float("nan"))
-        lines.append(f"{runtime}: old max training/rollout_probs_diff_max {diff:.2e}; new max |actor/ppo_kl| "
+        new_diff = f" (new {diff['new']:.2e})" if diff["new"] == diff["new"] else ""
+        lines.append(f"{runtime}: old max training/rollout_probs_diff_max {diff['old']:.2e}{new_diff}; "
+                     f"new max |actor/ppo_kl| "
                      f"{kl:.1e}, max actor/pg_clipfrac {clip:g}")
     return "\n".join(lines)
 
@@ -196,6 +204,10 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2, help="old/new pairs per rollout engine")
     ap.add_argument("--steps", type=int, default=4, help="GRPO steps per run (the first is dropped)")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/out/step"))
+    ap.add_argument("--old-overrides", nargs="*", default=[], metavar="KEY=VALUE",
+                    help="Hydra overrides for the old side only: settings side by side (with --old HEAD)")
+    ap.add_argument("--new-overrides", nargs="*", default=[], metavar="KEY=VALUE",
+                    help="Hydra overrides for the new side only")
     ap.add_argument("--write", type=Path, help="also write the table (with the command and date) to this file")
     args = ap.parse_args()
     if args.steps < 2:
@@ -221,6 +233,10 @@ def main() -> None:
     subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(old_tree), old_sha], check=True,
                    capture_output=True)
     trees = {"old": old_tree, "new": REPO}
+    if args.old_overrides:
+        old_sha += " + " + " ".join(args.old_overrides)
+    if args.new_overrides:
+        new_name += " + " + " ".join(args.new_overrides)
     model_cfg = json.loads((model / "config.json").read_text())
     results: dict[tuple[str, str], list[dict]] = {}
     limits: dict[str, dict] = {}
@@ -229,7 +245,8 @@ def main() -> None:
         for rnd in range(args.rounds):
             for runtime in args.runtimes:
                 for name in (("old", "new") if rnd % 2 == 0 else ("new", "old")):
-                    r = run_once(trees[name], model, data, out / f"{runtime}_{name}_{rnd}", runtime, args.steps)
+                    extra = tuple(args.old_overrides if name == "old" else args.new_overrides)
+                    r = run_once(trees[name], model, data, out / f"{runtime}_{name}_{rnd}", runtime, args.steps, extra)
                     results.setdefault((runtime, name), []).append(r)
                     arithmetic_limits(model_cfg, r["rows"], micro_batch(r["run"]))  # probe the shapes again
                     print(f"round {rnd + 1} {runtime} {name}: median step {median_phases([r])['step']:.2f} s, "
