@@ -6,6 +6,7 @@ the paper's values, untouched.
 """
 
 import pytest
+import torch
 from hydra import compose, initialize_config_module
 from omegaconf import OmegaConf
 
@@ -60,3 +61,42 @@ def test_gpu_preset_has_none_of_the_cpu_step_settings(runtime):
     assert "env_vars" not in cfg.ray_kwargs.ray_init.runtime_env
     assert cfg.trainer.device == "cuda"
     assert cfg.data.dataloader_num_workers == 8  # verl's default
+
+
+@pytest.mark.parametrize("recipe", ["+recipe=bcr_toy", "+recipe=bcr bcr_device=cpu"])
+def test_cpu_preset_takes_the_ppo_anchor_from_the_rollout_and_gpu_recomputes_it(recipe):
+    """verl's bypass: old_log_probs = the rollout's log-probs (fp32 on the CPU: equal to the actor's to ~2e-6),
+    no second actor pass; on GPUs (bf16 rollout) the anchor stays the recomputed one."""
+    cpu = composed(*recipe.split())
+    assert cpu.algorithm.rollout_correction.bypass_mode is True
+    assert cpu.actor_rollout_ref.rollout.calculate_log_probs is True  # the bypass reads rollout_log_probs
+    assert cpu.algorithm.rollout_correction.rollout_is is None and cpu.algorithm.rollout_correction.rollout_rs is None
+    assert composed("+recipe=bcr").algorithm.rollout_correction.bypass_mode is False
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_cpu_engine_log_probs_equal_verls_row_loop_in_one_call(dtype):
+    from verl.utils.torch_functional import logprobs_from_logits_v2
+    from verl.workers.engine.fsdp import transformer_impl
+
+    from recipe_bcr.verl_ext.engine_cpu import batched_logprobs
+
+    assert transformer_impl.logprobs_from_logits is batched_logprobs
+    g = torch.Generator().manual_seed(0)
+    logits = (4 * torch.randn(300, 598, generator=g)).to(dtype).requires_grad_()
+    labels = torch.randint(0, 598, (300,), generator=g)
+    ours = batched_logprobs(logits, labels)
+    (grad_ours,) = torch.autograd.grad(ours.float().sum(), logits)
+    theirs = logprobs_from_logits_v2(logits, labels)
+    (grad_theirs,) = torch.autograd.grad(theirs.float().sum(), logits)
+    tol = 1e-5 if dtype == torch.float32 else 0
+    assert ours.dtype == theirs.dtype and torch.allclose(ours.float(), theirs.float(), atol=tol, rtol=0)
+    assert torch.allclose(grad_ours.float(), grad_theirs.float(), atol=tol, rtol=0)
+
+
+def test_cpu_preset_starts_ray_without_dashboard_or_prestarted_workers_and_gpu_keeps_rays_defaults():
+    cpu = composed("+recipe=bcr_toy").ray_kwargs.ray_init
+    assert cpu.include_dashboard is False
+    assert cpu._system_config == {"prestart_worker_first_driver": False, "enable_worker_prestart": False}
+    gpu = composed("+recipe=bcr").ray_kwargs.ray_init
+    assert "include_dashboard" not in gpu and "_system_config" not in gpu

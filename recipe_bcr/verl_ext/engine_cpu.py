@@ -8,6 +8,11 @@ Two things stop verl 0.9.1's own classes there, and both are fixed by subclassin
   pinning needs CUDA; on a CPU, offloading to the CPU is moot, so the engine builds
   the reference like any other module. FSDP1 (`strategy=fsdp`) hard-codes
   `sync_module_states=True`, which needs a GPU, so it is refused with the fix.
+
+And one is slow: without flash-attn's cross-entropy, verl's FSDP engine takes each token's log-prob
+with `logprobs_from_logits_v2`, which calls `logsumexp` once per row of the (tokens, vocab) logits,
+a Python loop over every token of a micro-batch (a fifth of the trainer's time in a toy step, py-spy;
+benchmarks/step_profile.md). On a CPU the engine module's name is bound to one batched call instead.
 """
 
 from __future__ import annotations
@@ -17,8 +22,19 @@ from typing import Any
 
 import torch
 from verl.workers.engine import EngineRegistry
+from verl.workers.engine.fsdp import transformer_impl
 from verl.workers.engine.fsdp.transformer_impl import FSDPEngineWithLMHead
 from verl.workers.engine_workers import ActorRolloutRefWorker
+
+
+def batched_logprobs(logits: torch.Tensor, labels: torch.Tensor, inplace_backward: bool = True) -> torch.Tensor:
+    """log_softmax(logits)[label], as `logprobs_from_logits_v2` computes it (logit - logsumexp), in one call."""
+    if logits.dtype not in (torch.float32, torch.float64):  # v2's own bf16 path: log_softmax per row
+        return torch.log_softmax(logits, -1).gather(-1, labels.unsqueeze(-1)).squeeze(-1)
+    return logits.gather(-1, labels.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, dim=-1)
+
+
+transformer_impl.logprobs_from_logits = batched_logprobs
 
 
 @EngineRegistry.register(model_type="language_model", backend=["fsdp", "fsdp2"], device="cpu")

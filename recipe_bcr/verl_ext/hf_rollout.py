@@ -25,6 +25,7 @@ from typing import Any, Generator, Optional
 
 import ray
 import torch
+from transformers.cache_utils import DynamicCache, DynamicLayer
 from verl.workers.rollout.base import BaseRollout
 from verl.workers.rollout.replica import RolloutMode, RolloutReplica, TokenOutput
 
@@ -86,10 +87,96 @@ def trim_completion(row: list[int], eos_ids: set[int]) -> list[int]:
     return row
 
 
-def token_logprobs(logits: list[torch.Tensor], tokens: list[int], temperature: float) -> list[float]:
+def token_logprobs(logits: tuple[torch.Tensor, ...], tokens: torch.Tensor, temperature: float) -> torch.Tensor:
     """Log-probability of each sampled token under the model at `temperature` (raw logits / T),
-    which is what verl's actor recomputes; top-p/top-k only choose what is sampled."""
-    return [float(torch.log_softmax(step.float() / temperature, -1)[tok]) for step, tok in zip(logits, tokens)]
+    which is what verl's actor recomputes; top-p/top-k only choose what is sampled.
+    `logits`: generate()'s one (batch, vocab) tensor per step; `tokens` (batch, steps). One op per step for
+    the whole batch (not per token), and never a (steps, batch, vocab) copy: a large vocabulary stays affordable."""
+    rows = torch.arange(tokens.shape[0], device=tokens.device)
+    return torch.stack([torch.log_softmax(step.float() / temperature, -1)[rows, tokens[:, t]]
+                        for t, step in enumerate(logits)], dim=1)
+
+
+class PreallocatedLayer(DynamicLayer):
+    """A DynamicLayer whose keys and values live in one buffer sized for the whole generation:
+    a new token is written in place and attention sees a view of the filled part. The stock
+    layer concatenates, copying the whole cache at every token (a quarter of a toy rollout's
+    time, py-spy; benchmarks/step_profile.md)."""
+
+    def __init__(self, capacity: int) -> None:
+        super().__init__()
+        self.capacity = capacity
+        self.length = 0
+
+    def lazy_initialization(self, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
+        self.dtype, self.device = key_states.dtype, key_states.device
+        b, h, _, d = key_states.shape
+        self._k = key_states.new_empty(b, h, self.capacity, d)
+        self._v = value_states.new_empty(b, h, self.capacity, value_states.shape[-1])
+        self.keys, self.values = self._k[:, :, :0], self._v[:, :, :0]
+        self.is_initialized = True
+
+    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any,
+               **kwargs: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        if not self.is_initialized:
+            self.lazy_initialization(key_states, value_states)
+        end = self.length + key_states.shape[-2]
+        if end > self.capacity:
+            raise RuntimeError(f"HF rollout: KV cache of {self.capacity} tokens overflowed ({end})")
+        self._k[:, :, self.length:end] = key_states
+        self._v[:, :, self.length:end] = value_states
+        self.length = end
+        self.keys, self.values = self._k[:, :, :end], self._v[:, :, :end]
+        return self.keys, self.values
+
+
+def preallocated_cache(num_layers: int, capacity: int) -> DynamicCache:
+    cache = DynamicCache()
+    cache.layers = [PreallocatedLayer(capacity) for _ in range(num_layers)]
+    cache.layer_class_to_replicate = None
+    return cache
+
+
+@torch.inference_mode()
+def generate_batch(model: Any, prompts: list[list[int]], key: SamplingKey, eos_ids: set[int],
+                   pad_id: int) -> list[tuple[list[int], Optional[list[float]]]]:
+    """One generate() over left-padded prompts with transformers' own sampling (temperature, top-k,
+    top-p, repetition penalty); each completion trimmed after its first EOS, with its log-probs."""
+    from transformers import GenerationConfig
+
+    width = max(len(p) for p in prompts)
+    ids = torch.full((len(prompts), width), pad_id, dtype=torch.long)
+    mask = torch.zeros_like(ids)
+    for i, p in enumerate(prompts):  # left padding
+        ids[i, width - len(p):] = torch.tensor(p, dtype=torch.long)
+        mask[i, width - len(p):] = 1
+    sample = key.temperature > 0
+    # A fresh GenerationConfig: nothing from the model's generation_config (e.g. top_k=50) applies.
+    gen_cfg = GenerationConfig(
+        max_new_tokens=key.max_tokens,
+        do_sample=sample,
+        temperature=key.temperature if sample else None,
+        top_p=key.top_p if sample else None,
+        top_k=key.top_k if sample else None,
+        repetition_penalty=key.repetition_penalty,
+        eos_token_id=sorted(eos_ids),
+        pad_token_id=pad_id,
+        output_logits=key.logprobs,
+        return_dict_in_generate=True,
+    )
+    if key.seed is not None:  # requests are batched by seed (SamplingKey), so the batch replays
+        torch.manual_seed(key.seed)
+    cache = preallocated_cache(model.config.get_text_config().num_hidden_layers, width + key.max_tokens)
+    out = model.generate(input_ids=ids.to(model.device), attention_mask=mask.to(model.device),
+                         generation_config=gen_cfg, past_key_values=cache)
+    seqs = out.sequences[:, width:]
+    lps = (token_logprobs(out.logits, seqs, key.temperature if sample else 1.0).tolist()
+           if key.logprobs else None)
+    results = []
+    for i, row in enumerate(seqs.tolist()):
+        tokens = trim_completion(row, eos_ids)
+        results.append((tokens, lps[i][: len(tokens)] if lps is not None else None))
+    return results
 
 
 class HFRolloutServer:
@@ -150,8 +237,17 @@ class HFRolloutServer:
         return TokenOutput(token_ids=token_ids, log_probs=log_probs, stop_reason="completed",
                            extra_fields={"global_steps": self.global_steps})
 
+    async def _gather(self, quiet_s: float = 0.02) -> None:
+        """Wait until max_num_seqs requests are waiting or none has arrived for `quiet_s`: a step's
+        requests reach the server one Ray call at a time, and a batch closed on a fixed timer left
+        stragglers for a second generate() after the first (a rollout took twice its time)."""
+        seen = -1
+        while len(self._pending) != seen and len(self._pending) < self.max_batch:
+            seen = len(self._pending)
+            await asyncio.sleep(quiet_s)
+
     async def _drain(self) -> None:
-        await asyncio.sleep(0.02)  # let the concurrent requests of one batch arrive
+        await self._gather()
         while self._pending:
             key = self._pending[0].key
             batch = [r for r in self._pending if r.key == key][: self.max_batch]
@@ -159,7 +255,8 @@ class HFRolloutServer:
             self._pending = [r for r in self._pending if id(r) not in taken]
             try:
                 async with self._model_lock:
-                    results = await asyncio.to_thread(self._generate_batch, [r.prompt_ids for r in batch], key)
+                    results = await asyncio.to_thread(generate_batch, self.model, [r.prompt_ids for r in batch], key,
+                                                     self.eos_ids, self.pad_id)
             except Exception as e:  # noqa: BLE001 - every waiting request gets the error
                 for r in batch:
                     if not r.future.done():
@@ -168,45 +265,6 @@ class HFRolloutServer:
             for r, res in zip(batch, results):
                 if not r.future.done():
                     r.future.set_result(res)
-
-    @torch.inference_mode()
-    def _generate_batch(self, prompts: list[list[int]], key: SamplingKey) -> list[tuple[list[int], Optional[list[float]]]]:
-        from transformers import GenerationConfig
-
-        width = max(len(p) for p in prompts)
-        ids = torch.full((len(prompts), width), self.pad_id, dtype=torch.long)
-        mask = torch.zeros_like(ids)
-        for i, p in enumerate(prompts):  # left padding
-            ids[i, width - len(p):] = torch.tensor(p, dtype=torch.long)
-            mask[i, width - len(p):] = 1
-        sample = key.temperature > 0
-        # A fresh GenerationConfig: nothing from the model's generation_config (e.g. top_k=50) applies.
-        gen_cfg = GenerationConfig(
-            max_new_tokens=key.max_tokens,
-            do_sample=sample,
-            temperature=key.temperature if sample else None,
-            top_p=key.top_p if sample else None,
-            top_k=key.top_k if sample else None,
-            repetition_penalty=key.repetition_penalty,
-            eos_token_id=sorted(self.eos_ids),
-            pad_token_id=self.pad_id,
-            output_logits=key.logprobs,
-            return_dict_in_generate=True,
-        )
-        if key.seed is not None:  # requests are batched by seed (SamplingKey), so the batch replays
-            torch.manual_seed(key.seed)
-        out = self.model.generate(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
-                                  generation_config=gen_cfg)
-        new = out.sequences[:, width:].tolist()
-        scale = key.temperature if sample else 1.0
-        results = []
-        for i, row in enumerate(new):
-            tokens = trim_completion(row, self.eos_ids)
-            lps = None
-            if key.logprobs:
-                lps = token_logprobs([out.logits[t][i] for t in range(len(tokens))], tokens, scale)
-            results.append((tokens, lps))
-        return results
 
     async def load_weights(self, named: dict[str, torch.Tensor], global_steps: Optional[int] = None,
                            last: bool = True) -> None:

@@ -1,0 +1,88 @@
+"""The HF rollout's generation (recipe_bcr/verl_ext/hf_rollout.py) on the toy model: the preallocated KV
+cache and the batched log-probs give what transformers' stock generate() gives, the log-probs are the
+ones verl's actor recomputes, and a step's requests arriving one by one end up in one batch."""
+
+import asyncio
+
+import pytest
+import torch
+
+from recipe_bcr.verl_ext.hf_rollout import HFRolloutServer, SamplingKey, _Request, generate_batch
+
+
+@pytest.fixture(scope="module")
+def model(toy):
+    from transformers import AutoModelForCausalLM
+
+    torch.set_num_threads(1)
+    return AutoModelForCausalLM.from_pretrained(toy[1], dtype=torch.float32, attn_implementation="sdpa").eval()
+
+
+@pytest.fixture(scope="module")
+def prompts():
+    g = torch.Generator().manual_seed(3)
+    return [torch.randint(3, 500, (n,), generator=g).tolist() for n in (12, 20, 7, 20)]
+
+
+def stock_generate(model, prompts, key, eos_ids, pad_id):
+    """transformers' generate() with its default (concatenating) cache and per-token log_softmax."""
+    from transformers import GenerationConfig
+
+    width = max(len(p) for p in prompts)
+    ids = torch.tensor([[pad_id] * (width - len(p)) + p for p in prompts])
+    mask = (torch.arange(width) >= torch.tensor([width - len(p) for p in prompts])[:, None]).long()
+    torch.manual_seed(key.seed)
+    with torch.inference_mode():
+        out = model.generate(input_ids=ids, attention_mask=mask, generation_config=GenerationConfig(
+            max_new_tokens=key.max_tokens, do_sample=True, temperature=key.temperature, top_p=key.top_p,
+            top_k=None, eos_token_id=sorted(eos_ids), pad_token_id=pad_id, output_logits=True,
+            return_dict_in_generate=True))
+    rows = []
+    for i, row in enumerate(out.sequences[:, width:].tolist()):
+        end = next((t + 1 for t, tok in enumerate(row) if tok in eos_ids), len(row))
+        lps = [float(torch.log_softmax(out.logits[t][i] / key.temperature, -1)[row[t]]) for t in range(end)]
+        rows.append((row[:end], lps))
+    return rows
+
+
+def test_preallocated_cache_samples_what_stock_generate_samples(model, prompts):
+    key = SamplingKey(temperature=0.8, top_p=0.9, top_k=0, repetition_penalty=1.0, max_tokens=40, logprobs=True,
+                      seed=11)
+    ours = generate_batch(model, prompts, key, {2}, 0)
+    ref = stock_generate(model, prompts, key, {2}, 0)
+    assert [t for t, _ in ours] == [t for t, _ in ref]
+    for (_, a), (_, b) in zip(ours, ref):
+        assert a == pytest.approx(b, abs=1e-5)
+
+
+def test_rollout_log_probs_are_the_actors_teacher_forced_ones(model, prompts):
+    """verl's bypass of the old-log-prob pass (bcr_device=cpu) uses these as the PPO anchor."""
+    key = SamplingKey(temperature=0.7, top_p=1.0, top_k=0, repetition_penalty=1.0, max_tokens=30, logprobs=True,
+                      seed=5)
+    for p, (tokens, lps) in zip(prompts, generate_batch(model, prompts, key, {2}, 0)):
+        with torch.inference_mode():
+            logits = model(input_ids=torch.tensor([p + tokens])).logits[0, len(p) - 1: -1]
+        want = torch.log_softmax(logits / 0.7, -1).gather(-1, torch.tensor(tokens)[:, None]).squeeze(-1)
+        assert lps == pytest.approx(want.tolist(), abs=1e-4)
+
+
+def test_requests_arriving_one_by_one_make_one_batch():
+    server = HFRolloutServer.__new__(HFRolloutServer)
+    server._pending, server.max_batch = [], 64
+    key = SamplingKey(1.0, 1.0, 0, 1.0, 8, False)
+
+    async def arrive():
+        loop = asyncio.get_running_loop()
+        for _ in range(10):
+            server._pending.append(_Request([1], key, loop.create_future()))
+            await asyncio.sleep(0.008)
+
+    async def main():
+        arrivals = asyncio.create_task(arrive())
+        await asyncio.sleep(0)
+        await server._gather(quiet_s=0.02)
+        n = len(server._pending)
+        await arrivals
+        return n
+
+    assert asyncio.run(main()) == 10
