@@ -14,10 +14,10 @@ from recipe_bcr.data.budget import calibrate
 from recipe_bcr.data.clean import clean
 from recipe_bcr.data.cli import ENGINE_SPEC, SAMPLING_SPEC, check_config, run_cli
 from recipe_bcr.data.io import DataError, Staging, read_table
+from recipe_bcr.data.prompt import build_messages
 from recipe_bcr.data.sources import load_problems
 from recipe_bcr.engines import Sampling, make_engine
 from recipe_bcr.engines.context import with_context
-from recipe_bcr.data.prompt import build_messages
 from recipe_bcr.eval.probe import probe_lengths
 
 log = logging.getLogger("calibrate_budget")

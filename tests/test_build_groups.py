@@ -215,6 +215,7 @@ def test_difficulty_from_r1_length_in_tokens_and_chars(tmp_path, shared):
         tokenizer=str(shared / "tokenizers/qwen3"),
     )
     assert chars["cleaning"]["dropped_rows"]["no_difficulty"][src] == [5]
+    assert toks["cleaning"]["dropped_rows"]["no_difficulty"][src] == [5]
     d_chars = np.concatenate(pd.read_parquet(tmp_path / "c/train_n3.parquet")["extra_info"].map(lambda e: e["difficulties"]).to_list())
     d_toks = np.concatenate(pd.read_parquet(tmp_path / "t/train_n3.parquet")["extra_info"].map(lambda e: e["difficulties"]).to_list())
     assert d_chars.mean() > 3 * d_toks.mean() > 0  # "step " is 5 characters and about 1 token

@@ -11,7 +11,8 @@ import pytest
 from hydra import compose, initialize_config_module
 
 import recipe_bcr.eval.__main__ as eval_cli
-from recipe_bcr.__main__ import main as recipe_main, yaml_keys_help
+from recipe_bcr.__main__ import main as recipe_main
+from recipe_bcr.__main__ import yaml_keys_help
 from recipe_bcr.data.cli import ConfigError, check_config, refuse_renamed
 from recipe_bcr.data.io import DataError
 
@@ -104,7 +105,7 @@ def test_old_output_spellings_name_the_new_one(argv, new):
 @pytest.mark.parametrize("command", ["demo", "paper", "toy", "gpu-check"])
 def test_recipe_commands_refuse_the_old_out_flag(command, capsys):
     assert recipe_main([command, "--out", "x"]) == 2
-    assert f"`--out x` is now spelled `out=x`" in capsys.readouterr().err
+    assert "`--out x` is now spelled `out=x`" in capsys.readouterr().err
 
 
 def test_help_lists_every_entry_point(capsys):

@@ -20,13 +20,13 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from recipe_bcr.data.eval_benchmarks import BenchmarkSpec, load_benchmark
 from recipe_bcr.data.clean import Dropped, clean, contamination_index, normalize_question
 from recipe_bcr.data.difficulty import R1_COLUMNS, difficulty, r1_length_deriver
+from recipe_bcr.data.eval_benchmarks import BenchmarkSpec, load_benchmark
+from recipe_bcr.data.grouping import quality, stratified_groups
 from recipe_bcr.data.io import DataError, Staging
 from recipe_bcr.data.schema import SCHEMA, GroupRow, Problem, to_record
 from recipe_bcr.data.sources import load_problems
-from recipe_bcr.data.grouping import quality, stratified_groups
 
 logger = logging.getLogger(__name__)
 BASE_COLUMNS = ["question", "final_answer", "difficulty", "topic"]

@@ -11,13 +11,13 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from recipe_bcr.data.cli import ENGINE_SPEC, SAMPLING_SPEC, check_config, run_cli
+from recipe_bcr.data.eval_tasks import build_tasks
 from recipe_bcr.data.io import DataError
 from recipe_bcr.engines import Sampling, make_engine
 from recipe_bcr.engines.context import with_context
 from recipe_bcr.eval.plots import write_plots
 from recipe_bcr.eval.runner import run_tasks
 from recipe_bcr.eval.summary import markdown_table, summarize, write_csv, write_json
-from recipe_bcr.data.eval_tasks import build_tasks
 from recipe_bcr.grading.verify import configure_default
 
 log = logging.getLogger("recipe_bcr.eval")
