@@ -72,15 +72,19 @@ def _parser() -> argparse.ArgumentParser:
     paper.add_argument("args", nargs="*", metavar="key=value", help="out=DIR and paper.yaml overrides, e.g. "
                                                                      "train_steps=4 seeds=[0]")
     paper.add_argument("--ship", metavar="RUN", default=None,
-                       help="then commit that run's model (e.g. bcr_n3_s0) as the demo's trained model, with provenance")
+                       help="then commit that run's model (e.g. bcr_n3_s0) as the demo's trained model, "
+                            "with provenance")
     toy = sub.add_parser("toy", help="build (or reuse) the tiny warm-started Qwen3 and write toy training data; "
                                      "--preconditions: measure a toy base against paper.yaml's preconditions",
-                         usage="python -m recipe_bcr toy [out=DIR] [key=value ...] [--rebuild] [--ship] [--preconditions]")
+                         usage="python -m recipe_bcr toy [out=DIR] [key=value ...] [--rebuild] [--ship] "
+                               "[--preconditions]")
     toy.add_argument("args", nargs="*", metavar="key=value",
                      help="out=DIR (default: data/bcr_toy; toy_preconditions with --preconditions) and toy.yaml "
                           "overrides, e.g. config=toy_verbose data.n=2 model.sft_steps=300")
-    toy.add_argument("--rebuild", action="store_true", help="build the model even when the cache or the committed copy has it")
-    toy.add_argument("--ship", action="store_true", help="replace the committed warm start (recipe_bcr/resources/toy_model) with it")
+    toy.add_argument("--rebuild", action="store_true",
+                     help="build the model even when the cache or the committed copy has it")
+    toy.add_argument("--ship", action="store_true",
+                     help="replace the committed warm start (recipe_bcr/resources/toy_model) with it")
     toy.add_argument("--preconditions", action="store_true",
                      help="measure the toy base against hydra_configs/paper.yaml's pre-registered preconditions "
                           "-> DIR/preconditions.json")

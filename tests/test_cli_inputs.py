@@ -93,7 +93,8 @@ def test_check_config_converts_only_what_the_command_means():
 
 
 @pytest.mark.parametrize("argv,new", [
-    (["run_dir=runs/a"], "`out=runs/a`"), (["compare.out_dir=c"], "`out=c`"), (["+output=f.parquet"], "`out=f.parquet`"),
+    (["run_dir=runs/a"], "`out=runs/a`"), (["compare.out_dir=c"], "`out=c`"),
+    (["+output=f.parquet"], "`out=f.parquet`"),
     (["--out", "d"], "`out=d`"), (["--out=d"], "`out=d`"),
 ])
 def test_old_output_spellings_name_the_new_one(argv, new):

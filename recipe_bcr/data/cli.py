@@ -65,8 +65,20 @@ def _coerce(kind: str, value: Any) -> tuple[bool, Any]:
 
 
 def check_config(cfg: dict[str, Any], spec: Mapping[str, str], command: str) -> dict[str, Any]:
-    """Check the resolved config `cfg` against `spec` ({"dotted.key": type}); return it with values as the
-    command uses them (one int for a list of ints becomes [int]). Raises ConfigError on the first wrong key.
+    """Check a command's resolved config against its declared key types, before anything is written.
+
+    Args:
+        cfg: the resolved config (`OmegaConf.to_container(cfg, resolve=True)`); changed in place.
+        spec: `{"dotted.key": type}` with type `int`, `float`, `bool`, `str`, `ints`, `strs` or a choice
+            `a|b|c`, and a trailing `?` where null is allowed; keys absent from `cfg` are skipped.
+        command: the command's name, for the message.
+
+    Returns:
+        `cfg`, with values as the command uses them: one int where a list of ints is expected becomes `[int]`
+        (`n=3` is `n=[3]`), an int where a number is expected a float.
+
+    Raises:
+        ConfigError: the first key of the wrong type, named with its value, the expected type and an example.
 
     Example:
         >>> check_config({"n": 3, "seed": 0}, {"n": "ints", "seed": "int"}, "build_groups")
