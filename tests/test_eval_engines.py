@@ -87,6 +87,11 @@ def fake_vllm(monkeypatch):
     module.LLM = _FakeLLM
     module.SamplingParams = _FakeSamplingParams
     monkeypatch.setitem(sys.modules, "vllm", module)
+    # the engine asks vLLM's platform where it runs; without this the fake passed only after a test that had
+    # imported the real vllm.platforms (it failed run alone)
+    platforms = types.ModuleType("vllm.platforms")
+    platforms.current_platform = types.SimpleNamespace(is_cpu=lambda: False, device_name="cuda")
+    monkeypatch.setitem(sys.modules, "vllm.platforms", platforms)
     return module
 
 
