@@ -8,31 +8,38 @@ import sys
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
+from recipe_bcr.data.cli import check_config, run_cli
 from recipe_bcr.data.io import DataError
 from recipe_bcr.data.pipeline import build_groups
 
 log = logging.getLogger("build_groups")
+# every key's type (hydra_configs/build_groups.yaml); `n=3` is read as n=[3]
+SPEC = {"source": "str", "split": "str", "out": "str", "n": "ints", "groups": "int", "val_groups": "int",
+        "seed": "int", "decontaminate": "bool", "difficulty.method": "column|r1_length|rollouts",
+        "difficulty.tokenizer": "str?", "difficulty.rollouts_file": "str?", "prompt_check.tokenizer": "str?",
+        "prompt_check.max_tokens": "int", "progress": "bool"}
 
 
 @hydra.main(config_path="../hydra_configs", config_name="build_groups", version_base="1.3")
 def main(cfg: DictConfig) -> None:
     try:
+        c = check_config(OmegaConf.to_container(cfg, resolve=True), SPEC, "build_groups")
         manifest = build_groups(
-            source=cfg.source,
-            output_dir=cfg.output_dir,
-            n=list(cfg.n),
-            groups=cfg.groups,
-            val_groups=cfg.val_groups,
-            seed=cfg.seed,
-            difficulty_method=cfg.difficulty.method,
-            tokenizer=cfg.difficulty.tokenizer,
-            rollouts_file=cfg.difficulty.rollouts_file,
-            decontaminate_against=OmegaConf.to_container(cfg.decontaminate_against) if cfg.decontaminate else None,
-            split=cfg.split,
-            progress=cfg.progress,
-            config=OmegaConf.to_container(cfg, resolve=True),
-            prompt_tokenizer=cfg.prompt_check.tokenizer,
-            max_prompt_tokens=cfg.prompt_check.max_tokens,
+            source=c["source"],
+            output_dir=c["out"],
+            n=c["n"],
+            groups=c["groups"],
+            val_groups=c["val_groups"],
+            seed=c["seed"],
+            difficulty_method=c["difficulty"]["method"],
+            tokenizer=c["difficulty"]["tokenizer"],
+            rollouts_file=c["difficulty"]["rollouts_file"],
+            decontaminate_against=c["decontaminate_against"] if c["decontaminate"] else None,
+            split=c["split"],
+            progress=c["progress"],
+            config=c,
+            prompt_tokenizer=c["prompt_check"]["tokenizer"],
+            max_prompt_tokens=c["prompt_check"]["max_tokens"],
         )
     except (DataError, OSError, ValueError) as e:  # bad data, a missing model/tokenizer, a bad option
         log.error("%s", e)
@@ -48,8 +55,8 @@ def main(cfg: DictConfig) -> None:
             q.get("group_mean_std", float("nan")), q.get("random_group_mean_std", float("nan")),
             q.get("spread_ratio", float("nan")), q.get("position_difficulty_corr", float("nan")),
         )
-    log.info("wrote %s", cfg.output_dir)
+    log.info("wrote %s", cfg.out)
 
 
 if __name__ == "__main__":
-    main()
+    run_cli(main, "build_groups")

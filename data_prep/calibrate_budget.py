@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from pathlib import Path
 
 import hydra
 import numpy as np
@@ -11,14 +12,17 @@ from omegaconf import DictConfig, OmegaConf
 
 from recipe_bcr.data.budget import calibrate
 from recipe_bcr.data.clean import clean
-from recipe_bcr.data.io import DataError, read_table
+from recipe_bcr.data.cli import ENGINE_SPEC, SAMPLING_SPEC, check_config, run_cli
+from recipe_bcr.data.io import DataError, Staging, read_table
+from recipe_bcr.data.prompt import build_messages
 from recipe_bcr.data.sources import load_problems
 from recipe_bcr.engines import Sampling, make_engine
 from recipe_bcr.engines.context import with_context
-from recipe_bcr.data.prompt import build_messages
 from recipe_bcr.eval.probe import probe_lengths
 
 log = logging.getLogger("calibrate_budget")
+SPEC = {"n": "int", "compression": "float", "round_to": "int", "out": "str?", "lengths_file": "str?",
+        "probe.source": "str", "probe.size": "int", "progress": "bool", **SAMPLING_SPEC, **ENGINE_SPEC}
 
 
 def recorded_lengths(path: str) -> list[float]:
@@ -33,6 +37,7 @@ def recorded_lengths(path: str) -> list[float]:
 @hydra.main(config_path="../hydra_configs", config_name="calibrate_budget", version_base="1.3")
 def main(cfg: DictConfig) -> None:
     try:
+        check_config(OmegaConf.to_container(cfg, resolve=True), SPEC, "calibrate_budget")
         if cfg.lengths_file:
             lengths = recorded_lengths(cfg.lengths_file)
             truncated = 0
@@ -53,8 +58,14 @@ def main(cfg: DictConfig) -> None:
         sys.exit(2)
     log.info("probe: %d lengths, L_avg = %.1f tokens (%d hit max_tokens, so L_avg is a lower bound)", len(lengths), l_avg, truncated)
     log.info("N x L_avg x lambda = %d x %.1f x %.2f = %.0f -> practical cap %d", cfg.n, l_avg, cfg.compression, raw, cap)
+    if cfg.out:
+        with Staging() as stage:
+            stage.json({"n": cfg.n, "budget": cap, "l_avg": l_avg, "raw": raw, "compression": cfg.compression,
+                        "round_to": cfg.round_to, "lengths": len(lengths), "truncated": truncated,
+                        "override": f"bcr.n={cfg.n} bcr.budget={cap}"}, Path(cfg.out) / "budget.json")
+        log.info("wrote %s", Path(cfg.out) / "budget.json")
     print(f"bcr.n={cfg.n} bcr.budget={cap}")
 
 
 if __name__ == "__main__":
-    main()
+    run_cli(main, "calibrate_budget")

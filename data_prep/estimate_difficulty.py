@@ -11,15 +11,19 @@ import pyarrow as pa
 from omegaconf import DictConfig, OmegaConf
 
 from recipe_bcr.data.clean import clean
+from recipe_bcr.data.cli import ENGINE_SPEC, SAMPLING_SPEC, check_config, run_cli
 from recipe_bcr.data.io import DataError, Staging
 from recipe_bcr.data.pipeline import problem_id
+from recipe_bcr.data.prompt import build_messages
 from recipe_bcr.data.sources import load_problems
 from recipe_bcr.engines import Sampling, make_engine
 from recipe_bcr.engines.context import with_context
 from recipe_bcr.eval.probe import probe_lengths
-from recipe_bcr.data.prompt import build_messages
 
 log = logging.getLogger("estimate_difficulty")
+OUT_FILE = "rollout_lengths.parquet"
+SPEC = {"source": "str", "split": "str", "out": "str", "limit": "int?", "chunk_size": "int", "progress": "bool",
+        **SAMPLING_SPEC, **ENGINE_SPEC}
 SCHEMA = pa.schema(
     [
         ("problem_id", pa.string()),
@@ -34,6 +38,7 @@ SCHEMA = pa.schema(
 @hydra.main(config_path="../hydra_configs", config_name="estimate_difficulty", version_base="1.3")
 def main(cfg: DictConfig) -> None:
     try:
+        check_config(OmegaConf.to_container(cfg, resolve=True), SPEC, "estimate_difficulty")
         df = load_problems(cfg.source, cfg.split, ["question", "final_answer"])
     except DataError as e:
         log.error("%s", e)
@@ -64,11 +69,12 @@ def main(cfg: DictConfig) -> None:
         }
         for q, r in zip(questions, results)
     ]
+    target = Path(cfg.out) / OUT_FILE
     with Staging() as stage:
-        stage.parquet(rows, SCHEMA, Path(cfg.output))
+        stage.parquet(rows, SCHEMA, target)
     truncated = sum(r.truncated for r in results)
-    log.info("wrote %s: %d problems x %d rollouts (%d hit max_tokens)", cfg.output, len(rows), sampling.k, truncated)
+    log.info("wrote %s: %d problems x %d rollouts (%d hit max_tokens)", target, len(rows), sampling.k, truncated)
 
 
 if __name__ == "__main__":
-    main()
+    run_cli(main, "estimate_difficulty")

@@ -1,6 +1,7 @@
-"""verl entry point: `reward.custom_reward_function.path=pkg://reward_fns.bcr`, name `compute_score`.
+"""The BCR reward for trainers: verl's `compute_score` (`reward.custom_reward_function.path=pkg://reward_fns.bcr`)
+and `trl_reward`, the same grader with TRL's reward-function signature (`GRPOTrainer(reward_funcs=[trl_reward])`).
 
-A thin adapter: it decodes verl's arguments (ground truth as a list, numpy array or JSON
+A thin adapter: it decodes the trainer's arguments (ground truth as a list, numpy array or JSON
 string; solution as str, bytes or None), reads the knobs from `reward_kwargs`, and calls
 recipe_bcr.grading.reward. Policy output can never raise out of here; bad *data* (a ground truth
 whose length is not the group's N) raises with the sample named.
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from recipe_bcr.grading.reward import RewardWeights, failed_breakdown, require_length, score_completion
@@ -111,7 +112,36 @@ def compute_score(
     workers: int = 2,
     **_: Any,
 ) -> dict[str, float]:
-    """BCR reward for one completion: `score` plus the breakdown keys (all floats)."""
+    r"""The BCR reward of one completion that answers N problems (paper Eq. 4-6), as verl's reward loop calls it.
+
+    Args:
+        data_source: the dataset's name (only logged).
+        solution_str: the decoded completion; bytes and None are read as text and as no answer.
+        ground_truth: the N gold answers in order: a list, a numpy array or a JSON list string; an item may be a
+            list of acceptable spellings. A single answer (N=1) may be a plain string.
+        extra_info: verl's per-sample info; `n` (problems in the group, checked against the golds),
+            `gold_alternatives`, and for `w_len` the `response_length` / `max_response_length` in tokens.
+        w_acc, w_fmt, w_len: reward weights (`bcr_reward` presets: the paper's 2, 1, 0).
+        thinking: read answers only after the last `</think>` (thinking models).
+        timeout_s, workers: the symbolic check's limit per completion and its worker processes.
+
+    Returns:
+        `score` and the same float keys for every sample: `acc` (share of the N answers right), `fmt` (1 when
+        every answer sits in its own labelled box), `answered`, `n_correct`, `stage1`, `verify_timeouts`,
+        `len_penalty`, `n`, `correct_bits`, `response_tokens`, `truncated`, `reward_errors`.
+
+    Raises:
+        ValueError, TypeError: bad data (a ground truth that is empty or of another length than `n`), naming
+            the sample. Nothing the policy writes raises.
+
+    Example:
+        >>> completion = "### Problem 1\nAnswer 1: \\boxed{4}\n\n### Problem 2\nAnswer 2: \\boxed{\\frac{1}{2}}"
+        >>> r = compute_score("deepmath_bcr", completion, ["4", "0.5"], {"n": 2})
+        >>> r["score"], r["acc"], r["fmt"]
+        (3.0, 1.0, 1.0)
+        >>> compute_score("deepmath_bcr", completion, ["4", "3"], {"n": 2})["score"]  # 2 x 0.5 + 1 x 1
+        2.0
+    """
     golds = parse_ground_truth(ground_truth, extra_info)
     info = extra_info or {}
     verifier = configure_default(float(timeout_s), int(workers))
@@ -131,3 +161,53 @@ def compute_score(
         # counted, never silent: `reward_errors` in the breakdown becomes bcr/reward_errors per step
         logger.exception("%s: scoring failed; the completion earns 0 (data_source=%s)", _sample_name(info), data_source)
         return failed_breakdown(len(golds))
+
+
+def _completion_text(completion: Any) -> str:
+    """TRL's completion: text (standard format) or a list of messages (conversational: the last one's content)."""
+    if isinstance(completion, Mapping):
+        return _as_text(completion.get("content"))
+    if isinstance(completion, Sequence) and not isinstance(completion, str | bytes):
+        return _completion_text(completion[-1]) if completion else ""
+    return _as_text(completion)
+
+
+def make_trl_reward(*, w_acc: float = 2.0, w_fmt: float = 1.0, thinking: bool = False, timeout_s: float = 2.0,
+                    workers: int = 2) -> Callable[..., list[float]]:
+    r"""A BCR reward function with TRL's signature, `(completions, solution, **kwargs) -> list[float]`.
+
+    Args:
+        w_acc, w_fmt: the reward's weights (the paper's 2 and 1). The explicit length term needs the true token
+            count and is verl's only (`compute_score`'s `w_len`).
+        thinking: read answers only after the last `</think>`.
+        timeout_s, workers: the symbolic check's limit per completion and its worker processes.
+
+    Returns:
+        `bcr_reward(completions, solution, **kwargs)`: `completions` are TRL's (strings, or lists of messages
+        whose last one is the answer), `solution` the dataset column of gold answers (per sample the N golds as a
+        list or JSON list string, or one answer for N=1); an `n` column, when the dataset has one, is checked
+        against the golds. Other keyword arguments (`prompts`, `completion_ids`, `trainer_state`, columns) are
+        ignored.
+
+    Example:
+        >>> reward = make_trl_reward()
+        >>> right = "### Problem 1\nAnswer 1: \\boxed{4}"                                  # standard format
+        >>> wrong = [{"role": "assistant", "content": "### Problem 1\nAnswer 1: \\boxed{5}"}]  # conversational
+        >>> reward([right, wrong], solution=["4", "4"])
+        [3.0, 1.0]
+    """
+
+    def bcr_reward(completions: Sequence[Any], solution: Sequence[Any], **kwargs: Any) -> list[float]:
+        sizes = kwargs.get("n")
+        if len(completions) != len(solution):
+            raise ValueError(f"{len(completions)} completions but {len(solution)} solutions")
+        return [
+            compute_score("trl", _completion_text(completion), gold, {"n": sizes[i]} if sizes is not None else None,
+                          w_acc=w_acc, w_fmt=w_fmt, thinking=thinking, timeout_s=timeout_s, workers=workers)["score"]
+            for i, (completion, gold) in enumerate(zip(completions, solution))
+        ]
+
+    return bcr_reward
+
+
+trl_reward = make_trl_reward()  # the paper's weights: GRPOTrainer(reward_funcs=[trl_reward])

@@ -215,6 +215,7 @@ def test_difficulty_from_r1_length_in_tokens_and_chars(tmp_path, shared):
         tokenizer=str(shared / "tokenizers/qwen3"),
     )
     assert chars["cleaning"]["dropped_rows"]["no_difficulty"][src] == [5]
+    assert toks["cleaning"]["dropped_rows"]["no_difficulty"][src] == [5]
     d_chars = np.concatenate(pd.read_parquet(tmp_path / "c/train_n3.parquet")["extra_info"].map(lambda e: e["difficulties"]).to_list())
     d_toks = np.concatenate(pd.read_parquet(tmp_path / "t/train_n3.parquet")["extra_info"].map(lambda e: e["difficulties"]).to_list())
     assert d_chars.mean() > 3 * d_toks.mean() > 0  # "step " is 5 characters and about 1 token
@@ -247,19 +248,19 @@ def test_cli_composes_with_hydra_and_prints_help(tmp_path):
         assert f"prompt_check.{key}=" in help_out
     out = tmp_path / "cli"
     proc = subprocess.run(
-        [sys.executable, "data_prep/build_groups.py", "source=sample", f"output_dir={out}", "n=[2]",
+        [sys.executable, "data_prep/build_groups.py", "source=sample", f"out={out}", "n=[2]",
          "groups=40", "val_groups=4", "progress=false"],
         cwd=REPO, capture_output=True, text=True, env=env,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert json.loads((out / "manifest.json").read_text())["per_n"]["2"]["train_groups"] == 40
     bad = subprocess.run(
-        [sys.executable, "data_prep/build_groups.py", "source=/nonexistent/file.parquet", f"output_dir={tmp_path / 'x'}"],
+        [sys.executable, "data_prep/build_groups.py", "source=/nonexistent/file.parquet", f"out={tmp_path / 'x'}"],
         cwd=REPO, capture_output=True, text=True, env=env,
     )
     assert bad.returncode == 2 and "nonexistent" in bad.stderr + bad.stdout
     no_tok = subprocess.run(
-        [sys.executable, "data_prep/build_groups.py", "source=sample", f"output_dir={tmp_path / 'y'}", "n=[2]",
+        [sys.executable, "data_prep/build_groups.py", "source=sample", f"out={tmp_path / 'y'}", "n=[2]",
          "groups=5", "val_groups=1", "difficulty.method=r1_length", "difficulty.tokenizer=/no/such/tokenizer"],
         cwd=REPO, capture_output=True, text=True, env=env,
     )

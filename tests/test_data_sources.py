@@ -109,3 +109,18 @@ def test_hub_path_streams_like_a_local_file(hf_cache, substitute, monkeypatch, s
     assert len(df) == 2800 and max(seen) <= 1024 and sum(seen) == 2800
     assert "r1_mean_length" in df.columns
     assert len(read_table(files)) == 300
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".jsonl"])
+def test_wrong_columns_are_named_not_reported_as_no_rows(tmp_path, suffix):
+    """A table with rows but none of the columns asked for names the missing columns and the ones it has."""
+    import pandas as pd
+
+    df = pd.DataFrame({"problem": ["1+1?", "2+2?"], "solution": ["2", "4"]})
+    path = tmp_path / f"other{suffix}"
+    df.to_parquet(path) if suffix == ".parquet" else df.to_json(path, orient="records", lines=True)
+    with pytest.raises(DataError) as e:
+        load_problems(str(path), columns=["question", "final_answer", "difficulty"])
+    msg = str(e.value)
+    assert "missing column(s) ['question', 'final_answer']" in msg and "'problem'" in msg and "'solution'" in msg
+    assert "no rows" not in msg

@@ -1,4 +1,4 @@
-"""The README's first quick-start command: `python -m recipe_bcr demo --out DIR` runs the whole
+"""The README's first quick-start command: `python -m recipe_bcr demo out=DIR` runs the whole
 pipeline (data, GRPO through the stock verl entry point, merge, evaluation) and writes its contract:
 the base, the paper command's committed BCR model and its own live steps side by side."""
 
@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.verl, pytest.mark.slow]
 
 def test_demo_trains_merges_and_evaluates(tmp_path):
     out = tmp_path / "d"
-    proc = subprocess.run([sys.executable, "-m", "recipe_bcr", "demo", "--out", str(out)],
+    proc = subprocess.run([sys.executable, "-m", "recipe_bcr", "demo", f"out={out}"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=2400)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     assert (out / "data" / "train_n3.parquet").exists() and (out / "data" / "manifest.json").exists()

@@ -50,3 +50,20 @@ def test_every_relative_link_in_readme_and_docs_resolves():
 def test_readme_links_each_doc():
     text = README.read_text(encoding="utf-8")
     assert [d.name for d in DOCS if f"docs/{d.name}" not in text] == []
+
+
+def test_license_and_citation_agree_with_the_package():
+    import tomllib
+
+    import yaml
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    license_text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert project["license"] == {"text": "Apache-2.0"}
+    assert "Apache License" in license_text and "Version 2.0, January 2004" in license_text
+    assert "END OF TERMS AND CONDITIONS" in license_text  # the full text, not a pointer to it
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    assert cff["cff-version"] == "1.2.0" and cff["license"] == "Apache-2.0" and cff["version"] == project["version"]
+    paper = cff["preferred-citation"]
+    assert paper["title"] in README.read_text(encoding="utf-8")
+    assert [a["family-names"] for a in paper["authors"]] == ["Yang", "Ma", "Fan", "Liu"]

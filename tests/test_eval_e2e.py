@@ -24,7 +24,7 @@ def run(tmp_path_factory, shared):
     root = tmp_path_factory.mktemp("eval_run")
     args = [
         "bcr_model@model=tiny_random_qwen3", "engine=transformers", "only=[AIME25,AMC23]", "limit=5", "n=[1,2,3]",
-        "sampling.max_tokens=10", "sampling.k=1", f"run_dir={root / 'run'}", "progress=false",
+        "sampling.max_tokens=10", "sampling.k=1", f"out={root / 'run'}", "progress=false",
     ]
     first = _eval(args, shared, root)
     assert first.returncode == 0, first.stderr[-3000:]
@@ -91,7 +91,7 @@ def test_a_killed_run_resumes_without_regenerating_what_it_kept(run, shared, tmp
     shutil.copytree(run_dir, cut)
     done = (run_dir / "samples.jsonl").read_text().splitlines()
     (cut / "samples.jsonl").write_text("\n".join(done[:3]) + "\n")
-    proc = _eval([a for a in args if not a.startswith("run_dir=")] + [f"run_dir={cut}"], shared, tmp_path)
+    proc = _eval([a for a in args if not a.startswith("out=")] + [f"out={cut}"], shared, tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     after = [json.loads(x) for x in (cut / "samples.jsonl").read_text().splitlines()]
     assert [json.dumps(r) for r in after[:3]] == [json.dumps(json.loads(x)) for x in done[:3]]  # kept, untouched
@@ -110,6 +110,6 @@ def test_resume_refuses_a_changed_setting(run, shared):
 def test_compare_mode_puts_runs_in_one_table(run, shared, tmp_path):
     run_dir, _, _ = run
     out = tmp_path / "cmp"
-    proc = _eval(["mode=compare", f"compare.runs=[{run_dir},{run_dir}]", f"compare.out_dir={out}"], shared, tmp_path)
+    proc = _eval(["mode=compare", f"compare.runs=[{run_dir},{run_dir}]", f"out={out}"], shared, tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert (out / "table.md").exists() and (out / "plots" / "pareto_accuracy_vs_tokens.png").exists()

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 import pytest
 from transformers import AutoTokenizer
 
+from recipe_bcr.data.prompt import build_messages
 from recipe_bcr.engines.base import Request, Sampling, generate_all
 from recipe_bcr.engines.context import plan_context, with_context
 from recipe_bcr.engines.render import render_ids, render_text
-from recipe_bcr.data.prompt import build_messages
 
 DEEPSEEK_BOS = 151646
 MESSAGES = [build_messages(["What is $1+1$?", "Compute $2^{10}$."], style="group"), build_messages(["Solve $x^2=4$."], style="single")]
@@ -87,6 +87,11 @@ def fake_vllm(monkeypatch):
     module.LLM = _FakeLLM
     module.SamplingParams = _FakeSamplingParams
     monkeypatch.setitem(sys.modules, "vllm", module)
+    # the engine asks vLLM's platform where it runs; without this the fake passed only after a test that had
+    # imported the real vllm.platforms (it failed run alone)
+    platforms = types.ModuleType("vllm.platforms")
+    platforms.current_platform = types.SimpleNamespace(is_cpu=lambda: False, device_name="cuda")
+    monkeypatch.setitem(sys.modules, "vllm.platforms", platforms)
     return module
 
 

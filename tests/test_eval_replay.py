@@ -50,7 +50,7 @@ def replayed(tmp_path_factory, shared):
     proc = subprocess.run(
         [sys.executable, "-m", "recipe_bcr.eval", "bcr_model@model=tiny_random_qwen3", "engine=replay",
          f"engine_options.samples={saved.parent}", "only=[AIME25]", "limit=3", "n=[1,3]",
-         f"run_dir={root / 'replay'}", "progress=false"],
+         f"out={root / 'replay'}", "progress=false"],
         cwd=root, capture_output=True, text=True, env=env,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -88,7 +88,7 @@ def _replay_saved(tmp_path, shared, content: str) -> subprocess.CompletedProcess
     (saved / "samples.jsonl").write_text(content)
     return subprocess.run(
         [sys.executable, "-m", "recipe_bcr.eval", "bcr_model@model=tiny_random_qwen3", "engine=replay",
-         f"engine_options.samples={saved}", "only=[AIME25]", "limit=2", "n=[1]", f"run_dir={tmp_path / 'r'}", "progress=false"],
+         f"engine_options.samples={saved}", "only=[AIME25]", "limit=2", "n=[1]", f"out={tmp_path / 'r'}", "progress=false"],
         cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "BCR_SHARED": str(shared)},
     )
 
@@ -105,7 +105,7 @@ def test_replay_of_a_missing_sample_is_an_error(tmp_path, shared):
 def test_bad_engine_or_model_is_a_clear_error(tmp_path, shared, args, message):
     proc = subprocess.run(
         [sys.executable, "-m", "recipe_bcr.eval", "bcr_model@model=tiny_random_qwen3", "only=[AIME25]", "limit=1", "n=[1]",
-         f"run_dir={tmp_path / 'r'}", "progress=false", *args],
+         f"out={tmp_path / 'r'}", "progress=false", *args],
         cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "BCR_SHARED": str(shared)},
     )
     out = proc.stderr + proc.stdout

@@ -6,9 +6,9 @@ import json
 import pytest
 from omegaconf import OmegaConf
 
+from recipe_bcr.data.eval_tasks import build_tasks
 from recipe_bcr.engines.base import Generation, Sampling
 from recipe_bcr.eval.runner import FAILED_FILE, SAMPLES, run_tasks
-from recipe_bcr.data.eval_tasks import build_tasks
 
 REPO = __import__("pathlib").Path(__file__).resolve().parents[1]
 PAPER = OmegaConf.to_container(OmegaConf.load(REPO / "hydra_configs/benchmarks/paper.yaml"))

@@ -8,8 +8,8 @@ from transformers import AutoTokenizer
 from recipe_bcr.eval.analysis import is_degenerate, marker_count
 from recipe_bcr.eval.attribution import attribute, token_byte_starts
 from recipe_bcr.eval.runner import done_keys
-from recipe_bcr.grading.parse.extract import extract_group
 from recipe_bcr.grading.metrics import training_metrics
+from recipe_bcr.grading.parse.extract import extract_group
 from reward_fns.bcr import compute_score
 
 

@@ -20,10 +20,10 @@ def _run(args, shared, cwd):
 
 @pytest.mark.slow
 def test_estimate_difficulty_feeds_build_groups(tmp_path, shared):
-    out = tmp_path / "roll.parquet"
+    out = tmp_path / "roll" / "rollout_lengths.parquet"
     proc = _run(
         [str(REPO / "data_prep/estimate_difficulty.py"), "bcr_model@model=tiny_random_qwen3", "source=sample", "limit=9",
-         "engine=transformers", "sampling.k=2", "sampling.max_tokens=6", f"output={out}", "progress=false"],
+         "engine=transformers", "sampling.k=2", "sampling.max_tokens=6", f"out={out.parent}", "progress=false"],
         shared, tmp_path,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -53,9 +53,12 @@ def test_calibrate_budget_probes_with_an_engine(tmp_path, shared):
 def test_calibrate_from_lengths_file(tmp_path, shared):
     lengths = tmp_path / "l.parquet"
     pd.DataFrame({"mean_length": [3000.0, 4000.0, 3500.0]}).to_parquet(lengths)
-    proc = _run([str(REPO / "data_prep/calibrate_budget.py"), f"lengths_file={lengths}", "n=3"], shared, tmp_path)
+    proc = _run([str(REPO / "data_prep/calibrate_budget.py"), f"lengths_file={lengths}", "n=3", f"out={tmp_path / 'b'}"],
+                shared, tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "bcr.n=3 bcr.budget=5120" in proc.stdout  # 3 x 3500 x 0.5 = 5250 -> nearest 1024-multiple
+    saved = __import__("json").loads((tmp_path / "b" / "budget.json").read_text())
+    assert saved["budget"] == 5120 and saved["lengths"] == 3 and saved["override"] == "bcr.n=3 bcr.budget=5120"
 
 
 def test_budget_arithmetic():

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
-import re
 import tomllib
 from pathlib import Path
 

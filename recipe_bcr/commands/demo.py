@@ -72,7 +72,7 @@ def toy_eval_command(model: Path, label: str, run_dir: Path, bench: Path, ns: li
     """`python -m recipe_bcr.eval` of a tiny toy model (float32) on the toy benchmark at the group sizes `ns`:
     the one spelling of the evaluation stage for the demo, the paper command and the GPU check."""
     return [sys.executable, "-m", "recipe_bcr.eval", f"engine={engine}", "bcr_model@model=tiny_qwen3",
-            f"model.path={model}", f"label={label}", f"run_dir={run_dir}", f"n=[{','.join(map(str, ns))}]",
+            f"model.path={model}", f"label={label}", f"out={run_dir}", f"n=[{','.join(map(str, ns))}]",
             f"+benchmarks.Toy={{path:{bench},question:problem,answer:answer}}", "only=[Toy]",
             f"sampling.max_tokens={max_tokens}", f"sampling.temperature={temperature}", f"sampling.top_p={top_p}",
             *([f"sampling.k={k}"] if k is not None else []), *([f"sampling.seed={seed}"] if seed is not None else []),
@@ -172,7 +172,7 @@ def run_demo(out: str, rollout: str | None = None) -> int:
                   root / f"eval_{label}.log", f"evaluating {label}")
     runs = ",".join(str(root / f"eval_{label}") for label in models)
     run_stage([sys.executable, "-m", "recipe_bcr.eval", "mode=compare", f"compare.runs=[{runs}]",
-               f"compare.out_dir={compare_dir}", f"hydra.run.dir={compare_dir}/.hydra"], root / "compare.log", "comparison")
+               f"out={compare_dir}"], root / "compare.log", "comparison")
 
     print("\nreport")
     keys = ("critic/score/mean", "bcr/acc", "bcr/fmt", "bcr/tokens_per_problem", "actor/grad_norm")

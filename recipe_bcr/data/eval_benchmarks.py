@@ -20,9 +20,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from recipe_bcr.grading.parse.boxed import BoxIndex, last_boxed
 from recipe_bcr.data.io import DataError, read_table, require_columns
 from recipe_bcr.data.schema import Problem
+from recipe_bcr.grading.parse.boxed import BoxIndex, last_boxed
 
 BUNDLED = "bundled://"
 AnswerFrom = Literal["column", "last_boxed"]

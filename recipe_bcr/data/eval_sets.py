@@ -13,10 +13,10 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from recipe_bcr.data.io import DataError, Staging
-from recipe_bcr.data.schema import SCHEMA, GroupRow, to_record
 from recipe_bcr.data.eval_tasks import Task, build_tasks
+from recipe_bcr.data.io import DataError, Staging
 from recipe_bcr.data.prompt import PromptStyle
+from recipe_bcr.data.schema import SCHEMA, GroupRow, to_record
 
 
 def task_record(task: Task) -> dict[str, Any]:

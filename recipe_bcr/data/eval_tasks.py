@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from recipe_bcr.data.eval_benchmarks import BenchmarkSpec, load_benchmark
-from recipe_bcr.data.schema import Problem
 from recipe_bcr.data.grouping import cover_groups
 from recipe_bcr.data.prompt import PromptStyle, build_messages
+from recipe_bcr.data.schema import Problem
 
 
 @dataclass(frozen=True)

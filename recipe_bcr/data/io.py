@@ -110,6 +110,8 @@ def _parquet(path: Path, columns: list[str] | None, derive: Derive | None, deriv
     names = pf.schema_arrow.names
     wanted = [c for c in (columns or names) if c in names]
     source_cols = list(dict.fromkeys(wanted + [c for c in derive_from if c in names]))
+    if not source_cols:  # none of the columns asked for: keep the row count, so the caller names what is missing
+        return pd.DataFrame(index=pd.RangeIndex(pf.metadata.num_rows))
     parts = []
     for batch in pf.iter_batches(columns=source_cols, batch_size=1024):
         table = pa.Table.from_batches([batch])
@@ -176,15 +178,29 @@ def read_table(
         df["_row"] = np.arange(len(df))
         frames.append(df)
     out = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    if out.empty:
+    if len(out) == 0:
         raise DataError(f"{path}: no rows")
+    if columns is not None:  # what the files hold beyond the columns kept, for require_columns' message
+        out.attrs["file_columns"] = sorted({name for file in files for name in _column_names(file)})
     return out
+
+
+def _column_names(path: Path) -> list[str]:
+    """A table file's column names, read from its schema or first record only."""
+    if path.suffix == ".parquet":
+        return list(pq.read_schema(path).names)
+    with path.open() as f:
+        if path.suffix == ".jsonl":
+            first = next((line for line in f if line.strip()), "{}")
+            return list(json.loads(first))
+        data = json.load(f)
+    return list((data[0] if isinstance(data, list) and data else data) or {})
 
 
 def require_columns(df: pd.DataFrame, columns: list[str], where: str) -> None:
     missing = [c for c in columns if c not in df.columns]
     if missing:
-        present = sorted(c for c in df.columns if not c.startswith("_"))
+        present = df.attrs.get("file_columns") or sorted(c for c in df.columns if not c.startswith("_"))
         raise DataError(f"{where}: missing column(s) {missing}; present: {present}")
 
 

@@ -20,13 +20,13 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from recipe_bcr.data.eval_benchmarks import BenchmarkSpec, load_benchmark
 from recipe_bcr.data.clean import Dropped, clean, contamination_index, normalize_question
 from recipe_bcr.data.difficulty import R1_COLUMNS, difficulty, r1_length_deriver
+from recipe_bcr.data.eval_benchmarks import BenchmarkSpec, load_benchmark
+from recipe_bcr.data.grouping import quality, stratified_groups
 from recipe_bcr.data.io import DataError, Staging
 from recipe_bcr.data.schema import SCHEMA, GroupRow, Problem, to_record
 from recipe_bcr.data.sources import load_problems
-from recipe_bcr.data.grouping import quality, stratified_groups
 
 logger = logging.getLogger(__name__)
 BASE_COLUMNS = ["question", "final_answer", "difficulty", "topic"]
@@ -96,7 +96,39 @@ def build_groups(
     prompt_tokenizer: str | None = None,
     max_prompt_tokens: int | None = None,
 ) -> dict[str, Any]:
-    """Build train/val parquet for every N and return the manifest (also written to disk)."""
+    """Build BCR's training data: difficulty-stratified groups of N problems in verl's parquet schema.
+
+    Args:
+        source: `sample` (the bundled DeepMath-shaped stand-in), a parquet/JSONL file or folder in DeepMath's
+            layout, or a Hub id (`zwhe99/DeepMath-103K`).
+        output_dir: where `train_n{N}.parquet`, `val_n{N}.parquet` and `manifest.json` go (all or nothing).
+        n: group sizes, one train/val pair per N.
+        groups, val_groups: training and validation groups per N (fewer when the data is short; reported).
+        seed: every random step derives from it (same inputs and seed, identical files).
+        difficulty_method: `column` (DeepMath's score), `r1_length` (mean R1 solution length; in tokens of
+            `tokenizer` if given) or `rollouts` (`rollouts_file` from data_prep/estimate_difficulty.py).
+        decontaminate_against: benchmark specs whose questions are dropped from the training data.
+        split, progress, config: the Hub split, progress bars, and the settings recorded in the manifest.
+        prompt_tokenizer, max_prompt_tokens: record each group's chat-template length and warn about long ones.
+
+    Returns:
+        The manifest (also written): input hash, every input row not used with its reason, per-N accounting and
+        group quality.
+
+    Raises:
+        DataError: bad input (a missing file or column, no usable rows, a bad option), naming the file and row;
+            nothing is written then.
+
+    Example:
+        >>> import tempfile
+        >>> out = tempfile.mkdtemp()
+        >>> manifest = build_groups(source="sample", output_dir=out, n=[3], groups=20, val_groups=2, seed=0,
+        ...                         progress=False)
+        >>> manifest["per_n"]["3"]["train_groups"], manifest["per_n"]["3"]["val_groups"]
+        (20, 2)
+        >>> sorted(p.name for p in Path(out).iterdir())
+        ['manifest.json', 'train_n3.parquet', 'val_n3.parquet']
+    """
     if groups < 1 or val_groups < 0:
         raise DataError(f"groups must be >= 1 and val_groups >= 0 (got {groups}, {val_groups})")
     if not n or any(int(k) < 1 for k in n):

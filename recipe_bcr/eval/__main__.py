@@ -10,17 +10,30 @@ from typing import Any
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
+from recipe_bcr.data.cli import ENGINE_SPEC, SAMPLING_SPEC, check_config, run_cli
+from recipe_bcr.data.eval_tasks import build_tasks
 from recipe_bcr.data.io import DataError
 from recipe_bcr.engines import Sampling, make_engine
 from recipe_bcr.engines.context import with_context
 from recipe_bcr.eval.plots import write_plots
 from recipe_bcr.eval.runner import run_tasks
 from recipe_bcr.eval.summary import markdown_table, summarize, write_csv, write_json
-from recipe_bcr.data.eval_tasks import build_tasks
 from recipe_bcr.grading.verify import configure_default
 
 log = logging.getLogger("recipe_bcr.eval")
 CONFIG_NAME = "config.yaml"
+SPEC = {"only": "strs?", "mode": "run|compare", "label": "str", "out": "str", "n": "ints", "n1_style": "group|single",
+        "limit": "int?", "seed": "int", "keep_token_ids": "bool", "verify.timeout_s": "float", "verify.workers": "int",
+        "markers": "strs", "compare.runs": "strs", "progress": "bool", **SAMPLING_SPEC, **ENGINE_SPEC}
+
+
+def _default_out(mode: str, label: str) -> str:
+    """eval.yaml's `out` when not given: runs/<label>, or runs/compare for mode=compare."""
+    return "runs/compare" if mode == "compare" else f"runs/{label}"
+
+
+if not OmegaConf.has_resolver("bcr_eval_out"):
+    OmegaConf.register_new_resolver("bcr_eval_out", _default_out)
 # settings that define which samples a run holds; a resumed run must not change them
 RUN_IDENTITY = ("benchmarks", "only", "n", "n1_style", "limit", "seed", "sampling", "model")
 
@@ -34,7 +47,7 @@ def _check_resume(run_dir: Path, cfg: DictConfig) -> None:
     for key in RUN_IDENTITY:
         if saved.get(key) != current.get(key):
             raise DataError(
-                f"{run_dir} holds a run with a different {key!r}; use another run_dir (or delete it) "
+                f"{run_dir} holds a run with a different {key!r}; use another out=DIR (or delete it) "
                 "instead of mixing samples of two settings"
             )
 
@@ -68,19 +81,32 @@ def check_model_path(cfg: DictConfig) -> None:
                             f"(bcr_model@model=tiny_qwen3), else set {key} to a model folder or a hub id")
 
 
+def checked(cfg: DictConfig) -> DictConfig:
+    """The config with every key of SPEC checked (a wrong type names its key; `n=3` is n=[3])."""
+    return OmegaConf.create(check_config(OmegaConf.to_container(cfg, resolve=True), SPEC, "recipe_bcr.eval"))
+
+
+def selected_benchmarks(cfg: DictConfig) -> dict[str, Any]:
+    """The benchmarks `only` names (all when null); an unknown name is refused."""
+    benchmarks = OmegaConf.to_container(cfg.benchmarks, resolve=True)
+    if not cfg.only:
+        return benchmarks
+    unknown = sorted(set(cfg.only) - set(benchmarks))
+    if unknown:
+        raise DataError(f"only={list(cfg.only)}: unknown benchmark(s) {unknown}; configured: {sorted(benchmarks)} "
+                        f"(add one with +benchmarks.NAME={{path:FILE,question:COL,answer:COL}})")
+    return {name: benchmarks[name] for name in cfg.only}
+
+
 def evaluate(cfg: DictConfig) -> Path:
+    cfg = checked(cfg)
     if cfg.engine != "replay":
         check_model_path(cfg)
-    run_dir = Path(cfg.run_dir)
+    benchmarks = selected_benchmarks(cfg)  # before anything is written: a refused name leaves no run behind
+    run_dir = Path(cfg.out)
     _check_resume(run_dir, cfg)
     run_dir.mkdir(parents=True, exist_ok=True)
     OmegaConf.save(cfg, run_dir / CONFIG_NAME, resolve=True)
-    benchmarks = OmegaConf.to_container(cfg.benchmarks, resolve=True)
-    if cfg.only:
-        unknown = sorted(set(cfg.only) - set(benchmarks))
-        if unknown:
-            raise DataError(f"only={list(cfg.only)}: unknown benchmark(s) {unknown}; configured: {sorted(benchmarks)}")
-        benchmarks = {name: benchmarks[name] for name in cfg.only}
     tasks = build_tasks(benchmarks, list(cfg.n), cfg.seed, cfg.n1_style, cfg.limit)
     sampling = Sampling(**OmegaConf.to_container(cfg.sampling, resolve=True))
     options = {k: v for k, v in OmegaConf.to_container(cfg.engine_options, resolve=True).items() if v is not None}
@@ -104,6 +130,7 @@ def evaluate(cfg: DictConfig) -> Path:
 
 
 def compare(cfg: DictConfig) -> Path:
+    cfg = checked(cfg)
     runs = []
     for d in cfg.compare.runs:
         path = Path(d)
@@ -113,7 +140,7 @@ def compare(cfg: DictConfig) -> Path:
         runs.append((str(saved.label) if saved is not None else path.name, path))
     if not runs:
         raise DataError("mode=compare needs compare.runs=[RUN_DIR,...]")
-    out = Path(cfg.compare.out_dir)
+    out = Path(cfg.out)
     summarise_runs(runs, out)
     return out
 
@@ -130,4 +157,4 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_cli(main, "recipe_bcr.eval")

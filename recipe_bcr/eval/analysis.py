@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 
-
 @lru_cache(maxsize=16)
 def _marker_regex(markers: tuple[str, ...]) -> re.Pattern[str]:
     alts = sorted((re.escape(m) for m in markers), key=len, reverse=True)

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from tqdm.auto import tqdm
 
-from recipe_bcr.engines.base import Engine, Sampling
 from recipe_bcr.data.prompt import build_messages
+from recipe_bcr.engines.base import Engine, Sampling
 
 
 @dataclass(frozen=True)

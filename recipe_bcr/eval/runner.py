@@ -13,10 +13,10 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
+from recipe_bcr.data.eval_tasks import Task
 from recipe_bcr.data.io import json_record
 from recipe_bcr.engines.base import FAILED, Engine, Sampling, build_requests, drain
 from recipe_bcr.eval.scoring import score_sample
-from recipe_bcr.data.eval_tasks import Task
 from recipe_bcr.grading.verify import Verifier
 
 SAMPLES = "samples.jsonl"

@@ -6,10 +6,10 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from recipe_bcr.data.eval_tasks import Task
 from recipe_bcr.engines.base import Generation
 from recipe_bcr.eval.analysis import is_degenerate, marker_count
 from recipe_bcr.eval.attribution import attribute
-from recipe_bcr.data.eval_tasks import Task
 from recipe_bcr.grading.reward import ScoredCompletion, failed_completion, score_completion
 from recipe_bcr.grading.verify import Gold, Verifier
 
