@@ -41,15 +41,15 @@ from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
 
 
 def load_config(overrides: list[str]) -> dict[str, Any]:
-    base = OmegaConf.load(Path(str(resources.files("hydra_configs") / "paper.yaml")))
+    base = OmegaConf.load(Path(str(resources.files("hydra_configs") / "paper_v1.yaml")))
     try:
         cfg = OmegaConf.merge(base, OmegaConf.from_dotlist(overrides))
     except Exception as e:  # omegaconf raises several types for a bad dotlist
-        raise ValueError(f"hydra_configs/paper.yaml with overrides {overrides}: {e}") from None
+        raise ValueError(f"hydra_configs/paper_v1.yaml with overrides {overrides}: {e}") from None
     raw = OmegaConf.to_container(cfg, resolve=True)
     unknown = sorted(set(raw) - set(base.keys()))
     if unknown:
-        raise ValueError(f"hydra_configs/paper.yaml has no key(s) {unknown}")
+        raise ValueError(f"hydra_configs/paper_v1.yaml has no key(s) {unknown}")
     return raw
 
 

@@ -1,7 +1,7 @@
 """`python -m recipe_bcr toy --out DIR [--rebuild [--ship]] [config=toy_verbose] [key=value ...]`: the tiny
 model and toy data. `python -m recipe_bcr.commands.toy --preconditions --out DIR [config=toy_verbose]`
 measures whether that model sits in the paper's regime (recipe_bcr/toy/preconditions.py) against the
-thresholds pre-registered in hydra_configs/paper.yaml, and writes DIR/preconditions.json."""
+thresholds pre-registered in hydra_configs/paper_v1.yaml, and writes DIR/preconditions.json."""
 
 from __future__ import annotations
 
@@ -45,12 +45,12 @@ def run_toy(out: str, overrides: list[str], rebuild: bool = False, to_ship: bool
 
 
 def paper_preconditions() -> dict:
-    """The `preconditions` block of hydra_configs/paper.yaml (sizes and pre-registered thresholds)."""
+    """The `preconditions` block of hydra_configs/paper_v1.yaml (the committed miniature's sizes and thresholds)."""
     from importlib import resources
 
     from omegaconf import OmegaConf
 
-    cfg = OmegaConf.load(Path(str(resources.files("hydra_configs") / "paper.yaml")))
+    cfg = OmegaConf.load(Path(str(resources.files("hydra_configs") / "paper_v1.yaml")))
     return OmegaConf.to_container(cfg["preconditions"], resolve=True)
 
 
