@@ -436,3 +436,56 @@ checked by hand in `tests/test_bcr_advantage.py`). A behaviour the update reinfo
         "findings": [{"id": fid, "verdict": _word(ok, interpretable), "text": text}
                      for (fid, ok), text in zip(judged, findings)]}, indent=1))
     return report
+
+
+def run_gates(root: Path) -> list[dict[str, Any]]:
+    """The second miniature's dynamics gates (hydra_configs/paper.yaml `gates`, recipe_bcr/toy/verdicts.py) of every
+    BCR run in a paper output folder (runs/<name>/run.json with group "main" and a group prompt), from its per-step
+    metrics.jsonl: [{"run", "n", "steps", "gates"}]."""
+    from recipe_bcr.toy import preregistration
+    from recipe_bcr.toy.verdicts import gates
+
+    g = preregistration.load()["gates"]
+    out = []
+    for meta in sorted(Path(root).glob("runs/*/run.json")):
+        run = json.loads(meta.read_text())
+        if run.get("group") != "main" or run.get("single"):
+            continue
+        rows = _metrics(meta.parent)
+        out.append({"run": run["name"], "n": run["n"], "steps": len(rows), "gates": gates(rows, int(run["n"]), g)})
+    if not out:
+        raise ValueError(f"{root}: no BCR run (runs/*/run.json with group main) to read gates from")
+    return out
+
+
+def gates_table(results: Sequence[dict[str, Any]]) -> str:
+    lines = ["| run | steps | truncation first 10 -> last 10 | max 5-step format (step reached 0.90) | "
+             "acc last position / first (last 10) | Kendall tau of reward | gates met |", "|---|---:|---|---|---|---:|---|"]
+    for r in results:
+        g, n = r["gates"], r["n"]
+        lp = g["last_position"]
+        lines.append(f"| {r['run']} | {r['steps']} | {g['truncation']['first']:.3f} -> {g['truncation']['last']:.3f} | "
+                     f"{g['format']['max_5_step_mean']:.3f} ({g['format']['step_reached'] or 'never'}) | "
+                     f"{lp[f'acc_pos{n}']:.3f} / {lp['acc_pos1']:.3f} | {g['reward_trend']['kendall_tau']:.2f} | "
+                     f"{'all' if g['all_met'] else 'no: ' + ', '.join(k for k, v in g.items() if k != 'all_met' and not v['met'])} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m recipe_bcr.commands.paper_report --gates DIR`: the dynamics gates of a paper output folder's BCR runs."""
+    import argparse
+    import sys
+
+    ap = argparse.ArgumentParser(prog="python -m recipe_bcr.commands.paper_report")
+    ap.add_argument("--gates", required=True, metavar="DIR", help="a paper output folder (e.g. benchmarks/paper)")
+    args = ap.parse_args(argv)
+    try:
+        print(gates_table(run_gates(Path(args.gates))))
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
