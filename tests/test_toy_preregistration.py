@@ -7,11 +7,11 @@ import math
 
 import pytest
 
-from recipe_bcr.toy import preregistration as pre
+from recipe_bcr.toy import preconditions as pre
 
 
 def test_paper_yaml_registers_every_measured_precondition():
-    cfg = pre.load()
+    cfg = pre.load_preregistration()
     assert set(cfg["preconditions"]["thresholds"]) == set(pre.REGIME_CHECKS)
     # the numbers, as registered
     th = cfg["preconditions"]["thresholds"]
@@ -32,10 +32,10 @@ def test_a_threshold_removed_or_malformed_is_refused(tmp_path, monkeypatch):
     OmegaConf.save(cfg, path)
     monkeypatch.setattr(pre, "config_path", lambda: path)
     with pytest.raises(ValueError, match=r"missing \['acc_n1'\], unknown \['acc_n1_typo'\]"):
-        pre.load()
+        pre.load_preregistration()
     monkeypatch.undo()
     with pytest.raises(ValueError, match="want \\[low, high\\]"):
-        pre.load(["preconditions.thresholds.acc_n1=[null,null]"])
+        pre.load_preregistration(["preconditions.thresholds.acc_n1=[null,null]"])
 
 
 @pytest.mark.parametrize("value, bounds, ok", [
@@ -52,7 +52,10 @@ def test_thresholds_commit_names_the_commit_and_refuses_uncommitted_changes(tmp_
     (repo / "hydra_configs").mkdir(parents=True)
     cfg = repo / "hydra_configs" / "paper.yaml"
     cfg.write_text("a: 1\n")
-    run = lambda *a: subprocess.run(["git", "-C", str(repo), *a], check=True, capture_output=True, text=True)  # noqa: E731
+
+    def run(*a):
+        return subprocess.run(["git", "-C", str(repo), *a], check=True, capture_output=True, text=True)
+
     run("init", "-q")
     run("-c", "user.email=t@t", "-c", "user.name=t", "add", ".")
     run("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "register")

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from recipe_bcr.toy import preregistration
-from recipe_bcr.toy.preconditions import choose_budget, fit_shares, regime_rows, regime_table, regime_values
+from recipe_bcr.toy.preconditions import (REGIME_CHECKS, choose_budget, fit_shares, load_preregistration, regime_rows,
+                                          regime_table, regime_values)
 
 
 def _sec(tokens=60, steps=True, recheck=False, filler=False, narration=True, restatement=True, correct=True, ops=3):
@@ -40,14 +40,15 @@ def test_lambda_is_the_grid_point_nearest_the_target_within_the_any_route_bound(
 
 
 def _values(**kw):
-    pre = preregistration.load()["preconditions"]
+    pre = load_preregistration()["preconditions"]
     n1 = ([{**_sec(tokens=40, recheck=False, filler=False, ops=1), "length": 41}] * 4
           + [{**_sec(tokens=120, recheck=True, filler=True, ops=6, correct=False), "length": 121}] * 4
           + [{**_sec(tokens=30, steps=False, correct=False, narration=False, restatement=False), "length": 31}] * 2)
     n3 = [_group(100)] * 9 + [_group(300)]
     n5 = [{"tokens": 300, "finished": True, "fmt": True,
            "sections": [_sec(correct=c) for c in (True, True, False, False, False)]}]
-    paired = [{"recheck": True, "closed": False, "filler": False}] * 3 + [{"recheck": True, "closed": True, "filler": True}]
+    paired = ([{"recheck": True, "closed": False, "filler": False}] * 3
+              + [{"recheck": True, "closed": True, "filler": True}])
     return regime_values(n1, n3, n5, paired, kw.get("n_values", [1, 2, 3, 4, 5]), 5, pre)
 
 
@@ -68,9 +69,9 @@ def test_regime_values_follow_their_registered_definitions():
 
 
 def test_rows_judge_every_registered_precondition_and_the_table_says_which_missed():
-    th = preregistration.load()["preconditions"]["thresholds"]
+    th = load_preregistration()["preconditions"]["thresholds"]
     rows = regime_rows(_values()["values"], th)
-    assert [r["name"] for r in rows] == list(preregistration.REGIME_CHECKS)
+    assert [r["name"] for r in rows] == list(REGIME_CHECKS)
     met = {r["name"]: r["met"] for r in rows}
     assert met["acc_n1"] is False and met["recheck_gain_long"] is True and met["concise_share_n1"] is False
     text = regime_table(rows)

@@ -1,4 +1,4 @@
-"""The second miniature's dynamics gates and finding rules (recipe_bcr/toy/verdicts.py) on synthetic metrics,
+"""The second miniature's dynamics gates and finding rules (recipe_bcr/commands/paper_report.py) on synthetic metrics,
 and the gates of the committed first miniature (benchmarks/paper/runs), which its report's notice quotes."""
 
 from __future__ import annotations
@@ -7,20 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from recipe_bcr.commands.paper_report import gates_table, run_gates
-from recipe_bcr.toy import preregistration
-from recipe_bcr.toy.verdicts import (VERDICTS, bootstrap_diff, collapsed, f1_accuracy, f5_testable, gates, kendall_tau,
-                                     monotone, verdict)
+from recipe_bcr.commands.paper_report import (VERDICTS, bootstrap_diff, collapsed, f1_accuracy, f5_testable, gates,
+                                             gates_table, kendall_tau, monotone, run_gates, verdict)
+from recipe_bcr.toy.preconditions import load_preregistration
 
-G = preregistration.load()["gates"]
-F = preregistration.load()["findings"]
+G = load_preregistration()["gates"]
+F = load_preregistration()["findings"]
 COMMITTED = Path(__file__).resolve().parents[1] / "benchmarks" / "paper"
 
 
-def _run(steps=100, trunc=lambda s: max(0.1, 1 - s / 40), fmt=lambda s: min(1.0, s / 30), pos3=lambda s: min(0.8, s / 50),
-         reward=lambda s: 0.5 + s / 100):
-    return [{"step": s, "bcr/truncation_rate": trunc(s), "bcr/fmt": fmt(s), "bcr/acc_pos1": 0.9, "bcr/acc_pos3": pos3(s),
-             "critic/score/mean": reward(s) + (0.05 if s % 2 else -0.05)} for s in range(1, steps + 1)]
+def _run(steps=100, trunc=lambda s: max(0.1, 1 - s / 40), fmt=lambda s: min(1.0, s / 30),
+         pos3=lambda s: min(0.8, s / 50), reward=lambda s: 0.5 + s / 100):
+    return [{"step": s, "bcr/truncation_rate": trunc(s), "bcr/fmt": fmt(s), "bcr/acc_pos1": 0.9,
+             "bcr/acc_pos3": pos3(s), "critic/score/mean": reward(s) + (0.05 if s % 2 else -0.05)}
+            for s in range(1, steps + 1)]
 
 
 def test_an_engaged_run_meets_every_gate():

@@ -76,12 +76,12 @@ def measure_base(out: Path, overrides: list[str]) -> dict:
     """The second miniature's base preconditions (hydra_configs/paper.yaml, issue 35) on the toy base it names,
     written to OUT/base_preconditions.json with the commit that registered the thresholds and the launch time.
     `overrides`: paper.yaml dotlist overrides (smoke sizes, e.g. preconditions.problems=8)."""
-    from recipe_bcr.toy import preregistration
     from recipe_bcr.toy.model import built_with
-    from recipe_bcr.toy.preconditions import measure_regime, regime_rows
+    from recipe_bcr.toy.preconditions import (launched_at, load_preregistration, measure_regime, regime_rows,
+                                              thresholds_commit)
 
-    cfg = preregistration.load(overrides)
-    commit, launched = preregistration.thresholds_commit(), preregistration.launched_at()
+    cfg = load_preregistration(overrides)
+    commit, launched = thresholds_commit(), launched_at()
     pre = cfg["preconditions"]
     task, mspec, toy = load_specs([f"config={cfg['toy']}"])
     model = ensure_model(Path(toy["cache_dir"]), task, mspec, model_dir=toy["model_dir"],
@@ -105,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m recipe_bcr.commands.toy")
     which = ap.add_mutually_exclusive_group(required=True)
     which.add_argument("--preconditions", action="store_true",
-                       help="measure the second miniature's base (hydra_configs/paper.yaml) -> OUT/base_preconditions.json")
+                       help="measure the second miniature's base (hydra_configs/paper.yaml) "
+                       "-> OUT/base_preconditions.json")
     which.add_argument("--preconditions-v1", action="store_true",
                        help="measure a toy base against the first miniature's thresholds (paper_v1.yaml)")
     ap.add_argument("--out", default="toy_preconditions", help="output folder")

@@ -21,7 +21,10 @@ Details (not pre-registered, for diagnosis): how often the N=1 restatement copie
 
 from __future__ import annotations
 
+import datetime
 import random
+import subprocess
+from importlib import resources
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -138,7 +141,91 @@ def _mean(xs: Sequence[float]) -> float:
     return sum(xs) / len(xs) if xs else float("nan")
 
 
-# --- The second miniature (issue 35): the base's preconditions pre-registered in hydra_configs/paper.yaml, measured
+# --- The second miniature (issue 35): its pre-registration (hydra_configs/paper.yaml: load it, check it names every
+# precondition measured here, judge a value against a [low, high] range, say which commit registered it; a paper.yaml
+# with uncommitted changes is refused, so no output can claim a commit whose thresholds it was not judged by)
+CONFIG = "paper.yaml"
+
+# name -> what it measures (the thresholds live in paper.yaml `preconditions.thresholds`)
+REGIME_CHECKS = {
+    "reachable_fit_n3": "N=3 samples inside B with steps on every problem",
+    "any_fit_n3": "N=3 samples inside B by any route",
+    "slack_shortest_written": "1 - (3 x shortest written-steps mode + separators) / B",
+    "acc_n1": "base N=1 accuracy",
+    "recheck_gain_long": "long chains: acc with re-check - without (paired)",
+    "filler_effect": "acc with filler - without (paired, no re-check)",
+    "skip_share_n1": "N=1 problems without written steps",
+    "length_cv_n1": "CV over problems of N=1 completion length",
+    "warm_start_covers_n": "largest N with 1..N all in the warm start",
+    "n5_acc_drop": "accuracy N=1 minus N=5, budget never binding",
+    "concise_share_n1": "sections with steps, no narration, no restatement",
+}
+
+
+def config_path() -> Path:
+    return Path(str(resources.files("hydra_configs") / CONFIG))
+
+
+def load_preregistration(overrides: list[str] | None = None) -> dict[str, Any]:
+    """paper.yaml (+ dotlist overrides, for smoke sizes) as a dict; refuses one that lacks a check's threshold."""
+    from omegaconf import OmegaConf
+
+    cfg = OmegaConf.to_container(OmegaConf.merge(OmegaConf.load(config_path()),
+                                                 OmegaConf.from_dotlist(list(overrides or []))), resolve=True)
+    th = cfg.get("preconditions", {}).get("thresholds", {})
+    missing, unknown = sorted(set(REGIME_CHECKS) - set(th)), sorted(set(th) - set(REGIME_CHECKS))
+    if missing or unknown:
+        raise ValueError(f"hydra_configs/{CONFIG} preconditions.thresholds: missing {missing}, unknown {unknown}")
+    for name, bounds in th.items():
+        if not (isinstance(bounds, list) and len(bounds) == 2 and any(b is not None for b in bounds)):
+            raise ValueError(f"hydra_configs/{CONFIG} preconditions.thresholds.{name}: want [low, high] "
+                             f"(one may be null), got {bounds!r}")
+    return cfg
+
+
+def within(value: float, bounds: list[float | None]) -> bool:
+    """low <= value <= high (a null side is open); NaN is never within."""
+    low, high = bounds
+    if value != value:
+        return False
+    return (low is None or value >= low) and (high is None or value <= high)
+
+
+def describe(bounds: list[float | None]) -> str:
+    low, high = bounds
+    if low is None:
+        return f"<= {high:g}"
+    if high is None:
+        return f">= {low:g}"
+    return f"in [{low:g}, {high:g}]"
+
+
+def thresholds_commit(repo: Path | None = None) -> str:
+    """The last commit that changed paper.yaml; refuses a paper.yaml with uncommitted changes."""
+    path = config_path()
+    repo = repo or path.parents[1]
+    rel = str(path.relative_to(repo))
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    try:
+        dirty = git("status", "--porcelain", "--", rel)
+        commit = git("log", "-1", "--format=%H", "--", rel)
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise ValueError(f"{path}: cannot read its commit ({e}); run from a git checkout of the repository") from None
+    if dirty or not commit:
+        raise ValueError(f"{path} has uncommitted changes: commit the thresholds before measuring "
+                         f"(`git commit {rel}`), so outputs can name the commit that registered them")
+    return commit
+
+
+def launched_at() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# The base's preconditions pre-registered there, measured
 # at the training rollout's sampling. `measure_regime` samples; `regime_values` turns the samples into the values
 # (pure, unit-tested on planted samples); `choose_budget` applies the registered rule for lambda.
 
@@ -242,15 +329,11 @@ def regime_values(n1: Sequence[dict[str, Any]], n3: Sequence[dict[str, Any]], n5
 
 def regime_rows(values: dict[str, float], thresholds: dict[str, list]) -> list[dict[str, Any]]:
     """[{"name", "value", "range", "met"}] in REGIME_CHECKS order."""
-    from recipe_bcr.toy.preregistration import REGIME_CHECKS, within
-
-    return [{"name": k, "value": float(values[k]), "range": thresholds[k], "met": within(float(values[k]), thresholds[k])}
-            for k in REGIME_CHECKS]
+    return [{"name": k, "value": float(values[k]), "range": thresholds[k],
+             "met": within(float(values[k]), thresholds[k])} for k in REGIME_CHECKS]
 
 
 def regime_table(rows: Sequence[dict[str, Any]]) -> str:
-    from recipe_bcr.toy.preregistration import REGIME_CHECKS, describe
-
     lines = ["| precondition | measured | pre-registered | met |", "|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {REGIME_CHECKS[r['name']]} (`{r['name']}`) | {r['value']:.3f} | {describe(r['range'])} | "

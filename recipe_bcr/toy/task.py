@@ -181,7 +181,8 @@ _CHECKED = re.compile(r"\d++ [+-] \d++ is -?\d++\.")
 
 def categories(section: str) -> dict[str, bool]:
     """Which optional parts a section of the competing regime holds (the report's per-category token counts)."""
-    return {"narration": NARRATION in section or SKIP_NARRATION in section, "restatement": restated(section) is not None,
+    return {"narration": NARRATION in section or SKIP_NARRATION in section,
+            "restatement": restated(section) is not None,
             "steps": bool(_STEP.search(section)), "filler": any(f in section for f in FILLERS),
             "recheck": CHECK in section or bool(_CHECKED.search(section))}
 
