@@ -3,6 +3,7 @@ and the gates of the committed first miniature (benchmarks/paper/runs), which it
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,11 @@ def test_the_committed_first_miniature_never_engaged():
         assert g["truncation"]["first"] >= 0.99 and g["truncation"]["last"] >= 0.99
         assert g["last_position"]["acc_pos3"] == 0.0 and not g["all_met"]
     assert "| bcr_n3_s0 | 40 | 1.000 -> 0.997 | 0.000 (never) |" in gates_table(results)
+    # 8 prompts x 4 rollouts a step: 3 of 3,840 rollouts ended before the budget
+    rows = [json.loads(line) for r in results for line in (COMMITTED / "runs" / r["run"] / "metrics.jsonl").open()]
+    assert sum(round(32 * (1 - row["bcr/truncation_rate"])) for row in rows) == 3 and 32 * len(rows) == 3840
+    notice = (COMMITTED / "report.md").read_text().split("\n\n", 1)[0]
+    assert "1.000 -> 0.997, 0.997 -> 1.000 and 1.000 -> 1.000" in notice and "3 of\n> 3,840" in notice
 
 
 def test_bootstrap_ci_covers_no_difference_and_excludes_a_real_one():
