@@ -86,7 +86,7 @@ def measure_base(out: Path, overrides: list[str]) -> dict:
     task, mspec, toy = load_specs([f"config={cfg['toy']}"])
     model = ensure_model(Path(toy["cache_dir"]), task, mspec, model_dir=toy["model_dir"],
                          shipped=RESOURCES / toy["shipped"])
-    got = measure_regime(model, task, mspec.n_values, pre)
+    got = measure_regime(model, task, mspec.n_values, pre, batch_size=128)  # a tiny model: per-step overhead dominates
     result = {"thresholds_commit": commit, "launched_at": launched, "made_by": "python -m recipe_bcr.commands.toy "
               f"--preconditions --out {out}" + "".join(f" {o}" for o in overrides), "toy": cfg["toy"],
               "model": toy["shipped"], "key": built_with(model), "sampling": pre["sampling"],
