@@ -76,3 +76,23 @@ def test_rows_judge_every_registered_precondition_and_the_table_says_which_misse
     assert met["acc_n1"] is False and met["recheck_gain_long"] is True and met["concise_share_n1"] is False
     text = regime_table(rows)
     assert "| base N=1 accuracy (`acc_n1`) | 0.400 | in [0.65, 0.85] | **no** |" in text
+
+
+def test_measure_regime_runs_end_to_end_on_the_committed_demo_model(tmp_path):
+    """The sampling path of `python -m recipe_bcr.commands.toy --preconditions` at tiny sizes, on the demo's toy base
+    (2-operation chains) with the competing task: every registered value comes back, from the registered sampling, and
+    the paired continuations resume the base's own steps (long chains set to 2 operations so the base can write them)."""
+    from recipe_bcr.toy.model import RESOURCES, load_specs
+    from recipe_bcr.toy.preconditions import measure_regime
+
+    cfg = load_preregistration(["preconditions.problems=6", "preconditions.groups_n3=3", "preconditions.groups_n5=1",
+                                "preconditions.interventions=4", "preconditions.long_chain_ops=2",
+                                "preconditions.max_tokens_per_problem=40"])
+    spec = load_specs(["config=toy_compete", "task.max_ops=2", "task.min_ops=2"])[0]
+    got = measure_regime(RESOURCES / "toy_model", spec, [1, 2, 3], cfg["preconditions"], batch_size=16)
+    v, d = got["values"], got["details"]
+    assert set(v) == set(REGIME_CHECKS) and v["warm_start_covers_n"] == 3
+    assert (d["problems_n1"], d["groups_n3"], d["groups_n5"]) == (6, 3, 1)
+    assert 0 < d["paired_problems"] <= 4  # the base writes both steps of a 2-operation chain most of the time
+    assert 0.0 <= v["acc_n1"] <= 1.0 and d["budget_n3"] == round(3 * d["l_avg_n1"] * d["compression"])
+    assert [r["compression"] for r in d["budget_grid"]] == cfg["preconditions"]["compression_grid"]
