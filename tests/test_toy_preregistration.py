@@ -65,3 +65,24 @@ def test_thresholds_commit_names_the_commit_and_refuses_uncommitted_changes(tmp_
     cfg.write_text("a: 2\n")
     with pytest.raises(ValueError, match="uncommitted changes"):
         pre.thresholds_commit(repo)
+
+
+def test_the_registered_arms_are_bcr_its_three_controls_and_the_ablations_at_every_seed():
+    from recipe_bcr.commands.paper import plan_arms
+
+    cfg = pre.load_preregistration()
+    runs = plan_arms(cfg, 270)
+    by = {r.name: r for r in runs}
+    assert len(by) == len(runs)
+    for s in cfg["seeds"]:
+        def arm(name):
+            return by[f"{name}_s{s}"].n, by[f"{name}_s{s}"].budget, by[f"{name}_s{s}"].single
+
+        assert arm("bcr_n3") == (3, 270, False) and arm("truncation_n1") == (1, 90, True)
+        assert arm("n2") == (2, 180, False) and arm("baseline_n1") == (1, 256, True)
+    budgets = sorted({r.budget for r in runs if r.group == "budget"} | {270})
+    assert budgets == [189, 230, 270, 310, 351] and len(budgets) >= cfg["findings"]["F4"]["min_budgets"]
+    for group in ("budget", "reward"):  # ablations at every seed too
+        assert {r.seed for r in runs if r.group == group} == set(cfg["seeds"])
+    rewards = sorted(r.reward for r in runs if r.group == "reward")
+    assert rewards == sorted(cfg["ablations"]["reward"] * len(cfg["seeds"]))
