@@ -41,15 +41,15 @@ from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
 
 
 def load_config(overrides: list[str]) -> dict[str, Any]:
-    base = OmegaConf.load(Path(str(resources.files("hydra_configs") / "paper.yaml")))
+    base = OmegaConf.load(Path(str(resources.files("hydra_configs") / "paper_v1.yaml")))
     try:
         cfg = OmegaConf.merge(base, OmegaConf.from_dotlist(overrides))
     except Exception as e:  # omegaconf raises several types for a bad dotlist
-        raise ValueError(f"hydra_configs/paper.yaml with overrides {overrides}: {e}") from None
+        raise ValueError(f"hydra_configs/paper_v1.yaml with overrides {overrides}: {e}") from None
     raw = OmegaConf.to_container(cfg, resolve=True)
     unknown = sorted(set(raw) - set(base.keys()))
     if unknown:
-        raise ValueError(f"hydra_configs/paper.yaml has no key(s) {unknown}")
+        raise ValueError(f"hydra_configs/paper_v1.yaml has no key(s) {unknown}")
     return raw
 
 
@@ -58,7 +58,7 @@ class Run:
     """One GRPO run: its name (folder), what it is, and its main_ppo overrides."""
 
     name: str
-    group: str               # main | budget | reward
+    group: str               # main | budget | reward (second miniature: also control)
     n: int
     budget: int
     seed: int
@@ -82,6 +82,28 @@ def plan(cfg: dict[str, Any]) -> list[Run]:
                 runs.append(Run(f"bcr_n{n}_b{budget}_s{s}", "budget", n, budget, s))
         for preset in cfg["reward_ablation"]:
             runs.append(Run(f"bcr_n{n}_{preset}_s{s}", "reward", n, rule, s, reward=preset))
+    return runs
+
+
+def plan_arms(cfg: dict[str, Any], budget: int) -> list[Run]:
+    """The second miniature's runs (hydra_configs/paper.yaml, issue 35) for BCR's measured budget B: per seed, BCR at
+    N=3 and the controls that tell budget competition from truncation (N=1 under a hard cap of B/N, N=2 at 2B/3, the
+    never-binding N=1 baseline), then the budget and length-penalty ablations at every seed."""
+    n = int(cfg["bcr"]["n"])
+    rule = {"per_problem": lambda: round(budget / n), "two_thirds": lambda: round(2 * budget / 3)}
+    runs = []
+    for s in cfg["seeds"]:
+        runs.append(Run(f"bcr_n{n}_s{s}", "main", n, budget, s))
+        for name, c in cfg["controls"].items():
+            b = rule[c["budget"]]() if isinstance(c["budget"], str) else int(c["budget"])
+            runs.append(Run(f"{name}_s{s}", "control", int(c["n"]), b, s, single=c["prompt"] == "single"))
+    for s in cfg["seeds"]:
+        for scale in cfg["ablations"]["budget_scales"]:
+            if round(budget * float(scale)) != budget:
+                runs.append(Run(f"bcr_n{n}_b{round(budget * float(scale))}_s{s}", "budget", n,
+                                round(budget * float(scale)), s))
+        for preset in cfg["ablations"]["reward"]:
+            runs.append(Run(f"bcr_n{n}_{preset}_s{s}", "reward", n, budget, s, reward=preset))
     return runs
 
 

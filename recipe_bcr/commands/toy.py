@@ -1,7 +1,8 @@
 """`python -m recipe_bcr toy --out DIR [--rebuild [--ship]] [config=toy_verbose] [key=value ...]`: the tiny
-model and toy data. `python -m recipe_bcr.commands.toy --preconditions --out DIR [config=toy_verbose]`
-measures whether that model sits in the paper's regime (recipe_bcr/toy/preconditions.py) against the
-thresholds pre-registered in hydra_configs/paper.yaml, and writes DIR/preconditions.json."""
+model and toy data. `python -m recipe_bcr.commands.toy --preconditions --out DIR` measures the second
+miniature's base (hydra_configs/paper.yaml names it) against the preconditions pre-registered there and writes
+DIR/base_preconditions.json; `--preconditions-v1 --out DIR [config=toy_verbose]` measures a base against the
+first miniature's thresholds (hydra_configs/paper_v1.yaml) and writes DIR/preconditions.json."""
 
 from __future__ import annotations
 
@@ -45,12 +46,12 @@ def run_toy(out: str, overrides: list[str], rebuild: bool = False, to_ship: bool
 
 
 def paper_preconditions() -> dict:
-    """The `preconditions` block of hydra_configs/paper.yaml (sizes and pre-registered thresholds)."""
+    """The `preconditions` block of hydra_configs/paper_v1.yaml (the committed miniature's sizes and thresholds)."""
     from importlib import resources
 
     from omegaconf import OmegaConf
 
-    cfg = OmegaConf.load(Path(str(resources.files("hydra_configs") / "paper.yaml")))
+    cfg = OmegaConf.load(Path(str(resources.files("hydra_configs") / "paper_v1.yaml")))
     return OmegaConf.to_container(cfg["preconditions"], resolve=True)
 
 
@@ -71,16 +72,55 @@ def measure_preconditions(out: Path, overrides: list[str], pre: dict) -> dict:
     return result
 
 
+def measure_base(out: Path, overrides: list[str]) -> dict:
+    """The second miniature's base preconditions (hydra_configs/paper.yaml, issue 35) on the toy base it names,
+    written to OUT/base_preconditions.json with the commit that registered the thresholds and the launch time.
+    `overrides`: paper.yaml dotlist overrides (smoke sizes, e.g. preconditions.problems=8)."""
+    from recipe_bcr.toy.model import built_with
+    from recipe_bcr.toy.preconditions import (launched_at, load_preregistration, measure_regime, regime_rows,
+                                              thresholds_commit)
+
+    cfg = load_preregistration(overrides)
+    commit, launched = thresholds_commit(), launched_at()
+    pre = cfg["preconditions"]
+    task, mspec, toy = load_specs([f"config={cfg['toy']}"])
+    model = ensure_model(Path(toy["cache_dir"]), task, mspec, model_dir=toy["model_dir"],
+                         shipped=RESOURCES / toy["shipped"])
+    got = measure_regime(model, task, mspec.n_values, pre, batch_size=128)  # a tiny model: per-step overhead dominates
+    result = {"thresholds_commit": commit, "launched_at": launched, "made_by": "python -m recipe_bcr.commands.toy "
+              f"--preconditions --out {out}" + "".join(f" {o}" for o in overrides), "toy": cfg["toy"],
+              "model": toy["shipped"], "key": built_with(model), "sampling": pre["sampling"],
+              "rows": regime_rows(got["values"], pre["thresholds"]), "details": got["details"]}
+    result["all_met"] = all(r["met"] for r in result["rows"])
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = out / "base_preconditions.json.tmp"
+    tmp.write_text(json.dumps(result, indent=1) + "\n")
+    tmp.replace(out / "base_preconditions.json")
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
-    from recipe_bcr.toy.preconditions import table
+    from recipe_bcr.toy.preconditions import regime_table, table
 
     ap = argparse.ArgumentParser(prog="python -m recipe_bcr.commands.toy")
-    ap.add_argument("--preconditions", action="store_true", required=True,
-                    help="measure the toy base against hydra_configs/paper.yaml preconditions")
-    ap.add_argument("--out", default="toy_preconditions", help="folder for preconditions.json")
-    ap.add_argument("overrides", nargs="*", help="toy config overrides, e.g. config=toy_verbose")
+    which = ap.add_mutually_exclusive_group(required=True)
+    which.add_argument("--preconditions", action="store_true",
+                       help="measure the second miniature's base (hydra_configs/paper.yaml) "
+                       "-> OUT/base_preconditions.json")
+    which.add_argument("--preconditions-v1", action="store_true",
+                       help="measure a toy base against the first miniature's thresholds (paper_v1.yaml)")
+    ap.add_argument("--out", default="toy_preconditions", help="output folder")
+    ap.add_argument("overrides", nargs="*", help="paper.yaml overrides (--preconditions) or toy config overrides "
+                    "(--preconditions-v1, e.g. config=toy_verbose)")
     args = ap.parse_args(argv)
     try:
+        if args.preconditions:
+            result = measure_base(Path(args.out), args.overrides)
+            print(regime_table(result["rows"]))
+            d = result["details"]
+            print(f"budget B = {d['budget_n3']} (lambda {d['compression']}, L_avg {d['l_avg_n1']:.1f}); "
+                  f"thresholds_commit {result['thresholds_commit']}; all met: {result['all_met']}")
+            return 0
         result = measure_preconditions(Path(args.out), args.overrides, paper_preconditions())
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)

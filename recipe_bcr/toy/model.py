@@ -45,6 +45,9 @@ class ModelSpec:
     groups_per_n: int    # supervised groups per group size (and for the single-problem prompt)
     seed: int
     threads: int         # torch threads for the warm start (1: no oversubscription on a busy machine)
+    length_buckets: int = 0  # >0: batches of similar length (blocks of this many batches sorted by length), so a
+                             # mixture of N = 1..5 pads less (hydra_configs/toy_compete.yaml); 0: the order of the
+                             # first models, whose recorded losses a rebuild reproduces
 
 
 def load_specs(overrides: list[str] | None = None) -> tuple[ToySpec, ModelSpec, dict]:
@@ -75,7 +78,9 @@ def cache_key(spec: ToySpec, mspec: ModelSpec) -> str:
     recheck_rate, skip_start) enter it only when they differ from their defaults, so that model keeps its key."""
     defaults = {f.name: f.default for f in fields(ToySpec) if f.default is not MISSING}
     task = {k: v for k, v in asdict(spec).items() if k not in defaults or v != defaults[k]}
-    blob = json.dumps({"task": task, "model": asdict(mspec), "format": 2}, sort_keys=True)
+    mdefaults = {f.name: f.default for f in fields(ModelSpec) if f.default is not MISSING}
+    model = {k: v for k, v in asdict(mspec).items() if k not in mdefaults or v != mdefaults[k]}
+    blob = json.dumps({"task": task, "model": model, "format": 2}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
@@ -148,6 +153,8 @@ def warm_start(spec: ToySpec, mspec: ModelSpec, progress: bool = True, steps: in
         prompt = _render(tokenizer, messages)
         answer = tokenizer(completion, add_special_tokens=False)["input_ids"] + [eos]
         examples.append((prompt, answer))
+    if mspec.length_buckets:
+        examples = _bucketed(examples, mspec.sft_batch, mspec.length_buckets, random.Random(f"{mspec.seed}:buckets"))
     opt = torch.optim.AdamW(model.parameters(), lr=mspec.sft_lr, weight_decay=0.0)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1.0 - s / mspec.sft_steps)
     model.train()
@@ -174,6 +181,18 @@ def warm_start(spec: ToySpec, mspec: ModelSpec, progress: bool = True, steps: in
     model.eval()
     model.generation_config = GenerationConfig(eos_token_id=eos, pad_token_id=pad, do_sample=True)
     return model, tokenizer, losses
+
+
+def _bucketed(examples: list, batch: int, block: int, rng: random.Random) -> list:
+    """The examples reordered so that each run of `batch` holds similar lengths: blocks of `block` batches are
+    sorted by length and cut into batches, and the batches shuffled (every example kept, once)."""
+    size = batch * block
+    batches = []
+    for start in range(0, len(examples), size):
+        chunk = sorted(examples[start:start + size], key=lambda e: len(e[0]) + len(e[1]))
+        batches += [chunk[k:k + batch] for k in range(0, len(chunk), batch)]
+    rng.shuffle(batches)
+    return [e for b in batches for e in b]
 
 
 def build_model(out: Path, spec: ToySpec, mspec: ModelSpec, progress: bool = True) -> Path:

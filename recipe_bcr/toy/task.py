@@ -49,6 +49,14 @@ class ToySpec:
     recheck_rate: float = 0.0  # verbose: share of written-out problems whose steps are re-checked
     skip_start: int = 0     # >0: only problems starting at this value are skipped (at skip_rate), so a skip is
                             # likely where it happens and survives top-p sampling (README "The toy task")
+    # The competing regime (hydra_configs/toy_compete.yaml, issue 35); the defaults keep the earlier regimes' data
+    # (and their models' cache keys) exactly as they were:
+    functional_recheck: bool = False  # steps slip per step (step_error_rate each); a re-check RECOMPUTES the chain
+                            # and the answer follows it, so dropping it costs accuracy on long chains; filler sits
+                            # between steps and re-check and stays inert
+    recheck_slip_rate: float = 0.0  # per-step slip rate of that re-check (below step_error_rate: it repairs)
+    narration_rate: float = 1.0  # share of sections with narration ...
+    restate_rate: float = 1.0    # ... and with a restatement: concise modes rare but present
 
 
 def make_problem(rng: random.Random, spec: ToySpec, index: int) -> Problem:
@@ -101,7 +109,10 @@ def restated(section: str) -> str | None:
 
 def target_section(problem: Problem, rng: random.Random, spec: ToySpec) -> tuple[str, str]:
     """One supervised problem's reasoning and answer: steps or a guess, then filler (verbose: with
-    narration, a restatement of the question, a re-check and a closing line, none of which change the answer)."""
+    narration, a restatement of the question, a re-check and a closing line, none of which change the answer;
+    functional_recheck: see compete_section)."""
+    if spec.functional_recheck:
+        return compete_section(problem, rng, spec)
     filler = [rng.choice(FILLERS) for _ in range(rng.randint(0, spec.max_filler))]
     gold = int(problem.answers[0])
     restate = RESTATE.format(problem.question.removeprefix("What is ").removesuffix("?"))
@@ -116,6 +127,64 @@ def target_section(problem: Problem, rng: random.Random, spec: ToySpec) -> tuple
         return " ".join([steps, *filler]), str(answer)
     check = [RECHECK, *_words(steps)] if rng.random() < spec.recheck_rate else []
     return " ".join([NARRATION, restate, steps, *check, *filler, f"So the final answer is {answer}."]), str(answer)
+
+
+CHECK = "Check:"
+CLOSING = "So the final answer is {}."
+
+
+def _slipped(value: int, rng: random.Random, spec: ToySpec) -> int:
+    """A one-off slip of a step's result, kept inside 0..max_value where it can be."""
+    options = [v for v in (value - 1, value + 1) if 0 <= v <= spec.max_value] or [value + 1]
+    return rng.choice(options)
+
+
+def written_steps(problem: Problem, rng: random.Random, spec: ToySpec, slip_rate: float,
+                  check: bool = False) -> tuple[str, int]:
+    """The chain worked out step by step, each step's result slipping by one with `slip_rate`; the running value
+    carries a slip on. Steps read "4 + 3 = 7."; a re-check's read "4 + 3 is 7." (never counted as a step)."""
+    value, ops = chain(problem)
+    parts = []
+    for op, d in ops:
+        new = value + d if op == "+" else value - d
+        if rng.random() < slip_rate:
+            new = _slipped(new, rng, spec)
+        parts.append(f"{value} {op} {d} {'is' if check else '='} {new}.")
+        value = new
+    return " ".join(parts), value
+
+
+def compete_section(problem: Problem, rng: random.Random, spec: ToySpec) -> tuple[str, str]:
+    """A section of the competing regime (issue 35): [narration] [restatement] then either steps, [filler],
+    [re-check] and a closing line, or (skip_rate, on any problem) filler and a guess. Each step slips with
+    step_error_rate, so long chains go wrong more often; the re-check recomputes the chain with the lower
+    recheck_slip_rate and the answer follows it (a repair), while filler changes nothing."""
+    narrate = rng.random() < spec.narration_rate
+    restate = rng.random() < spec.restate_rate
+    filler = [rng.choice(FILLERS) for _ in range(rng.randint(0, spec.max_filler))]
+    gold = int(problem.answers[0])
+    lead = [RESTATE.format(problem.question.removeprefix("What is ").removesuffix("?"))] if restate else []
+    if rng.random() < spec.skip_rate and spec.skip_start in (0, chain(problem)[0]):
+        answer = gold if rng.random() < spec.guess_accuracy else max(0, gold + rng.choice((-3, -2, -1, 1, 2, 3)))
+        return " ".join([*([SKIP_NARRATION] if narrate else []), *lead, *filler, CLOSING.format(answer)]), str(answer)
+    steps, answer = written_steps(problem, rng, spec, spec.step_error_rate)
+    check = []
+    if rng.random() < spec.recheck_rate:
+        rechecked, answer = written_steps(problem, rng, spec, spec.recheck_slip_rate, check=True)
+        check = [CHECK, rechecked]
+    return " ".join([*([NARRATION] if narrate else []), *lead, steps, *filler, *check,
+                     CLOSING.format(answer)]), str(answer)
+
+
+_CHECKED = re.compile(r"\d++ [+-] \d++ is -?\d++\.")
+
+
+def categories(section: str) -> dict[str, bool]:
+    """Which optional parts a section of the competing regime holds (the report's per-category token counts)."""
+    return {"narration": NARRATION in section or SKIP_NARRATION in section,
+            "restatement": restated(section) is not None,
+            "steps": bool(_STEP.search(section)), "filler": any(f in section for f in FILLERS),
+            "recheck": CHECK in section or bool(_CHECKED.search(section))}
 
 
 def target_completion(problems: Sequence[Problem], rng: random.Random, spec: ToySpec) -> str:

@@ -1,0 +1,100 @@
+"""The competing toy regime (hydra_configs/toy_compete.yaml, issue 35): problems of varied length, steps that slip
+more on long chains, a re-check that repairs beside filler that changes nothing, a skip route on every problem,
+optional narration and restatement, and supervised groups of N = 1..5 in the format the reward credits."""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections import defaultdict
+
+import pytest
+
+from recipe_bcr.grading.reward import score_completion
+from recipe_bcr.grading.verify import default_verifier
+from recipe_bcr.toy.model import load_specs
+from recipe_bcr.toy.profile import sections
+from recipe_bcr.toy.task import (CHECK, categories, chain, make_groups, make_problem, read_section, target_completion,
+                                 target_section, written_steps)
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return load_specs(["config=toy_compete"])[0]
+
+
+@pytest.fixture(scope="module")
+def supervised(spec):
+    """6,000 supervised sections: (problem, section text, answer, categories)."""
+    rng = random.Random(35)
+    out = []
+    for k in range(6000):
+        p = make_problem(rng, spec, k)
+        text, answer = target_section(p, rng, spec)
+        out.append((p, text, answer, categories(text)))
+    return out
+
+
+def test_problem_length_varies(spec, supervised):
+    ops = [len(chain(p)[1]) for p, *_ in supervised]
+    assert set(ops) == set(range(spec.min_ops, spec.max_ops + 1))
+    lengths = [len(t) for _, t, _, c in supervised]
+    assert statistics.pstdev(lengths) / statistics.fmean(lengths) >= 0.3
+
+
+def test_recheck_repairs_long_chains_and_filler_changes_nothing(spec, supervised):
+    acc = defaultdict(list)
+    for p, _, answer, c in supervised:
+        if not c["steps"]:
+            continue
+        ok = answer == p.answers[0]
+        if len(chain(p)[1]) >= 5:
+            acc["check" if c["recheck"] else "plain"].append(ok)
+        if not c["recheck"]:
+            acc["filler" if c["filler"] else "no_filler"].append(ok)
+    rate = {k: statistics.fmean(v) for k, v in acc.items()}
+    assert rate["check"] - rate["plain"] >= 0.15, rate
+    assert abs(rate["filler"] - rate["no_filler"]) <= 0.05, rate
+
+
+def test_a_recheck_recomputes_from_the_question_so_it_repairs_a_slip(spec):
+    p = next(q for q in (make_problem(random.Random(k), spec, 0) for k in range(100)) if len(chain(q)[1]) >= 4)
+    slipped, wrong = written_steps(p, random.Random(0), spec, slip_rate=1.0)
+    checked, right = written_steps(p, random.Random(0), spec, slip_rate=0.0, check=True)
+    assert wrong != int(p.answers[0]) and right == int(p.answers[0])
+    assert read_section(slipped)[0] == len(chain(p)[1]) and read_section(checked)[0] == 0  # "is": not a step
+
+
+def test_skipping_is_reachable_on_every_kind_of_problem(spec, supervised):
+    by_ops = defaultdict(list)
+    for p, _, _, c in supervised:
+        by_ops[len(chain(p)[1])].append(not c["steps"])
+    share = {k: statistics.fmean(v) for k, v in by_ops.items()}
+    assert all(0.03 <= v <= 0.15 for v in share.values()), share
+
+
+def test_concise_modes_are_present_but_rare(supervised):
+    concise = statistics.fmean(c["steps"] and not c["narration"] and not c["restatement"] for *_, c in supervised)
+    narrated = statistics.fmean(c["narration"] for *_, c in supervised)
+    assert 0.005 <= concise <= 0.05 and 0.75 <= narrated <= 0.95
+
+
+def test_sections_keep_their_order(supervised):
+    """narration, restatement, steps, filler, re-check, closing: the re-check comes after the filler."""
+    for _, text, _, c in supervised[:500]:
+        if c["recheck"] and c["filler"]:
+            assert text.index(CHECK) > max(text.find(f) for f in ("Wait", "Hmm", "Let me read") if f in text)
+        assert text.rstrip().endswith(".") and "So the final answer is" in text
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_the_warm_start_covers_n_1_to_5_in_the_credited_format(n):
+    spec, mspec, _ = load_specs(["config=toy_compete"])
+    assert n in mspec.n_values
+    rng = random.Random(n)
+    verifier = default_verifier()
+    for row in make_groups(n, 30, 0, spec, "test"):
+        text = target_completion(row.problems, rng, spec)
+        assert len([s for s in sections(text, n) if s]) == n
+        parts = score_completion(text, [p.answers[0] for p in row.problems], verifier)
+        assert parts.breakdown["fmt"] == 1.0

@@ -1,0 +1,119 @@
+"""The second miniature's dynamics gates and finding rules (recipe_bcr/commands/paper_report.py) on synthetic metrics,
+and the gates of the committed first miniature (benchmarks/paper/runs), which its report's notice quotes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from recipe_bcr.commands.paper_report import (VERDICTS, bootstrap_diff, collapsed, f1_accuracy, f5_testable, gates,
+                                             gates_table, kendall_tau, monotone, run_gates, verdict)
+from recipe_bcr.toy.preconditions import load_preregistration
+
+G = load_preregistration()["gates"]
+F = load_preregistration()["findings"]
+COMMITTED = Path(__file__).resolve().parents[1] / "benchmarks" / "paper"
+
+
+def _run(steps=100, trunc=lambda s: max(0.1, 1 - s / 40), fmt=lambda s: min(1.0, s / 30),
+         pos3=lambda s: min(0.8, s / 50), reward=lambda s: 0.5 + s / 100):
+    return [{"step": s, "bcr/truncation_rate": trunc(s), "bcr/fmt": fmt(s), "bcr/acc_pos1": 0.9,
+             "bcr/acc_pos3": pos3(s), "critic/score/mean": reward(s) + (0.05 if s % 2 else -0.05)}
+            for s in range(1, steps + 1)]
+
+
+def test_an_engaged_run_meets_every_gate():
+    g = gates(_run(), 3, G)
+    assert g["all_met"], g
+    assert g["format"]["step_reached"] == 29 and g["truncation"]["last"] == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("change, missed", [
+    (dict(trunc=lambda s: 1.0, fmt=lambda s: 0.0, pos3=lambda s: 0.0), {"truncation", "format", "last_position"}),
+    (dict(trunc=lambda s: 0.6 - s / 1000), {"truncation"}),          # ends at 0.5: above 0.30
+    (dict(trunc=lambda s: 0.35 - s / 1000), {"truncation"}),         # low, but never fell by 0.40
+    (dict(fmt=lambda s: min(1.0, s / 60)), {"format"}),              # 0.90 first reached after step 50
+    (dict(pos3=lambda s: 0.4), {"last_position"}),                   # 0.40 < half of 0.90
+    (dict(reward=lambda s: 1.0), {"reward_trend"}),                  # flat (alternating noise only)
+])
+def test_each_gate_misses_on_its_own_failure(change, missed):
+    g = gates(_run(**change), 3, G)
+    assert {k for k, v in g.items() if k != "all_met" and not v["met"]} == missed and not g["all_met"]
+
+
+def test_a_run_too_short_for_two_windows_misses_the_truncation_gate():
+    assert not gates(_run(steps=15), 3, G)["truncation"]["met"]
+
+
+def test_kendall_tau_by_hand():
+    assert kendall_tau([1, 2, 3, 4], [1, 3, 2, 4]) == pytest.approx(4 / 6)
+    assert kendall_tau([1, 2, 3], [3, 2, 1]) == -1.0
+    assert kendall_tau([1, 2], [5, 5]) != kendall_tau([1, 2], [5, 5])  # no order at all: NaN
+
+
+def test_the_committed_first_miniature_never_engaged():
+    """The notice at the top of benchmarks/paper/report.md: format 0 and truncation ~1.00 in every BCR seed."""
+    results = run_gates(COMMITTED)
+    assert [r["run"] for r in results] == ["bcr_n3_s0", "bcr_n3_s1", "bcr_n3_s2"]
+    for r in results:
+        g = r["gates"]
+        assert g["format"]["max_5_step_mean"] == 0.0 and g["format"]["step_reached"] is None
+        assert g["truncation"]["first"] >= 0.99 and g["truncation"]["last"] >= 0.99
+        assert g["last_position"]["acc_pos3"] == 0.0 and not g["all_met"]
+    assert "| bcr_n3_s0 | 40 | 1.000 -> 0.997 | 0.000 (never) |" in gates_table(results)
+    # 8 prompts x 4 rollouts a step: 3 of 3,840 rollouts ended before the budget
+    rows = [json.loads(line) for r in results for line in (COMMITTED / "runs" / r["run"] / "metrics.jsonl").open()]
+    assert sum(round(32 * (1 - row["bcr/truncation_rate"])) for row in rows) == 3 and 32 * len(rows) == 3840
+    notice = (COMMITTED / "report.md").read_text().split("\n\n", 1)[0]
+    assert "1.000 -> 0.997, 0.997 -> 1.000 and 1.000 -> 1.000" in notice and "3 of\n> 3,840" in notice
+
+
+def test_bootstrap_ci_covers_no_difference_and_excludes_a_real_one():
+    same = {i: [float(i % 4 != 0)] * 3 for i in range(400)}
+    d, lo, hi = bootstrap_diff(same, same, 500, 0.9, 0)
+    assert d == 0 and lo <= 0 <= hi
+    worse = {i: [float(i % 2 != 0)] * 3 for i in range(400)}  # 50% against 75%
+    d, lo, hi = bootstrap_diff(worse, same, 500, 0.9, 0)
+    assert d == pytest.approx(-0.25) and hi < -0.15
+    with pytest.raises(ValueError, match="share no"):
+        bootstrap_diff({1: [1.0]}, {2: [1.0]}, 10, 0.9, 0)
+
+
+def test_f1_is_not_testable_at_the_ceiling_and_judged_by_the_lower_bound():
+    boot = {**F["bootstrap"], "resamples": 300}  # the rule, at a test-sized resample count
+    top = {i: [1.0, 1.0, 1.0] for i in range(500)}
+    assert f1_accuracy(top, top, F["F1"], boot)["testable"] is False
+    base = {i: [float(i % 4 != 0)] * 3 for i in range(500)}      # 75%
+    close = {i: [float(i % 4 != 0 or i % 40 == 0)] * 3 for i in range(500)}  # 77.5%
+    far = {i: [float(i % 2 != 0)] * 3 for i in range(500)}       # 50%
+    assert f1_accuracy(close, base, F["F1"], boot)["ok"] is True
+    assert f1_accuracy(far, base, F["F1"], boot)["ok"] is False
+
+
+def test_verdict_words_and_their_precedence():
+    assert verdict(True, interpretable=False) == "not interpretable"
+    assert verdict(True, True, testable=False) == "not testable" == verdict(None, True)
+    assert verdict(True, True) == "reproduced" and verdict(False, True) == "not reproduced"
+    assert {verdict(o, i, t) for o in (True, False) for i in (True, False) for t in (True, False)} == set(VERDICTS)
+
+
+def test_monotone_within_slack():
+    assert monotone([60, 58, 58.5, 50], 1.0, increasing=False)
+    assert not monotone([60, 58, 60, 50], 1.0, increasing=False)
+    assert monotone([40, 45, 44.5, 60, 70], 1.0, increasing=True)
+
+
+def test_the_length_penalty_ablation_is_testable_only_when_lengths_vary_within_groups():
+    cut = [[129.0] * 8 for _ in range(80)]  # the first miniature: every rollout cut at B
+    assert f5_testable(cut, 129, F["F5"]) == {"share_varying_groups": 0.0, "testable": False}
+    varied = [[60.0, 129.0, 100.0, 129.0] for _ in range(80)]
+    assert f5_testable(varied, 129, F["F5"])["testable"]
+
+
+def test_collapse_is_defined_in_advance():
+    falling = [{"step": s, "bcr/acc": 0.8 if s <= 10 else 0.3, "response_length/mean": 120.0} for s in range(1, 41)]
+    steady = [{"step": s, "bcr/acc": 0.8, "response_length/mean": 50.0} for s in range(1, 41)]
+    assert collapsed(falling, 120.0, F["F5"], 10)           # 0.3 <= 0.5 x 0.8
+    assert not collapsed(steady, 120.0, F["F5"], 10)        # short, but accuracy held
