@@ -110,7 +110,7 @@ def main() -> None:
     for method, label, source, env in cases:
         out = work / f"out_{method}_{'hub' if env else 'local'}"
         cmd = [
-            sys.executable, "data_prep/build_groups.py", f"source={source}", f"output_dir={out}",
+            sys.executable, "data_prep/build_groups.py", f"source={source}", f"out={out}",
             "n=[3,4,5]", f"difficulty.method={method}", "progress=false",
         ]
         wall, peak_gib, code = run(cmd, env)

@@ -68,7 +68,7 @@ def replay(saved: Path, run_dir: Path, k: int) -> tuple[float, float, int]:
     cmd = [
         sys.executable, "-m", "recipe_bcr.eval", "bcr_model@model=tiny_qwen3", "engine=replay",
         f"engine_options.samples={saved}", "only=[MATH-500]", "n=[3]", f"sampling.k={k}",
-        f"run_dir={run_dir}", "progress=false", "chunk_size=16",
+        f"out={run_dir}", "progress=false",
     ]
     env = {**os.environ, "BCR_SHARED": str(SHARED)}
     t0 = time.perf_counter()

@@ -67,9 +67,9 @@ def _parser() -> argparse.ArgumentParser:
                       "evaluation at N=1..5, report.md",
         usage="python -m recipe_bcr paper [out=DIR] [key=value ...] [--ship RUN]",
         epilog="out=DIR: output folder (default: paper_out); a rerun resumes.\n"
-               "keys (hydra_configs/paper.yaml, its defaults and comments):\n" + yaml_keys_help("paper"),
+               "keys (hydra_configs/paper_v1.yaml, the first miniature; the second is pre-registered in paper.yaml):\n" + yaml_keys_help("paper_v1"),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    paper.add_argument("args", nargs="*", metavar="key=value", help="out=DIR and paper.yaml overrides, e.g. "
+    paper.add_argument("args", nargs="*", metavar="key=value", help="out=DIR and paper_v1.yaml overrides, e.g. "
                                                                      "train_steps=4 seeds=[0]")
     paper.add_argument("--ship", metavar="RUN", default=None,
                        help="then commit that run's model (e.g. bcr_n3_s0) as the demo's trained model, "
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         from recipe_bcr.commands import toy
 
         if args.preconditions:
-            return toy.main(["--preconditions", "--out", out or "toy_preconditions", *rest])
+            return toy.main(["--preconditions", f"out={out or 'toy_preconditions'}", *rest])
         return toy.run_toy(out or "data/bcr_toy", rest, args.rebuild, args.ship)
     if args.command == "paper":
         from recipe_bcr.commands.paper import run_paper

@@ -23,7 +23,7 @@ RUN_FIELDS = ("group", "n", "budget", "seed", "reward", "single")
 
 def test_committed_bcr_model_was_trained_by_todays_paper_settings():
     """Change a setting that shapes the run (paper.yaml's training keys, the toy base) and this fails
-    until the model is retrained and shipped: python -m recipe_bcr paper --out DIR --ship bcr_n3_s0"""
+    until the model is retrained and shipped: python -m recipe_bcr paper out=DIR --ship bcr_n3_s0"""
     made, today = provenance(), load_config([])
     assert {k: made["paper_config"][k] for k in TRAINING_KEYS} == {k: today[k] for k in TRAINING_KEYS}
     task, mspec, toy = load_specs([f"config={today['toy']}"])
@@ -59,7 +59,7 @@ def _finished_paper_run(root: Path, made: dict) -> None:
 
 def test_ship_writes_the_weights_with_their_provenance(tmp_path):
     made = provenance()
-    root = tmp_path / made["made_by"].split("--out ")[1].split()[0]
+    root = tmp_path / made["made_by"].split("out=")[1].split()[0]
     _finished_paper_run(root, made)
     dest = ship_run(root, made["run"]["name"], dest=tmp_path / "shipped")
     assert provenance(dest) == made  # the committed provenance is exactly what the ship writes

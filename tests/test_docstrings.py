@@ -12,9 +12,7 @@ PUBLIC = [
     ("recipe_bcr.data.pipeline", "build_groups"),
     ("recipe_bcr.engines.factory", "make_engine"),
     ("recipe_bcr.data.cli", "check_config"),
-    # its docstring is written with issue 36's grading changes: remove this mark when that example lands
-    pytest.param("recipe_bcr.grading.verify", "Verifier",
-                 marks=pytest.mark.xfail(strict=True, reason="the Verifier's example comes with issue 36")),
+    ("recipe_bcr.grading.verify", "Verifier"),
 ]
 
 

@@ -162,7 +162,7 @@ def test_paper_command_runs_every_stage_at_tiny_sizes(tmp_path):
     test above; the presets run through verl's reward loop in test_verl_integration.py; the ablation
     tables and figures from planted runs in the report tests), so none is trained here."""
     out = tmp_path / "p"
-    cmd = [sys.executable, "-m", "recipe_bcr", "paper", "--out", str(out), "train_steps=1", "seeds=[0]",
+    cmd = [sys.executable, "-m", "recipe_bcr", "paper", f"out={out}", "train_steps=1", "seeds=[0]",
            "ablation_seeds=[]", "eval.problems=4", "eval.samples=1", "eval.n=[1,2]",
            "preconditions.problems=4", "preconditions.groups=1"]
     proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=2400)

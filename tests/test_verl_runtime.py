@@ -90,7 +90,7 @@ def test_toy_cli_names_a_bad_override(tmp_path):
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-m", "recipe_bcr", "toy", "--out", str(tmp_path), "model.hiden_size=8"],
+    proc = subprocess.run([sys.executable, "-m", "recipe_bcr", "toy", f"out={tmp_path}", "model.hiden_size=8"],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "hiden_size" in proc.stderr and "Traceback" not in proc.stderr
     assert not list(tmp_path.iterdir())  # nothing written

@@ -146,7 +146,7 @@ def test_eval_runs_on_vllm(eval_args, shared):
     test_eval_e2e.py through the command, test_eval_streaming.py request by request)."""
     root, args = eval_args
     run_dir = root / "run"
-    first = _run([*args, f"run_dir={run_dir}", "limit=6"], shared, root)
+    first = _run([*args, f"out={run_dir}", "limit=6"], shared, root)
     assert first.returncode == 0, first.stderr[-3000:]
     assert "vLLM on CPU: dtype=float32 enforce_eager=True" in first.stdout + first.stderr  # eager unless configured
     done = _records(run_dir)
@@ -159,7 +159,7 @@ def test_eval_runs_on_vllm(eval_args, shared):
 def test_eval_on_two_ray_replicas_gives_one_run(eval_args, shared):
     root, args = eval_args
     run_dir = root / "ray"
-    proc = _run([*args, f"run_dir={run_dir}", "limit=6", "engine_options.replicas=2", "engine_options.cpus_per_replica=1",
+    proc = _run([*args, f"out={run_dir}", "limit=6", "engine_options.replicas=2", "engine_options.cpus_per_replica=1",
                  "engine_options.gpus_per_replica=0"], shared, root)
     assert proc.returncode == 0, proc.stderr[-3000:]
     records = _records(run_dir)
@@ -171,9 +171,9 @@ def test_estimate_difficulty_with_vllm(toy, tmp_path, shared):
     """The probe path (make_engine, with_context, probe_lengths) on the real vLLM; calibrate_budget
     takes the same path (test_probe_cli.py runs it with the transformers engine)."""
     _, model = toy
-    out = tmp_path / "roll.parquet"
+    out = tmp_path / "roll" / "rollout_lengths.parquet"
     est = _run([str(REPO / "data_prep/estimate_difficulty.py"), "source=sample", "limit=6", "sampling.k=4",
-                f"output={out}", "bcr_model@model=tiny_qwen3", f"model.path={model}", "engine=vllm",
+                f"out={out.parent}", "bcr_model@model=tiny_qwen3", f"model.path={model}", "engine=vllm",
                 "engine_options.dtype=float32", "sampling.max_tokens=24", "sampling.temperature=1.0", "progress=false"],
                shared, tmp_path)
     assert est.returncode == 0, est.stderr[-3000:]

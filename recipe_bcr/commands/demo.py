@@ -1,4 +1,4 @@
-"""`python -m recipe_bcr demo --out DIR`: the whole recipe in miniature, on CPU, offline.
+"""`python -m recipe_bcr demo out=DIR`: the whole recipe in miniature, on CPU, offline.
 
 Each stage runs the product's own command, as a user would:
 1. `build_groups` on the bundled DeepMath-shaped sample (the data pipeline, N=3);
@@ -99,7 +99,7 @@ def paper_trained(path: Path, base_key: str) -> dict[str, Any]:
     made = provenance(path)
     if made.get("base_key") != base_key or "run" not in made or "paper_config" not in made:
         raise ValueError(f"{path / 'provenance.json'}: not a model trained from this base (settings key {base_key}); "
-                         "ship one from today's base: `python -m recipe_bcr paper --out DIR --ship bcr_n3_s0`")
+                         "ship one from today's base: `python -m recipe_bcr paper out=DIR --ship bcr_n3_s0`")
     return made
 
 

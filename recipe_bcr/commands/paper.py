@@ -1,4 +1,4 @@
-"""`python -m recipe_bcr paper --out DIR [key=value ...]`: the paper's comparisons in miniature.
+"""`python -m recipe_bcr paper out=DIR [key=value ...]`: the paper's comparisons in miniature.
 
 On the toy task (recipe_bcr/toy) and the CPU runtime, each stage through the product's own
 commands, as a user would run them:
@@ -169,7 +169,7 @@ def ship_run(root: Path, name: str, dest: Path = PAPER_TRAINED) -> Path:
                          f"(runs there: {', '.join(done) or 'none'})")
     pre = json.loads((root / "preconditions.json").read_text())
     record = {
-        "made_by": f"python -m recipe_bcr paper --out {root.name} --ship {name}",
+        "made_by": f"python -m recipe_bcr paper out={root.name} --ship {name}",
         "run": json.loads((root / "runs" / name / "run.json").read_text()),
         "paper_config": json.loads((root / "paper_config.json").read_text()),
         "tokens_per_problem": round(pre["details"]["compression"] * pre["details"]["l_avg_n1"], 2),
@@ -199,7 +199,7 @@ def run_paper(out: str, overrides: list[str], ship_name: str | None = None) -> i
         changed = sorted(k for k in set(old) | set(cfg) if old.get(k) != cfg.get(k))
         if changed:
             print(f"error: {root} holds a paper run made with other settings ({', '.join(changed)} differ; "
-                  f"see {made_with}); resuming would mix its runs into this one. Use another --out, or delete it.",
+                  f"see {made_with}); resuming would mix its runs into this one. Use another out=DIR, or delete it.",
                   file=sys.stderr)
             return 2
     root.mkdir(parents=True, exist_ok=True)

@@ -1,8 +1,9 @@
-"""`python -m recipe_bcr toy --out DIR [--rebuild [--ship]] [config=toy_verbose] [key=value ...]`: the tiny
-model and toy data. `python -m recipe_bcr.commands.toy --preconditions --out DIR` measures the second
-miniature's base (hydra_configs/paper.yaml names it) against the preconditions pre-registered there and writes
-DIR/base_preconditions.json; `--preconditions-v1 --out DIR [config=toy_verbose]` measures a base against the
-first miniature's thresholds (hydra_configs/paper_v1.yaml) and writes DIR/preconditions.json."""
+"""`python -m recipe_bcr toy out=DIR [--rebuild [--ship]] [config=toy_verbose] [key=value ...]`: the tiny
+model and toy data. `python -m recipe_bcr toy --preconditions out=DIR` measures the second miniature's base
+(hydra_configs/paper.yaml names it) against the preconditions pre-registered there and writes
+DIR/base_preconditions.json; `python -m recipe_bcr.commands.toy --preconditions-v1 out=DIR [config=toy_verbose]`
+measures a base against the first miniature's thresholds (hydra_configs/paper_v1.yaml) and writes
+DIR/preconditions.json."""
 
 from __future__ import annotations
 
@@ -88,7 +89,7 @@ def measure_base(out: Path, overrides: list[str]) -> dict:
                          shipped=RESOURCES / toy["shipped"])
     got = measure_regime(model, task, mspec.n_values, pre, batch_size=128)  # a tiny model: per-step overhead dominates
     result = {"thresholds_commit": commit, "launched_at": launched, "made_by": "python -m recipe_bcr.commands.toy "
-              f"--preconditions --out {out}" + "".join(f" {o}" for o in overrides), "toy": cfg["toy"],
+              f"--preconditions out={out}" + "".join(f" {o}" for o in overrides), "toy": cfg["toy"],
               "model": toy["shipped"], "key": built_with(model), "sampling": pre["sampling"],
               "rows": regime_rows(got["values"], pre["thresholds"]), "details": got["details"]}
     result["all_met"] = all(r["met"] for r in result["rows"])
@@ -109,10 +110,12 @@ def main(argv: list[str] | None = None) -> int:
                        "-> OUT/base_preconditions.json")
     which.add_argument("--preconditions-v1", action="store_true",
                        help="measure a toy base against the first miniature's thresholds (paper_v1.yaml)")
-    ap.add_argument("--out", default="toy_preconditions", help="output folder")
-    ap.add_argument("overrides", nargs="*", help="paper.yaml overrides (--preconditions) or toy config overrides "
-                    "(--preconditions-v1, e.g. config=toy_verbose)")
+    ap.add_argument("overrides", nargs="*", help="out=DIR (default: toy_preconditions), then paper.yaml overrides "
+                    "(--preconditions) or toy config overrides (--preconditions-v1, e.g. config=toy_verbose)")
     args = ap.parse_args(argv)
+    outs = [o for o in args.overrides if o.startswith("out=")]
+    args.out = outs[-1][4:] if outs else "toy_preconditions"
+    args.overrides = [o for o in args.overrides if not o.startswith("out=")]
     try:
         if args.preconditions:
             result = measure_base(Path(args.out), args.overrides)

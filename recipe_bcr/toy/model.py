@@ -88,7 +88,7 @@ MODEL_DIR = "toy-qwen3"  # the tiny_qwen3 preset's path under the cache dir
 RESOURCES = Path(__file__).resolve().parents[1] / "resources"
 SHIPPED = RESOURCES / "toy_model"  # the committed warm start of hydra_configs/toy.yaml
 # BCR trained from the verbose base by the paper command, committed for the demo (`python -m recipe_bcr
-# paper --out DIR --ship RUN`); provenance.json beside the weights says which run and settings made it.
+# paper out=DIR --ship RUN`); provenance.json beside the weights says which run and settings made it.
 PAPER_TRAINED = RESOURCES / "toy_model_verbose_bcr"
 PROVENANCE = "provenance.json"
 
@@ -256,9 +256,9 @@ def provenance(path: Path = PAPER_TRAINED) -> dict:
     meta = Path(path) / PROVENANCE
     if not meta.exists():
         raise FileNotFoundError(f"{meta}: no provenance beside the trained model; ship one with "
-                                "`python -m recipe_bcr paper --out DIR --ship RUN`")
+                                "`python -m recipe_bcr paper out=DIR --ship RUN`")
     try:
         return json.loads(meta.read_text())
     except json.JSONDecodeError as e:
         raise ValueError(f"{meta}: not valid JSON ({e}); ship the model again with "
-                         "`python -m recipe_bcr paper --out DIR --ship RUN`") from None
+                         "`python -m recipe_bcr paper out=DIR --ship RUN`") from None
