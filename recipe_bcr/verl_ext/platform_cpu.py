@@ -4,7 +4,7 @@ verl 0.9.1 ships CUDA, NPU and ROCm platforms only; without one for the CPU,
 `auto_set_device` turns `trainer.device=cpu` back into "cuda" and worker groups ask Ray
 for GPUs. Auto-detection probes the registered platforms in order, so on a machine
 with a GPU the CUDA platform still wins; this one is picked only where no accelerator
-answers (or with VERL_PLATFORM=cpu).
+answers and the NVIDIA driver lists no GPU (or with VERL_PLATFORM=cpu).
 
 Ray placement: verl's resource pools always reserve one "device" per worker bundle
 (`use_gpu=True` is hard-coded) and check the cluster's "GPU" count before starting, so each
@@ -22,6 +22,8 @@ from typing import Any, Optional
 
 import torch
 from verl.plugin.platform import PlatformBase, PlatformRegistry
+
+from recipe_bcr.verl_ext.gpus import nvidia_gpus
 
 def _noop(*_args: Any, **_kwargs: Any) -> None:
     return None
@@ -86,8 +88,11 @@ class PlatformCPU(PlatformBase):
         return True
 
     def is_platform_available(self, use_smi_check: bool = False) -> bool:
-        # Reached in auto-detection only after every accelerator platform said no.
-        return not torch.cuda.is_available()
+        # Reached in auto-detection only after every accelerator platform said no. Never while the
+        # NVIDIA driver lists GPUs: torch may not see them (a driver older than its CUDA build, a CPU
+        # build, CUDA_VISIBLE_DEVICES="" in a Ray actor without GPUs), and the run must then fail
+        # on CUDA with that cause, not go on as a CPU run (recipe_bcr/verl_ext/gpus.py).
+        return not torch.cuda.is_available() and not nvidia_gpus()
 
     def current_device(self) -> Any:
         return "cpu"
