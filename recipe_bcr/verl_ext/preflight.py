@@ -1,12 +1,16 @@
 """Checks of a composed `+recipe=bcr` config that run before Ray or any worker starts
-(recipe_bcr.verl_ext.hydra_callbacks.Preflight): model paths, attention settings and their
-packages, and whether Ray will see the GPUs the run asks for. Without them, a missing model
-surfaces as a transformers "Repo id must be in the form ..." error inside a worker, and a run that
-asks for more GPUs than there are waits on Ray's scheduler with no message."""
+(recipe_bcr.verl_ext.hydra_callbacks.Preflight): model paths, data files, attention settings and
+their packages, whether torch can use the GPUs, whether Ray will see the GPUs (and nodes) the run
+asks for, and whether the batch splits over them. Without them, a missing model surfaces as a
+transformers "Repo id must be in the form ..." error inside a worker, a missing data file or an
+uneven batch after the models load, a run that asks for more GPUs than there are waits on Ray's
+scheduler with no message, and a sweep dies at the first job whose data is missing."""
 
 from __future__ import annotations
 
+import math
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +18,7 @@ from omegaconf import OmegaConf
 
 from recipe_bcr.toy.model import MODEL_DIR, ensure_model, load_specs
 from recipe_bcr.verl_ext.checks import attention, attention_problem, missing, requirements
+from recipe_bcr.verl_ext.gpus import gpu_problem, nvidia_gpus, visible_gpu_count
 
 # the config keys that name a model or tokenizer folder (verl reads the tokenizer from model.path
 # unless tokenizer_path is set)
@@ -63,6 +68,27 @@ def check_imports(cfg: Any) -> str:
     return f"{attention(cfg)[0]}; {', '.join('/'.join(r.modules) for r in reqs)} import"
 
 
+def cluster_address(cfg: Any) -> str | None:
+    """The running Ray cluster this run joins (+ray_kwargs.ray_init.address or RAY_ADDRESS), if any."""
+    return OmegaConf.select(cfg, "ray_kwargs.ray_init.address", default=None) or os.environ.get("RAY_ADDRESS")
+
+
+def check_device(cfg: Any) -> str:
+    """bcr_device=gpu: torch can use this node's GPUs. Else a driver older than torch's CUDA build (or
+    a CPU build of torch) surfaces much later as a CPU/FSDP error in a worker."""
+    if cfg.trainer.device == "cpu":
+        return "bcr_device=cpu"
+    import torch
+
+    problem = gpu_problem()
+    if problem is None:
+        return f"torch {torch.__version__} sees {torch.cuda.device_count()} x {torch.cuda.get_device_name(0)}"
+    if cluster_address(cfg) and nvidia_gpus() is None:
+        return "this node has no NVIDIA GPU: the cluster's nodes are checked by Ray when its workers start"
+    raise PreflightError(f"bcr_device=gpu, but torch cannot use a GPU here: {problem} (a CPU run: bcr_device=cpu or "
+                         "+recipe=bcr_toy; `python -m recipe_bcr doctor` checks the install)")
+
+
 def visible_gpus(cfg: Any) -> tuple[int, str]:
     """GPUs a local Ray start will offer, and whence: ray_init.num_gpus when set (the CPU preset's
     logical slots), else what Ray detects (CUDA_VISIBLE_DEVICES, else the node's NVIDIA GPUs)."""
@@ -78,26 +104,112 @@ def visible_gpus(cfg: Any) -> tuple[int, str]:
     return manager.get_current_node_num_accelerators(), "detected by Ray"
 
 
+START_CLUSTER = ("start Ray on every node (`ray start --head --port=6379` on this one, `ray start "
+                 "--address=<this node's IP>:6379` on each other one; bcr-recipe installed on each) and add "
+                 "+ray_kwargs.ray_init.address=auto (or export RAY_ADDRESS=auto)")
+
+
 def check_gpus(cfg: Any) -> str:
-    """The run asks for no more GPUs and nodes than a local Ray start has. A run that joins a
-    running cluster (ray_init.address or RAY_ADDRESS) is not checked: its resources are the
-    cluster's. Returns what was found."""
-    address = OmegaConf.select(cfg, "ray_kwargs.ray_init.address", default=None) or os.environ.get("RAY_ADDRESS")
-    if address:
-        return f"joins the Ray cluster at {address}: its GPUs are not checked here"
+    """The run asks for no more GPUs than it will get. Several nodes need a running Ray cluster (a
+    local Ray start is one node); a run that joins one is checked against this node's GPUs only
+    (verl places trainer.n_gpus_per_node on every node; Ray checks the others when workers start).
+    Returns what was found."""
     per_node, nodes = int(cfg.trainer.n_gpus_per_node), int(cfg.trainer.nnodes)
+    asked = f"trainer.n_gpus_per_node={per_node} x trainer.nnodes={nodes}"
+    address = cluster_address(cfg)
+    if address:
+        local = visible_gpu_count() if cfg.trainer.device != "cpu" else 0
+        if local and per_node > local:
+            raise PreflightError(f"{asked}, but this node has {local} GPU(s) (nvidia-smi / CUDA_VISIBLE_DEVICES): verl "
+                                 f"places {per_node} on every node -> fix: bcr.gpus={local}")
+        return (f"{asked} on the Ray cluster at {address}; every node must import recipe_bcr (Ray's worker hook, the "
+                "reward): install bcr-recipe on each node, `python -m recipe_bcr doctor` there")
+    if nodes > 1:
+        raise PreflightError(f"{asked} needs a running Ray cluster, and without an address this run starts a "
+                             f"one-node Ray -> fix: {START_CLUSTER}")
     visible, source = visible_gpus(cfg)
-    if nodes == 1 and per_node <= visible:
-        return f"{per_node} GPU(s) asked, {visible} visible to Ray ({source})"
+    if per_node <= visible:
+        idle = f"; {visible - per_node} left idle (bcr.gpus={visible} uses all)" if per_node < visible else ""
+        return f"{per_node} GPU(s) asked, {visible} visible to Ray ({source}){idle}"
     fits = [f"bcr.gpus={visible}"] if visible else []
     fits += [] if cfg.trainer.device == "cpu" else ["bcr_device=cpu", "+recipe=bcr_toy"]
     raise PreflightError(
-        f"this run asks for {per_node * nodes} GPU(s) (trainer.n_gpus_per_node={per_node} x trainer.nnodes={nodes}), "
-        f"a local Ray start sees {visible} ({source}) on 1 node; overrides that fit: {' | '.join(fits)}")
+        f"this run asks for {per_node * nodes} GPU(s) ({asked}), a local Ray start sees {visible} ({source}) on 1 node; "
+        f"overrides that fit: {' | '.join(fits)}")
+
+
+def check_batch(cfg: Any) -> str:
+    """One update (ppo_mini_batch_size prompts x rollout.n completions) splits into GPUs x completions
+    per device (bcr.completions_per_device) x whole accumulation steps, and a step's batch into the GPUs.
+    verl derives the accumulation steps from these; when they do not divide, verl stops in a worker
+    after the models load. Returns the split."""
+    actor, n = cfg.actor_rollout_ref.actor, int(cfg.actor_rollout_ref.rollout.n)
+    if actor.get("use_dynamic_bsz"):
+        return "dynamic batch size (token budget per GPU): not checked"
+    world = int(cfg.trainer.n_gpus_per_node) * int(cfg.trainer.nnodes)
+    update, micro = int(actor.ppo_mini_batch_size) * n, int(actor.ppo_micro_batch_size_per_gpu)
+    step = int(cfg.data.train_batch_size) * n
+    what = (f"an update of {update} completions (actor_rollout_ref.actor.ppo_mini_batch_size={actor.ppo_mini_batch_size}"
+            f" prompts x rollout.n={n})")
+    if step % world or update % world:
+        raise PreflightError(f"{what} and a step of {step} (data.train_batch_size x rollout.n) do not split evenly "
+                             f"into {world} GPU(s) -> fix: bcr.gpus=<a divisor of {math.gcd(step, update)}>")
+    if (update // world) % micro:
+        raise PreflightError(f"{what} gives {update // world} per GPU on {world} GPU(s), not a multiple of "
+                             f"bcr.completions_per_device={micro} -> fix: bcr.completions_per_device=<a divisor of "
+                             f"{update // world}>")
+    return (f"update of {update} completions = {world} GPU(s) x {micro} per device x {update // world // micro} "
+            "accumulation step(s)")
+
+
+def data_files(cfg: Any) -> list[tuple[str, str]]:
+    """(key, path) of every local training and validation file the config names (remote URIs skipped)."""
+    found = []
+    for key in ("data.train_files", "data.val_files"):
+        value = OmegaConf.select(cfg, key, default=None)
+        values = [value] if isinstance(value, str) else list(value or [])
+        found += [(key, str(v)) for v in values if "://" not in str(v)]
+    return found
+
+
+def _make_command(paths: list[Path], toy: bool) -> str:
+    """The command that writes these missing files: the toy data, the training groups or the eval sets."""
+    folder = paths[0].parent
+    ns = sorted({int(m.group(1)) for p in paths if (m := re.search(r"_n(\d+)\.parquet$", p.name))})
+    if toy:
+        return "; ".join(f"python -m recipe_bcr toy --out {folder} data.n={n}" for n in ns)
+    if all(p.name.startswith(("train_n", "val_n")) for p in paths):
+        return f"python data_prep/build_groups.py n=[{','.join(map(str, ns))}] out={folder}"
+    return f"python data_prep/build_eval_sets.py n=[{','.join(map(str, ns))}] output_dir={folder}"
+
+
+def check_data(cfgs: list[Any]) -> str:
+    """The training and validation files of every job exist (all of a sweep's jobs are checked before
+    its first starts), or one error names each missing file and the command per folder that writes them."""
+    missing: dict[tuple[Path, bool], list[Path]] = {}
+    count = 0
+    for cfg in cfgs:
+        toy = OmegaConf.select(cfg, "bcr.model.name", default=None) == "tiny-qwen3"
+        for _, value in data_files(cfg):
+            count += 1
+            path = Path(value).expanduser()
+            if not path.exists():
+                missing.setdefault((path.parent, toy), [])
+                if path not in missing[(path.parent, toy)]:
+                    missing[(path.parent, toy)].append(path)
+    if missing:
+        names = ", ".join(str(p) for paths in missing.values() for p in paths)
+        fixes = " && ".join(_make_command(paths, toy) for (_, toy), paths in missing.items())
+        jobs = f" (over the {len(cfgs)} jobs of this sweep)" if len(cfgs) > 1 else ""
+        raise PreflightError(f"data files missing{jobs}: {names} -> fix: {fixes}")
+    return f"{count} data file(s) found" + (f" over {len(cfgs)} jobs" if len(cfgs) > 1 else "")
 
 
 def preflight(cfg: Any) -> list[str]:
     """All checks, cheapest first; raises PreflightError on the first failure. Returns one line per check."""
     return [f"models: {', '.join(check_model_paths(cfg)) or 'hub ids only'}",
+            f"device: {check_device(cfg)}",
+            f"data: {check_data([cfg])}",
             f"attention and imports: {check_imports(cfg)}",
-            f"gpus: {check_gpus(cfg)}"]
+            f"gpus: {check_gpus(cfg)}",
+            f"batch: {check_batch(cfg)}"]
