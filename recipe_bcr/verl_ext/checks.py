@@ -128,8 +128,10 @@ def runtimes() -> dict[str, str | None]:
     """`bcr_device=D bcr_runtime=R` (and eval engine) -> None if this install can run it, else why not."""
     import torch
 
+    from recipe_bcr.verl_ext.gpus import gpu_problem
+
     devices = {
-        "gpu": None if torch.cuda.is_available() else "no CUDA device visible to torch",
+        "gpu": gpu_problem(),
         "cpu": None if torch.distributed.is_gloo_available() else "torch was built without gloo",
     }
     vllm_device, vllm_why = _vllm_platform()
@@ -253,8 +255,36 @@ CHECKS: list[Callable[[], Check]] = [_verl_version, _editable_finder, _plugin, _
                                      _verl_hooks, _vllm_plugin, _runtimes]
 
 
-def runtime_checks() -> list[Check]:
+def runtime_checks(required: tuple[str, str] | None = None) -> list[Check]:
     """runtime_requirements for every device x rollout pair (checked where `runtimes` says this
-    install can run it, listed for the record where not)."""
+    install can run it, listed for the record where not). The `required` pair (doctor's
+    `bcr_device=D [bcr_runtime=R]`) fails where it cannot run, naming why."""
     found = runtimes()
-    return [runtime_requirements(d, r, found[runtime_name(d, r)]) for d in ("gpu", "cpu") for r in ("vllm", "hf")]
+    checks = []
+    for device in ("gpu", "cpu"):
+        for runtime in ("vllm", "hf"):
+            why = found[runtime_name(device, runtime)]
+            if (device, runtime) == required and why:
+                checks.append(Check(f"imports for {runtime_name(device, runtime)}", False, f"asked for, cannot run here: {why}"))
+            else:
+                checks.append(runtime_requirements(device, runtime, why))
+    return checks
+
+
+def gpu_check(required: bool = False) -> Check:
+    """Whether torch can use this machine's NVIDIA GPUs. A failure where the driver lists GPUs (a
+    driver older than torch's CUDA build, a CPU build of torch), or where a GPU run was asked for;
+    for the record only on a machine without NVIDIA GPUs."""
+    import torch
+
+    from recipe_bcr.verl_ext.gpus import gpu_problem, nvidia_gpus
+
+    problem = gpu_problem()
+    if problem is None:
+        listed = nvidia_gpus() or ()
+        driver = f", driver {listed[0].driver}" if listed else ""
+        return Check("gpu", True, f"torch {torch.__version__} sees {torch.cuda.device_count()} x "
+                                  f"{torch.cuda.get_device_name(0)}{driver}")
+    if not nvidia_gpus() and not required:
+        return Check("gpu", True, f"no NVIDIA GPU here ({problem.split(' -> ')[0]}): CPU runs only", info=True)
+    return Check("gpu", False, problem)
