@@ -12,7 +12,7 @@ from omegaconf import OmegaConf
 
 from recipe_bcr.toy.model import MODEL_DIR, built_with
 from recipe_bcr.verl_ext.checks import compose_recipe
-from recipe_bcr.verl_ext import gpus
+from recipe_bcr.verl_ext import checks, preflight
 from recipe_bcr.verl_ext.preflight import (PreflightError, check_batch, check_data, check_gpus, check_model_paths,
                                            is_local)
 
@@ -32,9 +32,9 @@ def fake_smi(bin_dir, rows: list[str]) -> None:
 def smi(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
-    gpus.nvidia_gpus.cache_clear()
+    checks.nvidia_gpus.cache_clear()
     yield lambda rows: fake_smi(tmp_path / "bin", rows)
-    gpus.nvidia_gpus.cache_clear()
+    checks.nvidia_gpus.cache_clear()
 
 
 def _run_cfg(per_node=4, nodes=1, device="cuda", **ray_init):
@@ -74,12 +74,16 @@ def test_more_gpus_than_ray_sees_names_the_overrides_that_fit(monkeypatch):
         check_gpus(_run_cfg(per_node=2, nodes=2))
 
 
-def test_a_running_cluster_is_checked_against_this_node_only(monkeypatch):
+def test_a_running_cluster_has_its_nodes_probed(monkeypatch):
+    probed = []
+    monkeypatch.setattr(preflight, "check_cluster", lambda *a: probed.append(a) or "2 node(s) import the recipe: ...")
     monkeypatch.setenv("RAY_ADDRESS", "10.0.0.1:6379")
     monkeypatch.setenv("PATH", "/nonexistent")   # this node has no GPU (a login node): nothing to hold against
-    gpus.nvidia_gpus.cache_clear()
-    assert "on the Ray cluster at 10.0.0.1:6379" in check_gpus(_run_cfg(per_node=64, nodes=2))
-    gpus.nvidia_gpus.cache_clear()
+    checks.nvidia_gpus.cache_clear()
+    assert check_gpus(_run_cfg(per_node=64, nodes=2)) == ("trainer.n_gpus_per_node=64 x trainer.nnodes=2 on the Ray "
+                                                          "cluster at 10.0.0.1:6379: 2 node(s) import the recipe: ...")
+    assert probed == [("10.0.0.1:6379", 64, 2, "cuda")]
+    checks.nvidia_gpus.cache_clear()
 
 
 def test_two_nodes_without_a_cluster_name_how_to_start_one_not_a_setting_already_set():
@@ -92,16 +96,17 @@ def test_two_nodes_without_a_cluster_name_how_to_start_one_not_a_setting_already
     assert "+ray_kwargs.ray_init.address=auto (or export RAY_ADDRESS=auto)" in str(e.value)
 
 
-def test_the_runbooks_two_node_command_composes_and_passes(smi):
+def test_the_runbooks_two_node_command_composes_and_passes(smi, monkeypatch):
     """docs/gpu.md's 2-node overrides: `+ray_kwargs.ray_init.address=auto` (verl's struct has no such key:
     without the `+` Hydra rejects it) makes the preflight check this node's 8 GPUs against 8 per node."""
+    monkeypatch.setattr(preflight, "check_cluster", lambda *a: "2 node(s) import the recipe")   # no cluster here
     smi(["NVIDIA H100 80GB HBM3, 580.65.06"] * 8)
     cfg = compose_recipe(["trainer.nnodes=2", "+ray_kwargs.ray_init.address=auto"])
     assert cfg.trainer.n_gpus_per_node == 8   # bcr.gpus=auto: every GPU of the node
-    assert "on the Ray cluster at auto; every node must import recipe_bcr" in check_gpus(cfg)
+    assert check_gpus(cfg).endswith("on the Ray cluster at auto: 2 node(s) import the recipe")
     assert check_batch(cfg) == "update of 32 completions = 16 GPU(s) x 2 per device x 1 accumulation step(s)"
     smi(["NVIDIA H100 80GB HBM3, 580.65.06"] * 4)
-    gpus.nvidia_gpus.cache_clear()
+    checks.nvidia_gpus.cache_clear()
     with pytest.raises(PreflightError, match=r"this node has 4 GPU\(s\).*places 8 on every node -> fix: bcr.gpus=4"):
         check_gpus(compose_recipe(["bcr.gpus=8", "trainer.nnodes=2", "+ray_kwargs.ray_init.address=auto"]))
 
@@ -133,7 +138,7 @@ def test_main_ppo_with_a_driver_too_old_for_torch_stops_naming_the_floor(tmp_pat
                 tmp_path)
     assert proc.returncode == 1
     [error] = [line for line in proc.stderr.splitlines() if line.startswith("[bcr preflight]")]
-    floor = gpus.driver_floor(torch.version.cuda)
+    floor = checks.driver_floor(torch.version.cuda)
     assert (f"nvidia-smi lists 8 x NVIDIA H100 80GB HBM3, driver 570.124.06: older than the {floor} that torch "
             f"{torch.__version__} (built for CUDA {torch.version.cuda}) needs -> fix: upgrade the NVIDIA driver") in error
 
@@ -163,17 +168,23 @@ def test_batch_that_does_not_split_is_refused_with_the_fix():
         check_batch(compose_recipe(["bcr.gpus=8", "trainer.nnodes=2", "bcr.completions_per_device=4"]))
 
 
-def test_grad_accum_is_gone_and_bcr_gpus_auto_counts_visible_gpus(monkeypatch):
+def test_grad_accum_is_gone_and_bcr_gpus_auto_counts_visible_gpus(smi, monkeypatch):
     """`bcr.grad_accum` was read by nothing (verl derives the accumulation steps); `bcr.gpus` was 4
     whatever the node had."""
     cfg = compose_recipe([])
     assert "grad_accum" not in cfg.bcr and cfg.bcr.gpus == "auto"
-    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1,2,3,4,5,6,7")
+    smi(["NVIDIA H100 80GB HBM3, 580.65.06"] * 8)
     assert cfg.trainer.n_gpus_per_node == 8
-    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
-    with pytest.raises(Exception, match=r"bcr.gpus=auto finds no GPU in this process \(CUDA_VISIBLE_DEVICES=''\) -> set "
-                                        r"bcr.gpus=N"):
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1")
+    assert cfg.trainer.n_gpus_per_node == 2
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")   # what Ray < 2.56 does in an actor without GPUs
+    with pytest.raises(Exception, match=r"CUDA_VISIBLE_DEVICES='' hides every GPU from this process \(Ray older than "
+                                        r"2.56"):
         _ = cfg.trainer.n_gpus_per_node
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    checks.nvidia_gpus.cache_clear()
+    assert cfg.trainer.n_gpus_per_node == 4   # no NVIDIA GPU: the paper's count, for inspecting the config
 
 
 def test_missing_data_names_the_command_that_builds_it(tmp_path):
@@ -224,3 +235,36 @@ def test_a_sweep_with_missing_data_stops_before_its_first_job(tmp_path):
     [error] = [line for line in proc.stderr.splitlines() if line.startswith("[bcr preflight]")]
     assert error.startswith(f"[bcr preflight] data files missing (over the 2 jobs of this sweep): {tmp_path}/data/train_n4")
     assert "Started a local Ray instance" not in proc.stdout + proc.stderr and "#0 :" not in proc.stdout
+
+
+def _node(host="n0", error=None, gpus=8, problem=None):
+    return preflight.NodeReport(host=host, error=error, gpus=gpus, gpu_problem=problem, ray="2.60.0")
+
+
+def test_cluster_verdict_names_the_node_and_what_it_lacks():
+    assert preflight.verdict([_node("a"), _node("b")], 8, 2, "cuda") is None
+    missing = preflight.verdict([_node("a"), _node("b", "ModuleNotFoundError: No module named 'recipe_bcr'")], 8, 2,
+                                "cuda")
+    assert missing.startswith("the recipe does not import on 1 of 2 node(s) (b: ModuleNotFoundError: No module named "
+                              "'recipe_bcr') -> fix: install bcr-recipe on every node")
+    assert preflight.verdict([_node("a"), _node("b", problem="CUDA_VISIBLE_DEVICES='' hides them")], 8, 2, "cuda") == \
+        "torch cannot use the GPUs of b: CUDA_VISIBLE_DEVICES='' hides them"
+    assert "only 1 node(s) have 8 GPUs (GPUs per node: a 8, b 4)" in preflight.verdict([_node("a"), _node("b", gpus=4)],
+                                                                                        8, 2, "cuda")
+    assert "only 1 node(s)" in preflight.verdict([_node("a")], 8, 2, "cuda")   # the second node never joined
+
+
+@pytest.mark.verl
+def test_probe_runs_on_each_node_and_reports_a_module_it_cannot_import():
+    """On a local one-node Ray: the probe ships by value, so a node without recipe_bcr reports the
+    import error instead of failing to unpickle (a module absent everywhere stands in for it)."""
+    import ray
+
+    ray.init(num_cpus=1, num_gpus=0, include_dashboard=False, log_to_driver=False)
+    try:
+        [ok] = preflight.probe_nodes()
+        [bad] = preflight.probe_nodes(("recipe_bcr_absent",))
+    finally:
+        ray.shutdown()
+    assert ok.error is None and ok.ray == ray.__version__ and ok.gpu_problem is None
+    assert bad.error == "ModuleNotFoundError: No module named 'recipe_bcr_absent'"

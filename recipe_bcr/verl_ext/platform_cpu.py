@@ -23,7 +23,7 @@ from typing import Any, Optional
 import torch
 from verl.plugin.platform import PlatformBase, PlatformRegistry
 
-from recipe_bcr.verl_ext.gpus import nvidia_gpus
+from recipe_bcr.verl_ext.checks import nvidia_gpus
 
 def _noop(*_args: Any, **_kwargs: Any) -> None:
     return None
@@ -91,7 +91,7 @@ class PlatformCPU(PlatformBase):
         # Reached in auto-detection only after every accelerator platform said no. Never while the
         # NVIDIA driver lists GPUs: torch may not see them (a driver older than its CUDA build, a CPU
         # build, CUDA_VISIBLE_DEVICES="" in a Ray actor without GPUs), and the run must then fail
-        # on CUDA with that cause, not go on as a CPU run (recipe_bcr/verl_ext/gpus.py).
+        # on CUDA with that cause, not go on as a CPU run (recipe_bcr/verl_ext/checks.py).
         return not torch.cuda.is_available() and not nvidia_gpus()
 
     def current_device(self) -> Any:

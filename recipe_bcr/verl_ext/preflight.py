@@ -11,14 +11,15 @@ from __future__ import annotations
 import math
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from omegaconf import OmegaConf
 
 from recipe_bcr.toy.model import MODEL_DIR, ensure_model, load_specs
-from recipe_bcr.verl_ext.checks import attention, attention_problem, missing, requirements
-from recipe_bcr.verl_ext.gpus import gpu_problem, nvidia_gpus, visible_gpu_count
+from recipe_bcr.verl_ext.checks import (attention, attention_problem, gpu_problem, missing, nvidia_gpus, requirements,
+                                        visible_gpu_count)
 
 # the config keys that name a model or tokenizer folder (verl reads the tokenizer from model.path
 # unless tokenizer_path is set)
@@ -104,6 +105,90 @@ def visible_gpus(cfg: Any) -> tuple[int, str]:
     return manager.get_current_node_num_accelerators(), "detected by Ray"
 
 
+# --- A run that joins a Ray cluster: before verl starts, one Ray task per node imports what verl's workers will import there (Ray's worker setup hook
+# `recipe_bcr.verl_ext.plugin.worker_setup`, the reward `pkg://reward_fns.bcr`, the reward manager)
+# and says what GPUs torch can use there. Without it, a node where bcr-recipe is not installed fails
+# at its first worker with Ray's "Failed to execute the worker setup hook", and a node whose Ray
+# clears CUDA_VISIBLE_DEVICES in actors without GPUs (Ray < 2.56) fails later still.
+
+PROBED_MODULES = ("recipe_bcr.verl_ext.plugin", "reward_fns.bcr", "recipe_bcr.verl_ext.reward_manager")
+PROBE_TIMEOUT_S = 300
+
+
+@dataclass
+class NodeReport:
+    host: str
+    error: str | None          # why the recipe's modules do not import there
+    gpus: int = 0              # GPUs this node's processes may use (CUDA_VISIBLE_DEVICES, else nvidia-smi)
+    gpu_problem: str | None = None   # why torch cannot use them (None: it can, or there are none)
+    ray: str = ""
+
+
+def probe_nodes(modules: tuple[str, ...] = PROBED_MODULES) -> list[NodeReport]:
+    """One report per alive node of the Ray cluster this process is connected to."""
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    def probe(names: tuple[str, ...]) -> dict[str, Any]:
+        # defined here, so Ray ships it by value: it runs on a node that lacks recipe_bcr, and says so
+        import importlib
+        import socket
+
+        report: dict[str, Any] = {"host": socket.gethostname(), "error": None, "ray": ray.__version__}
+        try:
+            for name in names:
+                importlib.import_module(name)
+        except Exception as e:  # noqa: BLE001 - the finding, reported for this node
+            report["error"] = f"{type(e).__name__}: {e}"
+            return report
+        from recipe_bcr.verl_ext.checks import gpu_problem, nvidia_gpus, visible_gpu_count
+
+        report["gpus"] = visible_gpu_count()
+        report["gpu_problem"] = gpu_problem() if nvidia_gpus() else None
+        return report
+
+    task = ray.remote(num_cpus=0)(probe)
+    nodes = [n for n in ray.nodes() if n.get("Alive")]
+    refs = [task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(modules)
+            for n in nodes]
+    return [NodeReport(**r) for r in ray.get(refs, timeout=PROBE_TIMEOUT_S)]
+
+
+def verdict(reports: list[NodeReport], per_node: int, nodes: int, device: str) -> str | None:
+    """Why these nodes cannot run `nodes` x `per_node` GPUs of the recipe (None: they can)."""
+    broken = [f"{r.host}: {r.error}" for r in reports if r.error]
+    if broken:
+        return (f"the recipe does not import on {len(broken)} of {len(reports)} node(s) ({'; '.join(broken)}) -> fix: "
+                "install bcr-recipe on every node (docs/gpu.md), the same commit as here")
+    if device == "cpu":
+        return None
+    sick = [f"{r.host}: {r.gpu_problem}" for r in reports if r.gpu_problem]
+    if sick:
+        return f"torch cannot use the GPUs of {'; '.join(sick)}"
+    enough = [r for r in reports if r.gpus >= per_node]
+    if len(enough) < nodes:
+        found = ", ".join(f"{r.host} {r.gpus}" for r in reports)
+        return (f"trainer.nnodes={nodes} x trainer.n_gpus_per_node={per_node}, but only {len(enough)} node(s) have "
+                f"{per_node} GPUs (GPUs per node: {found}) -> fix: start Ray on more nodes, or lower bcr.gpus / nnodes")
+    return None
+
+
+def check_cluster(address: str, per_node: int, nodes: int, device: str) -> str:
+    """Connect to the cluster, probe every node, disconnect (verl then connects with its own
+    runtime env). Returns one line per the nodes; raises RuntimeError with the verdict."""
+    import ray
+
+    ray.init(address=address, logging_level="ERROR", log_to_driver=False)
+    try:
+        reports = probe_nodes()
+    finally:
+        ray.shutdown()
+    problem = verdict(reports, per_node, nodes, device)
+    if problem:
+        raise RuntimeError(problem)
+    return f"{len(reports)} node(s) import the recipe: " + ", ".join(f"{r.host} ({r.gpus} GPU(s))" for r in reports)
+
+
 START_CLUSTER = ("start Ray on every node (`ray start --head --port=6379` on this one, `ray start "
                  "--address=<this node's IP>:6379` on each other one; bcr-recipe installed on each) and add "
                  "+ray_kwargs.ray_init.address=auto (or export RAY_ADDRESS=auto)")
@@ -111,9 +196,9 @@ START_CLUSTER = ("start Ray on every node (`ray start --head --port=6379` on thi
 
 def check_gpus(cfg: Any) -> str:
     """The run asks for no more GPUs than it will get. Several nodes need a running Ray cluster (a
-    local Ray start is one node); a run that joins one is checked against this node's GPUs only
-    (verl places trainer.n_gpus_per_node on every node; Ray checks the others when workers start).
-    Returns what was found."""
+    local Ray start is one node); a run that joins one has every node probed (probe_nodes:
+    the recipe imports there, torch uses its GPUs, it has trainer.n_gpus_per_node of them: verl places
+    that many on every node). Returns what was found."""
     per_node, nodes = int(cfg.trainer.n_gpus_per_node), int(cfg.trainer.nnodes)
     asked = f"trainer.n_gpus_per_node={per_node} x trainer.nnodes={nodes}"
     address = cluster_address(cfg)
@@ -122,8 +207,13 @@ def check_gpus(cfg: Any) -> str:
         if local and per_node > local:
             raise PreflightError(f"{asked}, but this node has {local} GPU(s) (nvidia-smi / CUDA_VISIBLE_DEVICES): verl "
                                  f"places {per_node} on every node -> fix: bcr.gpus={local}")
-        return (f"{asked} on the Ray cluster at {address}; every node must import recipe_bcr (Ray's worker hook, the "
-                "reward): install bcr-recipe on each node, `python -m recipe_bcr doctor` there")
+        try:
+            found = check_cluster(address, per_node, nodes, cfg.trainer.device)
+        except ConnectionError as e:
+            raise PreflightError(f"no Ray cluster at {address} ({str(e).splitlines()[0]}) -> fix: {START_CLUSTER}") from None
+        except RuntimeError as e:
+            raise PreflightError(str(e)) from None
+        return f"{asked} on the Ray cluster at {address}: {found}"
     if nodes > 1:
         raise PreflightError(f"{asked} needs a running Ray cluster, and without an address this run starts a "
                              f"one-node Ray -> fix: {START_CLUSTER}")

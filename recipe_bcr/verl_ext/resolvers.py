@@ -18,22 +18,25 @@ def _budget(n: int, tokens_per_problem: float, pinned: int | None = None) -> int
     return budget_for(int(n), float(tokens_per_problem), None if pinned in (None, "null", "None") else int(pinned))
 
 
+PAPER_GPUS = 4   # bcr.gpus=auto where no NVIDIA GPU answers: config inspection and CPU CI see the paper's setting
+
+
 def _gpus(value: int | str) -> int:
     """bcr.gpus: a count, or `auto` = the GPUs this process may use (CUDA_VISIBLE_DEVICES, else every
-    GPU nvidia-smi lists). Ray 2.56+ leaves CUDA_VISIBLE_DEVICES alone in actors without GPUs, so
-    verl's TaskRunner counts what the driver counted (constraints/gpu.txt sets that floor)."""
+    GPU nvidia-smi lists; the paper's 4 on a machine without NVIDIA GPUs, where only the preflight's
+    "torch cannot use a GPU here" follows). Ray 2.56+ leaves CUDA_VISIBLE_DEVICES alone in actors
+    without GPUs, so verl's TaskRunner, which resolves the config again, counts what the driver
+    counted; an older Ray empties it there, which is an error, not a count of 0 (constraints/gpu.txt)."""
     if str(value) != "auto":
         return int(value)
-    from recipe_bcr.verl_ext.gpus import nvidia_gpus, visible_gpu_count
+    hidden = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if hidden is not None and not hidden.strip(","):
+        raise ValueError(f"bcr.gpus=auto: CUDA_VISIBLE_DEVICES={hidden!r} hides every GPU from this process (Ray "
+                         "older than 2.56 does this in actors without GPUs: pip install 'ray>=2.56', see "
+                         "constraints/gpu.txt) -> or set bcr.gpus=N")
+    from recipe_bcr.verl_ext.checks import visible_gpu_count
 
-    count = visible_gpu_count()
-    if count == 0:
-        hidden = os.environ.get("CUDA_VISIBLE_DEVICES")
-        why = f"CUDA_VISIBLE_DEVICES={hidden!r}" if hidden is not None else \
-            "no nvidia-smi" if nvidia_gpus() is None else "nvidia-smi lists none"
-        raise ValueError(f"bcr.gpus=auto finds no GPU in this process ({why}) -> set bcr.gpus=N, or bcr_device=cpu "
-                         "for a CPU run")
-    return count
+    return visible_gpu_count() or PAPER_GPUS
 
 
 def _sum(*values: int) -> int:
