@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from recipe_bcr.commands import doctor
-from recipe_bcr.verl_ext import checks
+from recipe_bcr.verl_ext import checks, platform_cpu
 
 GPU_NO = "no CUDA device visible to torch"
 
@@ -71,13 +71,13 @@ def smi(tmp_path, monkeypatch):
         script = tmp_path / "bin" / "nvidia-smi"
         script.write_text("#!/bin/sh\n" + "".join(f"echo '{row}'\n" for row in rows))
         script.chmod(script.stat().st_mode | stat.S_IXUSR)
-        checks.nvidia_gpus.cache_clear()
+        platform_cpu.nvidia_gpus.cache_clear()
 
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
-    checks.nvidia_gpus.cache_clear()
+    platform_cpu.nvidia_gpus.cache_clear()
     yield install
-    checks.nvidia_gpus.cache_clear()
+    platform_cpu.nvidia_gpus.cache_clear()
 
 
 @pytest.mark.verl

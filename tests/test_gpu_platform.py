@@ -10,7 +10,7 @@ import stat
 import pytest
 import torch
 
-from recipe_bcr.verl_ext import checks
+from recipe_bcr.verl_ext import checks, platform_cpu
 
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine where torch cannot use CUDA")
 
@@ -28,9 +28,9 @@ def smi(tmp_path, monkeypatch):
     """Install a fake nvidia-smi: smi(rows) -> PATH has it first; caches cleared before and after."""
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
-    checks.nvidia_gpus.cache_clear()
+    platform_cpu.nvidia_gpus.cache_clear()
     yield lambda rows, exit_code=0: fake_smi(tmp_path / "bin", rows, exit_code)
-    checks.nvidia_gpus.cache_clear()
+    platform_cpu.nvidia_gpus.cache_clear()
 
 
 H100_OLD_DRIVER = ["NVIDIA H100 80GB HBM3, 570.124.06"] * 8
@@ -38,8 +38,8 @@ H100_OLD_DRIVER = ["NVIDIA H100 80GB HBM3, 570.124.06"] * 8
 
 def test_driver_lists_gpus(smi):
     smi(H100_OLD_DRIVER)
-    assert checks.nvidia_gpus() == (checks.NvidiaGPU("NVIDIA H100 80GB HBM3", "570.124.06"),) * 8
-    assert checks.visible_gpu_count() == 8
+    assert platform_cpu.nvidia_gpus() == (platform_cpu.NvidiaGPU("NVIDIA H100 80GB HBM3", "570.124.06"),) * 8
+    assert platform_cpu.visible_gpu_count() == 8
 
 
 def test_cpu_platform_never_replaces_cuda_while_the_driver_lists_gpus(smi):
@@ -68,7 +68,7 @@ def test_cpu_platform_still_taken_where_there_is_no_gpu(smi):
 
     smi([])                        # a driver that lists no GPU
     assert PlatformCPU().is_platform_available()
-    checks.nvidia_gpus.cache_clear()
+    platform_cpu.nvidia_gpus.cache_clear()
     smi(H100_OLD_DRIVER, exit_code=9)   # a driver that fails
     assert PlatformCPU().is_platform_available()
 
@@ -95,9 +95,9 @@ def test_each_other_cause_is_named(smi, monkeypatch):
     assert "CUDA_VISIBLE_DEVICES='' hides them" in checks.gpu_problem()
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
     assert "cannot use them" in checks.gpu_problem()   # driver new enough, nothing hidden: torch's own reason
-    checks.nvidia_gpus.cache_clear()
+    platform_cpu.nvidia_gpus.cache_clear()
     smi([])
     assert checks.gpu_problem().startswith("nvidia-smi lists no GPU")
-    checks.nvidia_gpus.cache_clear()
+    platform_cpu.nvidia_gpus.cache_clear()
     monkeypatch.setenv("PATH", "/nonexistent")
     assert checks.gpu_problem().startswith("no NVIDIA driver")

@@ -12,7 +12,7 @@ from omegaconf import OmegaConf
 
 from recipe_bcr.toy.model import MODEL_DIR, built_with
 from recipe_bcr.verl_ext.checks import compose_recipe
-from recipe_bcr.verl_ext import checks, preflight
+from recipe_bcr.verl_ext import checks, platform_cpu, preflight
 from recipe_bcr.verl_ext.preflight import (PreflightError, check_batch, check_data, check_gpus, check_model_paths,
                                            is_local)
 
@@ -32,9 +32,9 @@ def fake_smi(bin_dir, rows: list[str]) -> None:
 def smi(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
-    checks.nvidia_gpus.cache_clear()
+    platform_cpu.nvidia_gpus.cache_clear()
     yield lambda rows: fake_smi(tmp_path / "bin", rows)
-    checks.nvidia_gpus.cache_clear()
+    platform_cpu.nvidia_gpus.cache_clear()
 
 
 def _run_cfg(per_node=4, nodes=1, device="cuda", **ray_init):
@@ -79,11 +79,11 @@ def test_a_running_cluster_has_its_nodes_probed(monkeypatch):
     monkeypatch.setattr(preflight, "check_cluster", lambda *a: probed.append(a) or "2 node(s) import the recipe: ...")
     monkeypatch.setenv("RAY_ADDRESS", "10.0.0.1:6379")
     monkeypatch.setenv("PATH", "/nonexistent")   # this node has no GPU (a login node): nothing to hold against
-    checks.nvidia_gpus.cache_clear()
+    platform_cpu.nvidia_gpus.cache_clear()
     assert check_gpus(_run_cfg(per_node=64, nodes=2)) == ("trainer.n_gpus_per_node=64 x trainer.nnodes=2 on the Ray "
                                                           "cluster at 10.0.0.1:6379: 2 node(s) import the recipe: ...")
     assert probed == [("10.0.0.1:6379", 64, 2, "cuda")]
-    checks.nvidia_gpus.cache_clear()
+    platform_cpu.nvidia_gpus.cache_clear()
 
 
 def test_two_nodes_without_a_cluster_name_how_to_start_one_not_a_setting_already_set():
@@ -106,7 +106,7 @@ def test_the_runbooks_two_node_command_composes_and_passes(smi, monkeypatch):
     assert check_gpus(cfg).endswith("on the Ray cluster at auto: 2 node(s) import the recipe")
     assert check_batch(cfg) == "update of 32 completions = 16 GPU(s) x 2 per device x 1 accumulation step(s)"
     smi(["NVIDIA H100 80GB HBM3, 580.65.06"] * 4)
-    checks.nvidia_gpus.cache_clear()
+    platform_cpu.nvidia_gpus.cache_clear()
     with pytest.raises(PreflightError, match=r"this node has 4 GPU\(s\).*places 8 on every node -> fix: bcr.gpus=4"):
         check_gpus(compose_recipe(["bcr.gpus=8", "trainer.nnodes=2", "+ray_kwargs.ray_init.address=auto"]))
 
@@ -183,7 +183,7 @@ def test_grad_accum_is_gone_and_bcr_gpus_auto_counts_visible_gpus(smi, monkeypat
         _ = cfg.trainer.n_gpus_per_node
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
     monkeypatch.setenv("PATH", "/nonexistent")
-    checks.nvidia_gpus.cache_clear()
+    platform_cpu.nvidia_gpus.cache_clear()
     assert cfg.trainer.n_gpus_per_node == 4   # no NVIDIA GPU: the paper's count, for inspecting the config
 
 
@@ -268,3 +268,17 @@ def test_probe_runs_on_each_node_and_reports_a_module_it_cannot_import():
         ray.shutdown()
     assert ok.error is None and ok.ray == ray.__version__ and ok.gpu_problem is None
     assert bad.error == "ModuleNotFoundError: No module named 'recipe_bcr_absent'"
+
+
+def test_a_gpu_torch_can_use_passes_naming_it_from_the_driver(smi, monkeypatch):
+    """No CUDA call that would open a context in the driver process (it lives as long as the run)."""
+    from recipe_bcr.verl_ext.preflight import check_device
+
+    smi(["NVIDIA H100 80GB HBM3, 580.65.06"] * 8)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 8)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *_: pytest.fail("opens a CUDA context"))
+    cfg = compose_recipe([])
+    assert check_device(cfg) == f"torch {torch.__version__} sees 8 GPU(s): NVIDIA H100 80GB HBM3, driver 580.65.06"
+    assert checks.gpu_check(required=True).detail.endswith("sees 8 GPU(s): NVIDIA H100 80GB HBM3, driver 580.65.06")
+    assert check_device(compose_recipe(["bcr_device=cpu"])) == "bcr_device=cpu"

@@ -11,8 +11,6 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
-import shutil
-import subprocess
 import sys
 import warnings
 from collections.abc import Callable
@@ -27,39 +25,16 @@ EDITABLE_FIX = (
 )
 
 
-# --- What the NVIDIA driver reports, apart from what torch can use. The platform choice, the preflight,
-# `bcr.gpus=auto` and the doctor ask here, so that a machine with GPUs that torch cannot drive (a driver
-# older than torch's CUDA build, a CPU build of torch, hidden devices) is named as such instead of being
-# taken for a machine without GPUs: `nvidia-smi` answers from the driver, whatever CUDA_VISIBLE_DEVICES
-# says and whatever CUDA torch was built for; `torch.cuda.is_available()` answers False in all those cases.
+# --- GPUs that torch cannot use. The preflight, `bcr.gpus=auto` and the doctor ask here, so that a machine
+# whose NVIDIA driver lists GPUs that torch cannot drive (a driver older than torch's CUDA build, a CPU build
+# of torch, hidden devices) is named as such instead of being taken for a machine without GPUs. What the driver
+# lists comes from `nvidia-smi` (platform_cpu.nvidia_gpus), which answers whatever CUDA_VISIBLE_DEVICES says
+# and whatever CUDA torch was built for; `torch.cuda.is_available()` answers False in all those cases.
 
 # Oldest Linux driver branch that runs a CUDA major release (NVIDIA's minor-version compatibility
 # table, docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html).
 DRIVER_FLOOR = {11: 450, 12: 525, 13: 580}
 TORCH_INSTALL = "pip install torch==2.11.0 (PyPI's Linux wheel: the CUDA 13.0 build)"
-
-
-@dataclass(frozen=True)
-class NvidiaGPU:
-    name: str
-    driver: str   # e.g. "570.124.06"
-
-
-@functools.cache
-def nvidia_gpus() -> tuple[NvidiaGPU, ...] | None:
-    """The GPUs the NVIDIA driver lists; None when there is no working `nvidia-smi` (no NVIDIA driver)."""
-    smi = shutil.which("nvidia-smi")
-    if smi is None:
-        return None
-    try:
-        proc = subprocess.run([smi, "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                              capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if proc.returncode != 0:
-        return None
-    rows = [[part.strip() for part in line.rsplit(",", 1)] for line in proc.stdout.splitlines() if "," in line]
-    return tuple(NvidiaGPU(name, driver) for name, driver in rows)
 
 
 def driver_floor(cuda: str | None) -> int | None:
@@ -88,6 +63,8 @@ def gpu_problem() -> str | None:
     (None: torch sees a CUDA device)."""
     import torch
 
+    from recipe_bcr.verl_ext.platform_cpu import nvidia_gpus
+
     if torch.cuda.is_available():
         return None
     gpus = nvidia_gpus()
@@ -107,14 +84,6 @@ def gpu_problem() -> str | None:
         return f"{listed}, but CUDA_VISIBLE_DEVICES={hidden!r} hides them -> fix: unset CUDA_VISIBLE_DEVICES"
     why = _cuda_init_error()
     return f"{listed}, but torch {torch.__version__} (CUDA {torch.version.cuda}) cannot use them" + (f": {why}" if why else "")
-
-
-def visible_gpu_count() -> int:
-    """GPUs this process may use: CUDA_VISIBLE_DEVICES when set, else every GPU the driver lists."""
-    ids = os.environ.get("CUDA_VISIBLE_DEVICES")
-    if ids is not None:
-        return len([i for i in ids.split(",") if i.strip()])
-    return len(nvidia_gpus() or ())
 
 
 @dataclass
@@ -370,12 +339,14 @@ def gpu_check(required: bool = False) -> Check:
     for the record only on a machine without NVIDIA GPUs."""
     import torch
 
+    from recipe_bcr.verl_ext.platform_cpu import nvidia_gpus
+
     problem = gpu_problem()
     if problem is None:
         listed = nvidia_gpus() or ()
-        driver = f", driver {listed[0].driver}" if listed else ""
-        return Check("gpu", True, f"torch {torch.__version__} sees {torch.cuda.device_count()} x "
-                                  f"{torch.cuda.get_device_name(0)}{driver}")
+        what = f": {listed[0].name}, driver {listed[0].driver}" if listed else ""
+        return Check("gpu", True, f"torch {torch.__version__} (CUDA {torch.version.cuda}) sees "
+                                  f"{torch.cuda.device_count()} GPU(s){what}")
     if not nvidia_gpus() and not required:
         return Check("gpu", True, f"no NVIDIA GPU here ({problem.split(' -> ')[0]}): CPU runs only", info=True)
     return Check("gpu", False, problem)

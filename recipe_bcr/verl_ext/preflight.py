@@ -18,8 +18,8 @@ from typing import Any
 from omegaconf import OmegaConf
 
 from recipe_bcr.toy.model import MODEL_DIR, ensure_model, load_specs
-from recipe_bcr.verl_ext.checks import (attention, attention_problem, gpu_problem, missing, nvidia_gpus, requirements,
-                                        visible_gpu_count)
+from recipe_bcr.verl_ext.checks import attention, attention_problem, gpu_problem, missing, requirements
+from recipe_bcr.verl_ext.platform_cpu import nvidia_gpus, visible_gpu_count
 
 # the config keys that name a model or tokenizer folder (verl reads the tokenizer from model.path
 # unless tokenizer_path is set)
@@ -82,8 +82,10 @@ def check_device(cfg: Any) -> str:
     import torch
 
     problem = gpu_problem()
-    if problem is None:
-        return f"torch {torch.__version__} sees {torch.cuda.device_count()} x {torch.cuda.get_device_name(0)}"
+    if problem is None:   # named from nvidia-smi: no CUDA context in the driver process, which lives as long as the run
+        listed = nvidia_gpus() or ()
+        what = f": {listed[0].name}, driver {listed[0].driver}" if listed else ""
+        return f"torch {torch.__version__} sees {torch.cuda.device_count()} GPU(s){what}"
     if cluster_address(cfg) and nvidia_gpus() is None:
         return "this node has no NVIDIA GPU: the cluster's nodes are checked by Ray when its workers start"
     raise PreflightError(f"bcr_device=gpu, but torch cannot use a GPU here: {problem} (a CPU run: bcr_device=cpu or "
@@ -141,7 +143,8 @@ def probe_nodes(modules: tuple[str, ...] = PROBED_MODULES) -> list[NodeReport]:
         except Exception as e:  # noqa: BLE001 - the finding, reported for this node
             report["error"] = f"{type(e).__name__}: {e}"
             return report
-        from recipe_bcr.verl_ext.checks import gpu_problem, nvidia_gpus, visible_gpu_count
+        from recipe_bcr.verl_ext.checks import gpu_problem
+        from recipe_bcr.verl_ext.platform_cpu import nvidia_gpus, visible_gpu_count
 
         report["gpus"] = visible_gpu_count()
         report["gpu_problem"] = gpu_problem() if nvidia_gpus() else None

@@ -34,7 +34,7 @@ def _gpus(value: int | str) -> int:
         raise ValueError(f"bcr.gpus=auto: CUDA_VISIBLE_DEVICES={hidden!r} hides every GPU from this process (Ray "
                          "older than 2.56 does this in actors without GPUs: pip install 'ray>=2.56', see "
                          "constraints/gpu.txt) -> or set bcr.gpus=N")
-    from recipe_bcr.verl_ext.checks import visible_gpu_count
+    from recipe_bcr.verl_ext.platform_cpu import visible_gpu_count
 
     return visible_gpu_count() or PAPER_GPUS
 
