@@ -122,9 +122,9 @@ def test_main_ppo_on_a_machine_without_gpus_stops_before_ray(tmp_path):
                 tmp_path)
     assert proc.returncode == 1
     errors = [line for line in proc.stderr.splitlines() if line.startswith("[bcr preflight]")]
-    assert errors == ["[bcr preflight] bcr_device=gpu, but torch cannot use a GPU here: no NVIDIA driver: nvidia-smi is "
-                      "not on PATH or fails -> fix: run on a machine with NVIDIA GPUs and their driver (a CPU run: "
-                      "bcr_device=cpu or +recipe=bcr_toy; `python -m recipe_bcr doctor` checks the install)"]
+    assert errors == ["[bcr preflight] bcr_device=gpu, but torch cannot use a GPU here: no NVIDIA driver: "
+                      "nvidia-smi is not on PATH or fails -> fix: run on a machine with NVIDIA GPUs and their driver "
+                      "(a CPU run: bcr_device=cpu or +recipe=bcr_toy; `python -m recipe_bcr doctor` checks the install)"]
     assert "Started a local Ray instance" not in proc.stdout + proc.stderr
 
 
@@ -134,13 +134,14 @@ def test_main_ppo_with_a_driver_too_old_for_torch_stops_naming_the_floor(tmp_pat
     """Before: torch could not use the GPUs, the preflight counted none and suggested a CPU run (and
     without it, the recipe's CPU platform took over and the run failed later far from the cause)."""
     fake_smi(tmp_path / "bin", ["NVIDIA H100 80GB HBM3, 570.124.06"] * 8)
-    proc = _run(["verl.trainer.main_ppo", "+recipe=bcr"], {"PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"},
-                tmp_path)
+    path = f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"
+    proc = _run(["verl.trainer.main_ppo", "+recipe=bcr"], {"PATH": path}, tmp_path)
     assert proc.returncode == 1
     [error] = [line for line in proc.stderr.splitlines() if line.startswith("[bcr preflight]")]
     floor = checks.driver_floor(torch.version.cuda)
     assert (f"nvidia-smi lists 8 x NVIDIA H100 80GB HBM3, driver 570.124.06: older than the {floor} that torch "
-            f"{torch.__version__} (built for CUDA {torch.version.cuda}) needs -> fix: upgrade the NVIDIA driver") in error
+            f"{torch.__version__} (built for CUDA {torch.version.cuda}) needs -> fix: upgrade the NVIDIA driver") \
+        in error
 
 
 def test_eval_with_empty_cache_fails_in_one_line_naming_the_fix(tmp_path):
@@ -163,8 +164,8 @@ def test_batch_split_is_the_papers_update_over_the_gpus(gpus_, per_device, split
 def test_batch_that_does_not_split_is_refused_with_the_fix():
     with pytest.raises(PreflightError, match=r"do not split evenly into 6 GPU\(s\) -> fix: bcr.gpus=<a divisor of 32>"):
         check_batch(compose_recipe(["bcr.gpus=6"]))
-    with pytest.raises(PreflightError, match=r"gives 2 per GPU on 16 GPU\(s\), not a multiple of "
-                                             r"bcr.completions_per_device=4 -> fix: bcr.completions_per_device=<a divisor of 2>"):
+    with pytest.raises(PreflightError, match=r"gives 2 per GPU on 16 GPU\(s\), not a multiple of bcr.completions_per_"
+                                             r"device=4 -> fix: bcr.completions_per_device=<a divisor of 2>"):
         check_batch(compose_recipe(["bcr.gpus=8", "trainer.nnodes=2", "bcr.completions_per_device=4"]))
 
 
@@ -233,7 +234,8 @@ def test_a_sweep_with_missing_data_stops_before_its_first_job(tmp_path):
                 {}, tmp_path)
     assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
     [error] = [line for line in proc.stderr.splitlines() if line.startswith("[bcr preflight]")]
-    assert error.startswith(f"[bcr preflight] data files missing (over the 2 jobs of this sweep): {tmp_path}/data/train_n4")
+    assert error.startswith("[bcr preflight] data files missing (over the 2 jobs of this sweep): "
+                            f"{tmp_path}/data/train_n4")
     assert "Started a local Ray instance" not in proc.stdout + proc.stderr and "#0 :" not in proc.stdout
 
 

@@ -69,7 +69,8 @@ def gpu_problem() -> str | None:
         return None
     gpus = nvidia_gpus()
     if gpus is None:
-        return "no NVIDIA driver: nvidia-smi is not on PATH or fails -> fix: run on a machine with NVIDIA GPUs and their driver"
+        return ("no NVIDIA driver: nvidia-smi is not on PATH or fails -> fix: run on a machine with NVIDIA GPUs and "
+                "their driver")
     if not gpus:
         return "nvidia-smi lists no GPU -> fix: check the driver (`nvidia-smi`) and the container's device mounts"
     listed = f"nvidia-smi lists {len(gpus)} x {gpus[0].name}, driver {gpus[0].driver}"
@@ -77,13 +78,15 @@ def gpu_problem() -> str | None:
         return f"{listed}, but torch {torch.__version__} is a CPU build -> fix: {TORCH_INSTALL}"
     floor = driver_floor(torch.version.cuda)
     if floor is not None and _branch(gpus[0].driver) < floor:
-        return (f"{listed}: older than the {floor} that torch {torch.__version__} (built for CUDA {torch.version.cuda}) "
+        return (f"{listed}: older than the {floor} that torch {torch.__version__} "
+                f"(built for CUDA {torch.version.cuda}) "
                 f"needs -> fix: upgrade the NVIDIA driver to {floor} or newer")
     hidden = os.environ.get("CUDA_VISIBLE_DEVICES")
     if hidden is not None and not hidden.strip(","):
         return f"{listed}, but CUDA_VISIBLE_DEVICES={hidden!r} hides them -> fix: unset CUDA_VISIBLE_DEVICES"
     why = _cuda_init_error()
-    return f"{listed}, but torch {torch.__version__} (CUDA {torch.version.cuda}) cannot use them" + (f": {why}" if why else "")
+    cannot = f"{listed}, but torch {torch.__version__} (CUDA {torch.version.cuda}) cannot use them"
+    return cannot + (f": {why}" if why else "")
 
 
 @dataclass
@@ -327,7 +330,8 @@ def runtime_checks(required: tuple[str, str] | None = None) -> list[Check]:
         for runtime in ("vllm", "hf"):
             why = found[runtime_name(device, runtime)]
             if (device, runtime) == required and why:
-                checks.append(Check(f"imports for {runtime_name(device, runtime)}", False, f"asked for, cannot run here: {why}"))
+                checks.append(Check(f"imports for {runtime_name(device, runtime)}", False,
+                                    f"asked for, cannot run here: {why}"))
             else:
                 checks.append(runtime_requirements(device, runtime, why))
     return checks

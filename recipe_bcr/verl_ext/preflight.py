@@ -107,8 +107,9 @@ def visible_gpus(cfg: Any) -> tuple[int, str]:
     return manager.get_current_node_num_accelerators(), "detected by Ray"
 
 
-# --- A run that joins a Ray cluster: before verl starts, one Ray task per node imports what verl's workers will import there (Ray's worker setup hook
-# `recipe_bcr.verl_ext.plugin.worker_setup`, the reward `pkg://reward_fns.bcr`, the reward manager)
+# --- A run that joins a Ray cluster: before verl starts, one Ray task per node imports what verl's
+# workers will import there (Ray's worker setup hook `recipe_bcr.verl_ext.plugin.worker_setup`, the
+# reward `pkg://reward_fns.bcr`, the reward manager)
 # and says what GPUs torch can use there. Without it, a node where bcr-recipe is not installed fails
 # at its first worker with Ray's "Failed to execute the worker setup hook", and a node whose Ray
 # clears CUDA_VISIBLE_DEVICES in actors without GPUs (Ray < 2.56) fails later still.
@@ -213,7 +214,8 @@ def check_gpus(cfg: Any) -> str:
         try:
             found = check_cluster(address, per_node, nodes, cfg.trainer.device)
         except ConnectionError as e:
-            raise PreflightError(f"no Ray cluster at {address} ({str(e).splitlines()[0]}) -> fix: {START_CLUSTER}") from None
+            why = str(e).splitlines()[0]
+            raise PreflightError(f"no Ray cluster at {address} ({why}) -> fix: {START_CLUSTER}") from None
         except RuntimeError as e:
             raise PreflightError(str(e)) from None
         return f"{asked} on the Ray cluster at {address}: {found}"
@@ -227,7 +229,8 @@ def check_gpus(cfg: Any) -> str:
     fits = [f"bcr.gpus={visible}"] if visible else []
     fits += [] if cfg.trainer.device == "cpu" else ["bcr_device=cpu", "+recipe=bcr_toy"]
     raise PreflightError(
-        f"this run asks for {per_node * nodes} GPU(s) ({asked}), a local Ray start sees {visible} ({source}) on 1 node; "
+        f"this run asks for {per_node * nodes} GPU(s) ({asked}), a local Ray start sees {visible} ({source}) "
+        "on 1 node; "
         f"overrides that fit: {' | '.join(fits)}")
 
 
@@ -242,8 +245,8 @@ def check_batch(cfg: Any) -> str:
     world = int(cfg.trainer.n_gpus_per_node) * int(cfg.trainer.nnodes)
     update, micro = int(actor.ppo_mini_batch_size) * n, int(actor.ppo_micro_batch_size_per_gpu)
     step = int(cfg.data.train_batch_size) * n
-    what = (f"an update of {update} completions (actor_rollout_ref.actor.ppo_mini_batch_size={actor.ppo_mini_batch_size}"
-            f" prompts x rollout.n={n})")
+    what = (f"an update of {update} completions (actor_rollout_ref.actor.ppo_mini_batch_size="
+            f"{actor.ppo_mini_batch_size} prompts x rollout.n={n})")
     if step % world or update % world:
         raise PreflightError(f"{what} and a step of {step} (data.train_batch_size x rollout.n) do not split evenly "
                              f"into {world} GPU(s) -> fix: bcr.gpus=<a divisor of {math.gcd(step, update)}>")
