@@ -5,6 +5,7 @@ import os
 import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -96,66 +97,37 @@ def test_two_nodes_without_a_cluster_name_how_to_start_one_not_a_setting_already
     assert "+ray_kwargs.ray_init.address=auto (or export RAY_ADDRESS=auto)" in str(e.value)
 
 
-def test_the_runbooks_two_node_command_composes_and_passes(smi, monkeypatch):
-    """docs/gpu.md's 2-node overrides: `+ray_kwargs.ray_init.address=auto` (verl's struct has no such key:
-    without the `+` Hydra rejects it) makes the preflight check this node's 8 GPUs against 8 per node."""
+def runbook_command(section: str) -> list[str]:
+    """The overrides of the `main_ppo` command in docs/gpu.md's `## <section>` code block."""
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "gpu.md").read_text(encoding="utf-8")
+    block = doc[doc.index(f"## {section}"):].split("```")[1]
+    lines = block.replace("\\\n", " ").splitlines()
+    [cmd] = [line.split("#")[0].split() for line in lines if line.startswith("python -m verl.trainer.main_ppo")]
+    assert cmd[3] == "+recipe=bcr"   # compose_recipe adds it
+    return cmd[4:]
+
+
+def test_the_runbooks_commands_compose_and_pass(smi, monkeypatch):
+    """docs/gpu.md's commands as written. 2 nodes: `+ray_kwargs.ray_init.address=auto` (verl's struct has
+    no such key: without the `+` Hydra rejects it) makes the preflight probe the cluster and check this
+    node's 8 GPUs against 8 per node."""
     monkeypatch.setattr(preflight, "check_cluster", lambda *a: "2 node(s) import the recipe")   # no cluster here
     smi(["NVIDIA H100 80GB HBM3, 580.65.06"] * 8)
-    cfg = compose_recipe(["trainer.nnodes=2", "+ray_kwargs.ray_init.address=auto"])
-    assert cfg.trainer.n_gpus_per_node == 8   # bcr.gpus=auto: every GPU of the node
-    assert check_gpus(cfg).endswith("on the Ray cluster at auto: 2 node(s) import the recipe")
-    assert check_batch(cfg) == "update of 32 completions = 16 GPU(s) x 2 per device x 1 accumulation step(s)"
+    one = compose_recipe(runbook_command("One node, 8 GPUs"))
+    assert one.trainer.n_gpus_per_node == 8 and one.trainer.nnodes == 1   # bcr.gpus=auto: every GPU of the node
+    assert check_batch(one) == "update of 32 completions = 8 GPU(s) x 2 per device x 2 accumulation step(s)"
+    two_overrides = runbook_command("Two nodes, 8 GPUs each")
+    assert "+ray_kwargs.ray_init.address=auto" in two_overrides
+    two = compose_recipe(two_overrides)
+    assert (two.trainer.n_gpus_per_node, two.trainer.nnodes) == (8, 2)
+    assert check_gpus(two).endswith("on the Ray cluster at auto: 2 node(s) import the recipe")
+    assert check_batch(two) == "update of 32 completions = 16 GPU(s) x 2 per device x 1 accumulation step(s)"
     smi(["NVIDIA H100 80GB HBM3, 580.65.06"] * 4)
     platform_cpu.nvidia_gpus.cache_clear()
     with pytest.raises(PreflightError, match=r"this node has 4 GPU\(s\).*places 8 on every node -> fix: bcr.gpus=4"):
-        check_gpus(compose_recipe(["bcr.gpus=8", "trainer.nnodes=2", "+ray_kwargs.ray_init.address=auto"]))
+        check_gpus(compose_recipe([*two_overrides, "bcr.gpus=8"]))
 
 
-def _run(args, env_extra, cwd):
-    env = dict(os.environ, **env_extra)
-    return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
-
-
-@pytest.mark.verl
-def test_main_ppo_on_a_machine_without_gpus_stops_before_ray(tmp_path):
-    proc = _run(["verl.trainer.main_ppo", "+recipe=bcr"], {"PATH": f"/nonexistent{os.pathsep}{os.environ['PATH']}"},
-                tmp_path)
-    assert proc.returncode == 1
-    errors = [line for line in proc.stderr.splitlines() if line.startswith("[bcr preflight]")]
-    assert errors == ["[bcr preflight] bcr_device=gpu, but torch cannot use a GPU here: no NVIDIA driver: "
-                      "nvidia-smi is not on PATH or fails -> fix: run on a machine with NVIDIA GPUs and their driver "
-                      "(a CPU run: bcr_device=cpu or +recipe=bcr_toy; `python -m recipe_bcr doctor` checks the install)"]
-    assert "Started a local Ray instance" not in proc.stdout + proc.stderr
-
-
-@GPU_FREE
-@pytest.mark.verl
-def test_main_ppo_with_a_driver_too_old_for_torch_stops_naming_the_floor(tmp_path):
-    """Before: torch could not use the GPUs, the preflight counted none and suggested a CPU run (and
-    without it, the recipe's CPU platform took over and the run failed later far from the cause)."""
-    fake_smi(tmp_path / "bin", ["NVIDIA H100 80GB HBM3, 570.124.06"] * 8)
-    path = f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"
-    proc = _run(["verl.trainer.main_ppo", "+recipe=bcr"], {"PATH": path}, tmp_path)
-    assert proc.returncode == 1
-    [error] = [line for line in proc.stderr.splitlines() if line.startswith("[bcr preflight]")]
-    floor = checks.driver_floor(torch.version.cuda)
-    assert (f"nvidia-smi lists 8 x NVIDIA H100 80GB HBM3, driver 570.124.06: older than the {floor} that torch "
-            f"{torch.__version__} (built for CUDA {torch.version.cuda}) needs -> fix: upgrade the NVIDIA driver") \
-        in error
-
-
-def test_eval_with_empty_cache_fails_in_one_line_naming_the_fix(tmp_path):
-    proc = _run(["recipe_bcr.eval", "bcr_model@model=tiny_qwen3", "engine=transformers", f"run_dir={tmp_path / 'run'}"],
-                {"BCR_CACHE": str(tmp_path / "empty")}, tmp_path)
-    assert proc.returncode == 2
-    [error] = [line for line in (proc.stdout + proc.stderr).splitlines() if "ERROR" in line]
-    assert f"model.path={tmp_path / 'empty' / MODEL_DIR}: no such folder -> fix: `python -m recipe_bcr toy`" in error
-    assert not (tmp_path / "run" / "config.yaml").exists()   # nothing of a run was written
-
-
-@pytest.mark.parametrize("gpus_, per_device, split", [(4, 2, "4 GPU(s) x 2 per device x 4 accumulation step(s)"),
-                                                      (8, 2, "8 GPU(s) x 2 per device x 2 accumulation step(s)"),
-                                                      (1, 32, "1 GPU(s) x 32 per device x 1 accumulation step(s)")])
 def test_batch_split_is_the_papers_update_over_the_gpus(gpus_, per_device, split):
     cfg = compose_recipe([f"bcr.gpus={gpus_}", f"bcr.completions_per_device={per_device}"])
     assert check_batch(cfg) == f"update of 32 completions = {split}"
