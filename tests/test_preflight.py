@@ -67,8 +67,12 @@ def test_more_gpus_than_ray_sees_names_the_overrides_that_fit(monkeypatch):
     with pytest.raises(PreflightError, match=r"asks for 4 GPU.*sees 1 \(ray_kwargs.ray_init.num_gpus\).*"
                                              r"bcr.gpus=1 \| bcr_device=cpu \| \+recipe=bcr_toy"):
         check_gpus(_run_cfg(num_gpus=1))
-    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1")   # what Ray detects without num_gpus
-    assert "4 GPU(s) asked" not in check_gpus(_run_cfg(per_node=2))
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1,2,3")   # what Ray detects without num_gpus
+    assert check_gpus(_run_cfg(per_node=2)) == ("2 GPU(s) asked, 4 visible to Ray (CUDA_VISIBLE_DEVICES); 2 left idle "
+                                                "(bcr.gpus=4 uses all)")
+    assert check_gpus(_run_cfg(per_node=1, device="cpu", num_gpus=8)) == ("1 GPU(s) asked, 8 visible to Ray "
+                                                                          "(ray_kwargs.ray_init.num_gpus)")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1")
     with pytest.raises(PreflightError, match=r"sees 2 \(CUDA_VISIBLE_DEVICES\)"):
         check_gpus(_run_cfg(per_node=4))
     with pytest.raises(PreflightError, match=r"trainer.nnodes=2"):

@@ -224,7 +224,8 @@ def check_gpus(cfg: Any) -> str:
                              f"one-node Ray -> fix: {START_CLUSTER}")
     visible, source = visible_gpus(cfg)
     if per_node <= visible:
-        idle = f"; {visible - per_node} left idle (bcr.gpus={visible} uses all)" if per_node < visible else ""
+        real = cfg.trainer.device != "cpu"   # the CPU preset's num_gpus are logical slots, not GPUs left idle
+        idle = f"; {visible - per_node} left idle (bcr.gpus={visible} uses all)" if real and per_node < visible else ""
         return f"{per_node} GPU(s) asked, {visible} visible to Ray ({source}){idle}"
     fits = [f"bcr.gpus={visible}"] if visible else []
     fits += [] if cfg.trainer.device == "cpu" else ["bcr_device=cpu", "+recipe=bcr_toy"]
