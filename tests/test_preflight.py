@@ -132,6 +132,9 @@ def test_the_runbooks_commands_compose_and_pass(smi, monkeypatch):
         check_gpus(compose_recipe([*two_overrides, "bcr.gpus=8"]))
 
 
+@pytest.mark.parametrize("gpus_, per_device, split", [(4, 2, "4 GPU(s) x 2 per device x 4 accumulation step(s)"),
+                                                      (8, 2, "8 GPU(s) x 2 per device x 2 accumulation step(s)"),
+                                                      (1, 32, "1 GPU(s) x 32 per device x 1 accumulation step(s)")])
 def test_batch_split_is_the_papers_update_over_the_gpus(gpus_, per_device, split):
     cfg = compose_recipe([f"bcr.gpus={gpus_}", f"bcr.completions_per_device={per_device}"])
     assert check_batch(cfg) == f"update of 32 completions = {split}"
