@@ -132,6 +132,48 @@ def test_the_runbooks_commands_compose_and_pass(smi, monkeypatch):
         check_gpus(compose_recipe([*two_overrides, "bcr.gpus=8"]))
 
 
+def _run(args, env_extra, cwd):
+    env = dict(os.environ, **env_extra)
+    return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
+
+
+@pytest.mark.verl
+def test_main_ppo_on_a_machine_without_gpus_stops_before_ray(tmp_path):
+    proc = _run(["verl.trainer.main_ppo", "+recipe=bcr"], {"PATH": f"/nonexistent{os.pathsep}{os.environ['PATH']}"},
+                tmp_path)
+    assert proc.returncode == 1
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("[bcr preflight]")]
+    assert errors == ["[bcr preflight] bcr_device=gpu, but torch cannot use a GPU here: no NVIDIA driver: "
+                      "nvidia-smi is not on PATH or fails -> fix: run on a machine with NVIDIA GPUs and their driver "
+                      "(a CPU run: bcr_device=cpu or +recipe=bcr_toy; `python -m recipe_bcr doctor` checks the install)"]
+    assert "Started a local Ray instance" not in proc.stdout + proc.stderr
+
+
+@GPU_FREE
+@pytest.mark.verl
+def test_main_ppo_with_a_driver_too_old_for_torch_stops_naming_the_floor(tmp_path):
+    """Before: torch could not use the GPUs, the preflight counted none and suggested a CPU run (and
+    without it, the recipe's CPU platform took over and the run failed later far from the cause)."""
+    fake_smi(tmp_path / "bin", ["NVIDIA H100 80GB HBM3, 570.124.06"] * 8)
+    path = f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"
+    proc = _run(["verl.trainer.main_ppo", "+recipe=bcr"], {"PATH": path}, tmp_path)
+    assert proc.returncode == 1
+    [error] = [line for line in proc.stderr.splitlines() if line.startswith("[bcr preflight]")]
+    floor = checks.driver_floor(torch.version.cuda)
+    assert (f"nvidia-smi lists 8 x NVIDIA H100 80GB HBM3, driver 570.124.06: older than the {floor} that torch "
+            f"{torch.__version__} (built for CUDA {torch.version.cuda}) needs -> fix: upgrade the NVIDIA driver") \
+        in error
+
+
+def test_eval_with_empty_cache_fails_in_one_line_naming_the_fix(tmp_path):
+    proc = _run(["recipe_bcr.eval", "bcr_model@model=tiny_qwen3", "engine=transformers", f"run_dir={tmp_path / 'run'}"],
+                {"BCR_CACHE": str(tmp_path / "empty")}, tmp_path)
+    assert proc.returncode == 2
+    [error] = [line for line in (proc.stdout + proc.stderr).splitlines() if "ERROR" in line]
+    assert f"model.path={tmp_path / 'empty' / MODEL_DIR}: no such folder -> fix: `python -m recipe_bcr toy`" in error
+    assert not (tmp_path / "run" / "config.yaml").exists()   # nothing of a run was written
+
+
 @pytest.mark.parametrize("gpus_, per_device, split", [(4, 2, "4 GPU(s) x 2 per device x 4 accumulation step(s)"),
                                                       (8, 2, "8 GPU(s) x 2 per device x 2 accumulation step(s)"),
                                                       (1, 32, "1 GPU(s) x 32 per device x 1 accumulation step(s)")])
