@@ -1,11 +1,16 @@
 """doctor's per-runtime import lines: every import a device x rollout pair's composed config
 needs, checked where this install can run the pair, listed (with its attention backend) where not."""
 
+import os
+import re
+import stat
 import sys
 
 import pytest
+import torch
 
-from recipe_bcr.verl_ext import checks
+from recipe_bcr.commands import doctor
+from recipe_bcr.verl_ext import checks, platform_cpu
 
 GPU_NO = "no CUDA device visible to torch"
 
@@ -41,3 +46,60 @@ def test_flash_attention_config_needs_flash_attn_or_kernels(monkeypatch):
                                  "actor_rollout_ref.model.override_config.attn_implementation=flash_attention_2"])
     [flash] = checks.missing(checks.requirements(cfg, "gpu"))[-1:]
     assert flash.modules == ("flash_attn", "kernels") and "pip install flash-attn==2.8.3 --no-build-isolation" in flash.install
+
+
+def test_a_gpu_run_asked_for_fails_where_it_cannot_run_naming_why(cpu_only):
+    failed = [c for c in checks.runtime_checks(("gpu", "vllm")) if not c.ok]
+    assert [(c.name, c.detail) for c in failed] == [("imports for bcr_device=gpu bcr_runtime=vllm",
+                                                     f"asked for, cannot run here: {GPU_NO}")]
+    hf = {c.name: c for c in checks.runtime_checks(("gpu", "hf"))}
+    assert not hf["imports for bcr_device=gpu bcr_runtime=hf"].ok
+    assert hf["imports for bcr_device=gpu bcr_runtime=vllm"].info
+
+
+def test_doctor_arguments_name_the_run_to_check_for():
+    assert doctor.required_pair([]) is None
+    assert doctor.required_pair(["bcr_device=gpu"]) == ("gpu", "vllm")   # the recipe's rollout by default
+    assert doctor.required_pair(["bcr_device=gpu", "bcr_runtime=hf"]) == ("gpu", "hf")
+    usage = "doctor takes bcr_device=gpu|cpu and bcr_runtime=vllm|hf, got bcr.gpus=8"
+    with pytest.raises(ValueError, match=re.escape(usage)):
+        doctor.required_pair(["bcr.gpus=8"])
+
+
+@pytest.fixture
+def smi(tmp_path, monkeypatch):
+    """A fake `nvidia-smi` first on PATH: smi(rows) makes it print `rows` (name, driver version)."""
+    def install(rows: list[str]) -> None:
+        (tmp_path / "bin").mkdir(exist_ok=True)
+        script = tmp_path / "bin" / "nvidia-smi"
+        script.write_text("#!/bin/sh\n" + "".join(f"echo '{row}'\n" for row in rows))
+        script.chmod(script.stat().st_mode | stat.S_IXUSR)
+        platform_cpu.nvidia_gpus.cache_clear()
+
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    platform_cpu.nvidia_gpus.cache_clear()
+    yield install
+    platform_cpu.nvidia_gpus.cache_clear()
+
+
+@pytest.mark.verl
+@pytest.mark.skipif(torch.cuda.is_available() or torch.version.cuda is None, reason="fakes a driver too old for torch")
+def test_gpus_torch_cannot_use_fail_the_doctor_with_the_driver_floor(smi, capsys):
+    """Before: torch could not use the GPUs nvidia-smi listed, the GPU runtimes were listed as "not
+    runnable here (no CUDA device visible to torch)" and the doctor said "all checks passed"."""
+    smi(["NVIDIA H100 80GB HBM3, 570.124.06"] * 8)
+    assert doctor.run([]) == 1
+    out = capsys.readouterr().out
+    assert (f"[FAIL] gpu: nvidia-smi lists 8 x NVIDIA H100 80GB HBM3, driver 570.124.06: older than the 580 that torch "
+            f"{torch.__version__} (built for CUDA {torch.version.cuda}) needs -> fix: upgrade the NVIDIA driver to 580 "
+            "or newer") in out
+    assert out.strip().endswith("doctor: 1 check(s) failed")
+
+
+def test_no_gpu_is_a_note_unless_a_gpu_run_is_asked_for(smi, monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    note = checks.gpu_check()
+    assert note.ok and note.info and note.detail.startswith("no NVIDIA GPU here (no NVIDIA driver")
+    asked = checks.gpu_check(required=True)
+    assert not asked.ok and asked.detail.startswith("no NVIDIA driver: nvidia-smi is not on PATH or fails -> fix:")

@@ -1,22 +1,57 @@
-"""`python -m recipe_bcr doctor`: is this install able to run `main_ppo +recipe=bcr`?
-One line per check (recipe_bcr.verl_ext.checks), each failure with its fix; then, for every
-device x rollout pair it can run, every import that pair's composed config needs."""
+"""`python -m recipe_bcr doctor [bcr_device=gpu|cpu] [bcr_runtime=vllm|hf]`: is this install able to
+run `main_ppo +recipe=bcr`? One line per check (recipe_bcr.verl_ext.checks), each failure with its
+fix; then, for every device x rollout pair, every import that pair's composed config needs (checked
+where this machine can run the pair, listed for the record where not).
+
+The GPU is a failure, not a note, where the NVIDIA driver lists GPUs that torch cannot use, and
+where `bcr_device=gpu` is asked for: then the pair asked for (its rollout by default vLLM, the
+recipe's) must run here, or the doctor names what is missing (driver, its version, the GPU, vLLM)."""
 
 from __future__ import annotations
 
-from recipe_bcr.verl_ext.checks import CHECKS, Check, runtime_checks
+import sys
+from collections.abc import Callable
+from functools import partial
+
+from recipe_bcr.verl_ext.checks import CHECKS, Check, gpu_check, runtime_checks
+
+DEVICES, RUNTIMES = ("gpu", "cpu"), ("vllm", "hf")
 
 
-def run() -> int:
+def required_pair(overrides: list[str]) -> tuple[str, str] | None:
+    """(device, rollout) the overrides ask for, None when they name no device; ValueError on anything else."""
+    asked = dict(o.split("=", 1) for o in overrides if "=" in o)
+    unknown = [o for o in overrides if "=" not in o or o.split("=", 1)[0] not in ("bcr_device", "bcr_runtime")]
+    device, runtime = asked.get("bcr_device"), asked.get("bcr_runtime", "vllm")
+    if unknown or device not in (None, *DEVICES) or runtime not in RUNTIMES:
+        raise ValueError(f"doctor takes bcr_device={'|'.join(DEVICES)} and bcr_runtime={'|'.join(RUNTIMES)}, got "
+                         f"{' '.join(overrides)}")
+    return (device, runtime) if device else None
+
+
+def run(overrides: list[str] | None = None) -> int:
+    required = required_pair(overrides or [])
+    checks: list[tuple[str, Callable[[], Check | list[Check]]]] = [
+        *((c.__name__.strip("_").replace("_", " "), c) for c in CHECKS),
+        ("gpu", partial(gpu_check, required is not None and required[0] == "gpu")),
+        ("runtime imports", partial(runtime_checks, required)),
+    ]
     failed = 0
-    for check in [*CHECKS, runtime_checks]:
+    for name, check in checks:
         try:
             results = check()
         except Exception as e:  # noqa: BLE001 - a failing check is a finding, not a crash
-            results = Check(check.__name__.strip("_").replace("_", " "), False, f"{type(e).__name__}: {e}")
+            results = Check(name, False, f"{type(e).__name__}: {e}")
         for result in results if isinstance(results, list) else [results]:
             failed += not result.ok
             status = "info" if result.info else "ok" if result.ok else "FAIL"
             print(f"[{status}] {result.name}: {result.detail}", flush=True)
     print("doctor: all checks passed" if not failed else f"doctor: {failed} check(s) failed")
     return 1 if failed else 0
+
+
+if __name__ == "__main__":   # until `python -m recipe_bcr doctor` passes its arguments on
+    from recipe_bcr.verl_ext.quiet import hide_missing_engine_warnings
+
+    hide_missing_engine_warnings()
+    sys.exit(run(sys.argv[1:]))

@@ -1,5 +1,6 @@
 """The install checks behind `python -m recipe_bcr doctor`: verl, Hydra's plugin scan, the
-recipe group, the reward, verl's and vLLM's hooks, and which device x engine pairs can run.
+recipe group, the reward, verl's and vLLM's hooks, whether torch can use the NVIDIA GPUs the
+driver lists, and which device x engine pairs can run.
 
 Without our Hydra search-path plugin, `+recipe=bcr` silently becomes a plain string and
 verl trains on its stock defaults; each check says what is wrong and how to fix it.
@@ -9,7 +10,9 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import os
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +23,70 @@ EDITABLE_FIX = (
     "(hydra issue 2359); reinstall with `pip install --config-settings editable_mode=compat -e .` "
     "or a normal `pip install .`"
 )
+
+
+# --- GPUs that torch cannot use. The preflight, `bcr.gpus=auto` and the doctor ask here, so that a machine
+# whose NVIDIA driver lists GPUs that torch cannot drive (a driver older than torch's CUDA build, a CPU build
+# of torch, hidden devices) is named as such instead of being taken for a machine without GPUs. What the driver
+# lists comes from `nvidia-smi` (platform_cpu.nvidia_gpus), which answers whatever CUDA_VISIBLE_DEVICES says
+# and whatever CUDA torch was built for; `torch.cuda.is_available()` answers False in all those cases.
+
+# Oldest Linux driver branch that runs a CUDA major release (NVIDIA's minor-version compatibility
+# table, docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html).
+DRIVER_FLOOR = {11: 450, 12: 525, 13: 580}
+TORCH_INSTALL = "pip install torch==2.11.0 (PyPI's Linux wheel: the CUDA 13.0 build)"
+
+
+def driver_floor(cuda: str | None) -> int | None:
+    """The oldest driver branch that runs torch's CUDA build `cuda` (e.g. "13.0" -> 580)."""
+    if not cuda:
+        return None
+    return DRIVER_FLOOR.get(int(cuda.split(".")[0]))
+
+
+def _branch(driver: str) -> int:
+    return int(driver.split(".")[0])
+
+
+def _cuda_init_error() -> str:
+    """torch's own reason why CUDA did not initialise (a warning it emits once), if it gave one."""
+    import torch
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.cuda.device_count()
+    return next((str(w.message).splitlines()[0] for w in caught), "")
+
+
+def gpu_problem() -> str | None:
+    """Why torch cannot run on this machine's NVIDIA GPUs, most basic cause first, with the fix
+    (None: torch sees a CUDA device)."""
+    import torch
+
+    from recipe_bcr.verl_ext.platform_cpu import nvidia_gpus
+
+    if torch.cuda.is_available():
+        return None
+    gpus = nvidia_gpus()
+    if gpus is None:
+        return ("no NVIDIA driver: nvidia-smi is not on PATH or fails -> fix: run on a machine with NVIDIA GPUs and "
+                "their driver")
+    if not gpus:
+        return "nvidia-smi lists no GPU -> fix: check the driver (`nvidia-smi`) and the container's device mounts"
+    listed = f"nvidia-smi lists {len(gpus)} x {gpus[0].name}, driver {gpus[0].driver}"
+    if torch.version.cuda is None:
+        return f"{listed}, but torch {torch.__version__} is a CPU build -> fix: {TORCH_INSTALL}"
+    floor = driver_floor(torch.version.cuda)
+    if floor is not None and _branch(gpus[0].driver) < floor:
+        return (f"{listed}: older than the {floor} that torch {torch.__version__} "
+                f"(built for CUDA {torch.version.cuda}) "
+                f"needs -> fix: upgrade the NVIDIA driver to {floor} or newer")
+    hidden = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if hidden is not None and not hidden.strip(","):
+        return f"{listed}, but CUDA_VISIBLE_DEVICES={hidden!r} hides them -> fix: unset CUDA_VISIBLE_DEVICES"
+    why = _cuda_init_error()
+    cannot = f"{listed}, but torch {torch.__version__} (CUDA {torch.version.cuda}) cannot use them"
+    return cannot + (f": {why}" if why else "")
 
 
 @dataclass
@@ -129,7 +196,7 @@ def runtimes() -> dict[str, str | None]:
     import torch
 
     devices = {
-        "gpu": None if torch.cuda.is_available() else "no CUDA device visible to torch",
+        "gpu": gpu_problem(),
         "cpu": None if torch.distributed.is_gloo_available() else "torch was built without gloo",
     }
     vllm_device, vllm_why = _vllm_platform()
@@ -253,8 +320,37 @@ CHECKS: list[Callable[[], Check]] = [_verl_version, _editable_finder, _plugin, _
                                      _verl_hooks, _vllm_plugin, _runtimes]
 
 
-def runtime_checks() -> list[Check]:
+def runtime_checks(required: tuple[str, str] | None = None) -> list[Check]:
     """runtime_requirements for every device x rollout pair (checked where `runtimes` says this
-    install can run it, listed for the record where not)."""
+    install can run it, listed for the record where not). The `required` pair (doctor's
+    `bcr_device=D [bcr_runtime=R]`) fails where it cannot run, naming why."""
     found = runtimes()
-    return [runtime_requirements(d, r, found[runtime_name(d, r)]) for d in ("gpu", "cpu") for r in ("vllm", "hf")]
+    checks = []
+    for device in ("gpu", "cpu"):
+        for runtime in ("vllm", "hf"):
+            why = found[runtime_name(device, runtime)]
+            if (device, runtime) == required and why:
+                checks.append(Check(f"imports for {runtime_name(device, runtime)}", False,
+                                    f"asked for, cannot run here: {why}"))
+            else:
+                checks.append(runtime_requirements(device, runtime, why))
+    return checks
+
+
+def gpu_check(required: bool = False) -> Check:
+    """Whether torch can use this machine's NVIDIA GPUs. A failure where the driver lists GPUs (a
+    driver older than torch's CUDA build, a CPU build of torch), or where a GPU run was asked for;
+    for the record only on a machine without NVIDIA GPUs."""
+    import torch
+
+    from recipe_bcr.verl_ext.platform_cpu import nvidia_gpus
+
+    problem = gpu_problem()
+    if problem is None:
+        listed = nvidia_gpus() or ()
+        what = f": {listed[0].name}, driver {listed[0].driver}" if listed else ""
+        return Check("gpu", True, f"torch {torch.__version__} (CUDA {torch.version.cuda}) sees "
+                                  f"{torch.cuda.device_count()} GPU(s){what}")
+    if not nvidia_gpus() and not required:
+        return Check("gpu", True, f"no NVIDIA GPU here ({problem.split(' -> ')[0]}): CPU runs only", info=True)
+    return Check("gpu", False, problem)

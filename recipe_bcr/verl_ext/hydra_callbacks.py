@@ -7,10 +7,31 @@ from typing import Any
 from hydra.experimental.callback import Callback
 
 
+def sweep_jobs(config: Any) -> list[list[str]]:
+    """The override list of each job of a `-m` sweep, as Hydra's basic sweeper will launch them."""
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    overrides = OverridesParser.create().parse_overrides(list(config.hydra.overrides.task))
+    return [job for batch in BasicSweeper.split_arguments(overrides, None) for job in batch]
+
+
 class Preflight(Callback):
     """Check the composed config before verl starts Ray or any worker (recipe_bcr.verl_ext.preflight):
-    a bad model path, attention setting or GPU count ends the job in one line instead of a
-    worker's traceback or a silent wait on Ray's scheduler."""
+    a bad model path, missing data file, unusable GPU, attention setting, GPU count or batch split
+    ends the job in one line instead of a worker's traceback or a silent wait on Ray's scheduler.
+    A sweep (`-m`) has every job's data files checked before its first job starts."""
+
+    def on_multirun_start(self, config: Any, **kwargs: Any) -> None:
+        from hydra import compose
+
+        from recipe_bcr.verl_ext.preflight import PreflightError, check_data
+
+        jobs = [compose(config_name=config.hydra.job.config_name, overrides=job) for job in sweep_jobs(config)]
+        try:
+            print(f"[bcr preflight] sweep data: {check_data(jobs)}", flush=True)
+        except PreflightError as e:
+            raise SystemExit(f"[bcr preflight] {e}") from None
 
     def on_job_start(self, config: Any, **kwargs: Any) -> None:
         from recipe_bcr.verl_ext.preflight import PreflightError, preflight

@@ -4,7 +4,8 @@ verl 0.9.1 ships CUDA, NPU and ROCm platforms only; without one for the CPU,
 `auto_set_device` turns `trainer.device=cpu` back into "cuda" and worker groups ask Ray
 for GPUs. Auto-detection probes the registered platforms in order, so on a machine
 with a GPU the CUDA platform still wins; this one is picked only where no accelerator
-answers (or with VERL_PLATFORM=cpu).
+answers and the NVIDIA driver lists no GPU (`nvidia_gpus`: what `nvidia-smi` lists, which is
+no answer about torch: see checks.gpu_problem), or with VERL_PLATFORM=cpu.
 
 Ray placement: verl's resource pools always reserve one "device" per worker bundle
 (`use_gpu=True` is hard-coded) and check the cluster's "GPU" count before starting, so each
@@ -15,13 +16,49 @@ torch's CPU build ignores the CUDA_VISIBLE_DEVICES that Ray sets.
 
 from __future__ import annotations
 
+import functools
 import os
+import shutil
+import subprocess
 from contextlib import contextmanager
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, Optional
 
 import torch
 from verl.plugin.platform import PlatformBase, PlatformRegistry
+
+
+@dataclass(frozen=True)
+class NvidiaGPU:
+    name: str
+    driver: str   # e.g. "570.124.06"
+
+
+@functools.cache
+def nvidia_gpus() -> tuple[NvidiaGPU, ...] | None:
+    """The GPUs the NVIDIA driver lists; None when there is no working `nvidia-smi` (no NVIDIA driver)."""
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return None
+    try:
+        proc = subprocess.run([smi, "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if proc.returncode != 0:
+        return None
+    rows = [[part.strip() for part in line.rsplit(",", 1)] for line in proc.stdout.splitlines() if "," in line]
+    return tuple(NvidiaGPU(name, driver) for name, driver in rows)
+
+
+def visible_gpu_count() -> int:
+    """GPUs this process may use: CUDA_VISIBLE_DEVICES when set, else every GPU the driver lists."""
+    ids = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if ids is not None:
+        return len([i for i in ids.split(",") if i.strip()])
+    return len(nvidia_gpus() or ())
+
 
 def _noop(*_args: Any, **_kwargs: Any) -> None:
     return None
@@ -86,8 +123,11 @@ class PlatformCPU(PlatformBase):
         return True
 
     def is_platform_available(self, use_smi_check: bool = False) -> bool:
-        # Reached in auto-detection only after every accelerator platform said no.
-        return not torch.cuda.is_available()
+        # Reached in auto-detection only after every accelerator platform said no. Never while the
+        # NVIDIA driver lists GPUs: torch may not see them (a driver older than its CUDA build, a CPU
+        # build, CUDA_VISIBLE_DEVICES="" in a Ray actor without GPUs), and the run must then fail
+        # on CUDA with that cause, not go on as a CPU run (recipe_bcr/verl_ext/checks.py: gpu_problem).
+        return not torch.cuda.is_available() and not nvidia_gpus()
 
     def current_device(self) -> Any:
         return "cpu"

@@ -1,19 +1,25 @@
 """Checks of a composed `+recipe=bcr` config that run before Ray or any worker starts
-(recipe_bcr.verl_ext.hydra_callbacks.Preflight): model paths, attention settings and their
-packages, and whether Ray will see the GPUs the run asks for. Without them, a missing model
-surfaces as a transformers "Repo id must be in the form ..." error inside a worker, and a run that
-asks for more GPUs than there are waits on Ray's scheduler with no message."""
+(recipe_bcr.verl_ext.hydra_callbacks.Preflight): model paths, data files, attention settings and
+their packages, whether torch can use the GPUs, whether Ray will see the GPUs (and nodes) the run
+asks for, and whether the batch splits over them. Without them, a missing model surfaces as a
+transformers "Repo id must be in the form ..." error inside a worker, a missing data file or an
+uneven batch after the models load, a run that asks for more GPUs than there are waits on Ray's
+scheduler with no message, and a sweep dies at the first job whose data is missing."""
 
 from __future__ import annotations
 
+import math
 import os
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from omegaconf import OmegaConf
 
 from recipe_bcr.toy.model import MODEL_DIR, ensure_model, load_specs
-from recipe_bcr.verl_ext.checks import attention, attention_problem, missing, requirements
+from recipe_bcr.verl_ext.checks import attention, attention_problem, gpu_problem, missing, requirements
+from recipe_bcr.verl_ext.platform_cpu import nvidia_gpus, visible_gpu_count
 
 # the config keys that name a model or tokenizer folder (verl reads the tokenizer from model.path
 # unless tokenizer_path is set)
@@ -63,6 +69,29 @@ def check_imports(cfg: Any) -> str:
     return f"{attention(cfg)[0]}; {', '.join('/'.join(r.modules) for r in reqs)} import"
 
 
+def cluster_address(cfg: Any) -> str | None:
+    """The running Ray cluster this run joins (+ray_kwargs.ray_init.address or RAY_ADDRESS), if any."""
+    return OmegaConf.select(cfg, "ray_kwargs.ray_init.address", default=None) or os.environ.get("RAY_ADDRESS")
+
+
+def check_device(cfg: Any) -> str:
+    """bcr_device=gpu: torch can use this node's GPUs. Else a driver older than torch's CUDA build (or
+    a CPU build of torch) surfaces much later as a CPU/FSDP error in a worker."""
+    if cfg.trainer.device == "cpu":
+        return "bcr_device=cpu"
+    import torch
+
+    problem = gpu_problem()
+    if problem is None:   # named from nvidia-smi: no CUDA context in the driver process, which lives as long as the run
+        listed = nvidia_gpus() or ()
+        what = f": {listed[0].name}, driver {listed[0].driver}" if listed else ""
+        return f"torch {torch.__version__} sees {torch.cuda.device_count()} GPU(s){what}"
+    if cluster_address(cfg) and nvidia_gpus() is None:
+        return "this node has no NVIDIA GPU: the cluster's nodes are checked by Ray when its workers start"
+    raise PreflightError(f"bcr_device=gpu, but torch cannot use a GPU here: {problem} (a CPU run: bcr_device=cpu or "
+                         "+recipe=bcr_toy; `python -m recipe_bcr doctor` checks the install)")
+
+
 def visible_gpus(cfg: Any) -> tuple[int, str]:
     """GPUs a local Ray start will offer, and whence: ray_init.num_gpus when set (the CPU preset's
     logical slots), else what Ray detects (CUDA_VISIBLE_DEVICES, else the node's NVIDIA GPUs)."""
@@ -78,26 +107,206 @@ def visible_gpus(cfg: Any) -> tuple[int, str]:
     return manager.get_current_node_num_accelerators(), "detected by Ray"
 
 
+# --- A run that joins a Ray cluster: before verl starts, one Ray task per node imports what verl's
+# workers will import there (Ray's worker setup hook `recipe_bcr.verl_ext.plugin.worker_setup`, the
+# reward `pkg://reward_fns.bcr`, the reward manager)
+# and says what GPUs torch can use there. Without it, a node where bcr-recipe is not installed fails
+# at its first worker with Ray's "Failed to execute the worker setup hook", and a node whose Ray
+# clears CUDA_VISIBLE_DEVICES in actors without GPUs (Ray < 2.56) fails later still.
+
+PROBED_MODULES = ("recipe_bcr.verl_ext.plugin", "reward_fns.bcr", "recipe_bcr.verl_ext.reward_manager")
+PROBE_TIMEOUT_S = 300
+
+
+@dataclass
+class NodeReport:
+    host: str
+    error: str | None          # why the recipe's modules do not import there
+    gpus: int = 0              # GPUs this node's processes may use (CUDA_VISIBLE_DEVICES, else nvidia-smi)
+    gpu_problem: str | None = None   # why torch cannot use them (None: it can, or there are none)
+    ray: str = ""
+
+
+def probe_nodes(modules: tuple[str, ...] = PROBED_MODULES) -> list[NodeReport]:
+    """One report per alive node of the Ray cluster this process is connected to."""
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    def probe(names: tuple[str, ...]) -> dict[str, Any]:
+        # defined here, so Ray ships it by value: it runs on a node that lacks recipe_bcr, and says so
+        import importlib
+        import socket
+
+        report: dict[str, Any] = {"host": socket.gethostname(), "error": None, "ray": ray.__version__}
+        try:
+            for name in names:
+                importlib.import_module(name)
+        except Exception as e:  # noqa: BLE001 - the finding, reported for this node
+            report["error"] = f"{type(e).__name__}: {e}"
+            return report
+        from recipe_bcr.verl_ext.checks import gpu_problem
+        from recipe_bcr.verl_ext.platform_cpu import nvidia_gpus, visible_gpu_count
+
+        report["gpus"] = visible_gpu_count()
+        report["gpu_problem"] = gpu_problem() if nvidia_gpus() else None
+        return report
+
+    task = ray.remote(num_cpus=0)(probe)
+    nodes = [n for n in ray.nodes() if n.get("Alive")]
+    refs = [task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(modules)
+            for n in nodes]
+    return [NodeReport(**r) for r in ray.get(refs, timeout=PROBE_TIMEOUT_S)]
+
+
+def verdict(reports: list[NodeReport], per_node: int, nodes: int, device: str) -> str | None:
+    """Why these nodes cannot run `nodes` x `per_node` GPUs of the recipe (None: they can)."""
+    broken = [f"{r.host}: {r.error}" for r in reports if r.error]
+    if broken:
+        return (f"the recipe does not import on {len(broken)} of {len(reports)} node(s) ({'; '.join(broken)}) -> fix: "
+                "install bcr-recipe on every node (docs/gpu.md), the same commit as here")
+    if device == "cpu":
+        return None
+    sick = [f"{r.host}: {r.gpu_problem}" for r in reports if r.gpu_problem]
+    if sick:
+        return f"torch cannot use the GPUs of {'; '.join(sick)}"
+    enough = [r for r in reports if r.gpus >= per_node]
+    if len(enough) < nodes:
+        found = ", ".join(f"{r.host} {r.gpus}" for r in reports)
+        return (f"trainer.nnodes={nodes} x trainer.n_gpus_per_node={per_node}, but only {len(enough)} node(s) have "
+                f"{per_node} GPUs (GPUs per node: {found}) -> fix: start Ray on more nodes, or lower bcr.gpus / nnodes")
+    return None
+
+
+def check_cluster(address: str, per_node: int, nodes: int, device: str) -> str:
+    """Connect to the cluster, probe every node, disconnect (verl then connects with its own
+    runtime env). Returns one line per the nodes; raises RuntimeError with the verdict."""
+    import ray
+
+    ray.init(address=address, logging_level="ERROR", log_to_driver=False)
+    try:
+        reports = probe_nodes()
+    finally:
+        ray.shutdown()
+    problem = verdict(reports, per_node, nodes, device)
+    if problem:
+        raise RuntimeError(problem)
+    return f"{len(reports)} node(s) import the recipe: " + ", ".join(f"{r.host} ({r.gpus} GPU(s))" for r in reports)
+
+
+START_CLUSTER = ("start Ray on every node (`ray start --head --port=6379` on this one, `ray start "
+                 "--address=<this node's IP>:6379` on each other one; bcr-recipe installed on each) and add "
+                 "+ray_kwargs.ray_init.address=auto (or export RAY_ADDRESS=auto)")
+
+
 def check_gpus(cfg: Any) -> str:
-    """The run asks for no more GPUs and nodes than a local Ray start has. A run that joins a
-    running cluster (ray_init.address or RAY_ADDRESS) is not checked: its resources are the
-    cluster's. Returns what was found."""
-    address = OmegaConf.select(cfg, "ray_kwargs.ray_init.address", default=None) or os.environ.get("RAY_ADDRESS")
-    if address:
-        return f"joins the Ray cluster at {address}: its GPUs are not checked here"
+    """The run asks for no more GPUs than it will get. Several nodes need a running Ray cluster (a
+    local Ray start is one node); a run that joins one has every node probed (probe_nodes:
+    the recipe imports there, torch uses its GPUs, it has trainer.n_gpus_per_node of them: verl places
+    that many on every node). Returns what was found."""
     per_node, nodes = int(cfg.trainer.n_gpus_per_node), int(cfg.trainer.nnodes)
+    asked = f"trainer.n_gpus_per_node={per_node} x trainer.nnodes={nodes}"
+    address = cluster_address(cfg)
+    if address:
+        local = visible_gpu_count() if cfg.trainer.device != "cpu" else 0
+        if local and per_node > local:
+            raise PreflightError(f"{asked}, but this node has {local} GPU(s) (nvidia-smi / CUDA_VISIBLE_DEVICES): verl "
+                                 f"places {per_node} on every node -> fix: bcr.gpus={local}")
+        try:
+            found = check_cluster(address, per_node, nodes, cfg.trainer.device)
+        except ConnectionError as e:
+            why = str(e).splitlines()[0]
+            raise PreflightError(f"no Ray cluster at {address} ({why}) -> fix: {START_CLUSTER}") from None
+        except RuntimeError as e:
+            raise PreflightError(str(e)) from None
+        return f"{asked} on the Ray cluster at {address}: {found}"
+    if nodes > 1:
+        raise PreflightError(f"{asked} needs a running Ray cluster, and without an address this run starts a "
+                             f"one-node Ray -> fix: {START_CLUSTER}")
     visible, source = visible_gpus(cfg)
-    if nodes == 1 and per_node <= visible:
-        return f"{per_node} GPU(s) asked, {visible} visible to Ray ({source})"
+    if per_node <= visible:
+        real = cfg.trainer.device != "cpu"   # the CPU preset's num_gpus are logical slots, not GPUs left idle
+        idle = f"; {visible - per_node} left idle (bcr.gpus={visible} uses all)" if real and per_node < visible else ""
+        return f"{per_node} GPU(s) asked, {visible} visible to Ray ({source}){idle}"
     fits = [f"bcr.gpus={visible}"] if visible else []
     fits += [] if cfg.trainer.device == "cpu" else ["bcr_device=cpu", "+recipe=bcr_toy"]
     raise PreflightError(
-        f"this run asks for {per_node * nodes} GPU(s) (trainer.n_gpus_per_node={per_node} x trainer.nnodes={nodes}), "
-        f"a local Ray start sees {visible} ({source}) on 1 node; overrides that fit: {' | '.join(fits)}")
+        f"this run asks for {per_node * nodes} GPU(s) ({asked}), a local Ray start sees {visible} ({source}) "
+        "on 1 node; "
+        f"overrides that fit: {' | '.join(fits)}")
+
+
+def check_batch(cfg: Any) -> str:
+    """One update (ppo_mini_batch_size prompts x rollout.n completions) splits into GPUs x completions
+    per device (bcr.completions_per_device) x whole accumulation steps, and a step's batch into the GPUs.
+    verl derives the accumulation steps from these; when they do not divide, verl stops in a worker
+    after the models load. Returns the split."""
+    actor, n = cfg.actor_rollout_ref.actor, int(cfg.actor_rollout_ref.rollout.n)
+    if actor.get("use_dynamic_bsz"):
+        return "dynamic batch size (token budget per GPU): not checked"
+    world = int(cfg.trainer.n_gpus_per_node) * int(cfg.trainer.nnodes)
+    update, micro = int(actor.ppo_mini_batch_size) * n, int(actor.ppo_micro_batch_size_per_gpu)
+    step = int(cfg.data.train_batch_size) * n
+    what = (f"an update of {update} completions (actor_rollout_ref.actor.ppo_mini_batch_size="
+            f"{actor.ppo_mini_batch_size} prompts x rollout.n={n})")
+    if step % world or update % world:
+        raise PreflightError(f"{what} and a step of {step} (data.train_batch_size x rollout.n) do not split evenly "
+                             f"into {world} GPU(s) -> fix: bcr.gpus=<a divisor of {math.gcd(step, update)}>")
+    if (update // world) % micro:
+        raise PreflightError(f"{what} gives {update // world} per GPU on {world} GPU(s), not a multiple of "
+                             f"bcr.completions_per_device={micro} -> fix: bcr.completions_per_device=<a divisor of "
+                             f"{update // world}>")
+    return (f"update of {update} completions = {world} GPU(s) x {micro} per device x {update // world // micro} "
+            "accumulation step(s)")
+
+
+def data_files(cfg: Any) -> list[tuple[str, str]]:
+    """(key, path) of every local training and validation file the config names (remote URIs skipped)."""
+    found = []
+    for key in ("data.train_files", "data.val_files"):
+        value = OmegaConf.select(cfg, key, default=None)
+        values = [value] if isinstance(value, str) else list(value or [])
+        found += [(key, str(v)) for v in values if "://" not in str(v)]
+    return found
+
+
+def _make_command(paths: list[Path], toy: bool) -> str:
+    """The command that writes these missing files: the toy data, the training groups or the eval sets."""
+    folder = paths[0].parent
+    ns = sorted({int(m.group(1)) for p in paths if (m := re.search(r"_n(\d+)\.parquet$", p.name))})
+    if toy:
+        return "; ".join(f"python -m recipe_bcr toy --out {folder} data.n={n}" for n in ns)
+    if all(p.name.startswith(("train_n", "val_n")) for p in paths):
+        return f"python data_prep/build_groups.py n=[{','.join(map(str, ns))}] out={folder}"
+    return f"python data_prep/build_eval_sets.py n=[{','.join(map(str, ns))}] output_dir={folder}"
+
+
+def check_data(cfgs: list[Any]) -> str:
+    """The training and validation files of every job exist (all of a sweep's jobs are checked before
+    its first starts), or one error names each missing file and the command per folder that writes them."""
+    missing: dict[tuple[Path, bool], list[Path]] = {}
+    count = 0
+    for cfg in cfgs:
+        toy = OmegaConf.select(cfg, "bcr.model.name", default=None) == "tiny-qwen3"
+        for _, value in data_files(cfg):
+            count += 1
+            path = Path(value).expanduser()
+            if not path.exists():
+                missing.setdefault((path.parent, toy), [])
+                if path not in missing[(path.parent, toy)]:
+                    missing[(path.parent, toy)].append(path)
+    if missing:
+        names = ", ".join(str(p) for paths in missing.values() for p in paths)
+        fixes = " && ".join(_make_command(paths, toy) for (_, toy), paths in missing.items())
+        jobs = f" (over the {len(cfgs)} jobs of this sweep)" if len(cfgs) > 1 else ""
+        raise PreflightError(f"data files missing{jobs}: {names} -> fix: {fixes}")
+    return f"{count} data file(s) found" + (f" over {len(cfgs)} jobs" if len(cfgs) > 1 else "")
 
 
 def preflight(cfg: Any) -> list[str]:
     """All checks, cheapest first; raises PreflightError on the first failure. Returns one line per check."""
     return [f"models: {', '.join(check_model_paths(cfg)) or 'hub ids only'}",
+            f"device: {check_device(cfg)}",
+            f"data: {check_data([cfg])}",
             f"attention and imports: {check_imports(cfg)}",
-            f"gpus: {check_gpus(cfg)}"]
+            f"gpus: {check_gpus(cfg)}",
+            f"batch: {check_batch(cfg)}"]
