@@ -56,7 +56,10 @@ def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m recipe_bcr", description="bcr-recipe utilities",
                                  epilog=OTHER_COMMANDS, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True, metavar="{doctor,demo,paper,toy,gpu-check}")
-    sub.add_parser("doctor", help="check that verl + Hydra will run +recipe=bcr, and say how to fix what is not")
+    doctor = sub.add_parser("doctor", help="check that verl + Hydra will run +recipe=bcr, and say how to fix what is not",
+                            usage="python -m recipe_bcr doctor [bcr_device=gpu|cpu [bcr_runtime=vllm|hf]]")
+    doctor.add_argument("overrides", nargs="*", metavar="key=value",
+                        help="bcr_device=gpu|cpu [bcr_runtime=vllm|hf]: the run to check for (fails where it cannot run)")
     demo = sub.add_parser("demo", help="the whole pipeline in miniature on CPU: data, GRPO training, merge, evaluation",
                           usage="python -m recipe_bcr demo [out=DIR] [--rollout {hf,vllm}]")
     demo.add_argument("args", nargs="*", metavar="out=DIR", help="output folder (default: demo_out)")
@@ -116,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "doctor":
         from recipe_bcr.commands.doctor import run
 
-        return run()
+        return run(args.overrides)
     out, rest = _out_and_rest(list(args.args))
     if args.command in ("demo", "gpu-check") and rest:
         ap.error(f"{args.command} takes out=DIR only, not {rest}")

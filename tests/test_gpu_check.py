@@ -41,7 +41,7 @@ class Stages:
         elif "verl.model_merger" in cmd:
             Path(cmd[cmd.index("--target_dir") + 1]).mkdir(parents=True)
         else:   # recipe_bcr.eval
-            run = Path(_value(cmd, "run_dir="))
+            run = Path(_value(cmd, "out="))
             run.mkdir(parents=True)
             with (run / "summary.csv").open("w") as f:
                 csv.writer(f).writerows([["n", "acc"], [1, 0.7], [2, 0.5]])

@@ -166,7 +166,7 @@ def test_main_ppo_with_a_driver_too_old_for_torch_stops_naming_the_floor(tmp_pat
 
 
 def test_eval_with_empty_cache_fails_in_one_line_naming_the_fix(tmp_path):
-    proc = _run(["recipe_bcr.eval", "bcr_model@model=tiny_qwen3", "engine=transformers", f"run_dir={tmp_path / 'run'}"],
+    proc = _run(["recipe_bcr.eval", "bcr_model@model=tiny_qwen3", "engine=transformers", f"out={tmp_path / 'run'}"],
                 {"BCR_CACHE": str(tmp_path / "empty")}, tmp_path)
     assert proc.returncode == 2
     [error] = [line for line in (proc.stdout + proc.stderr).splitlines() if "ERROR" in line]
@@ -216,7 +216,7 @@ def test_missing_data_names_the_command_that_builds_it(tmp_path):
     msg = str(e.value)
     assert msg.startswith(f"data files missing: {tmp_path}/bcr/train_n4.parquet, {tmp_path}/eval/AIME25_n4.parquet")
     assert msg.endswith(f"-> fix: python data_prep/build_groups.py n=[4] out={tmp_path}/bcr && "
-                        f"python data_prep/build_eval_sets.py n=[4] output_dir={tmp_path}/eval")
+                        f"python data_prep/build_eval_sets.py n=[4] out={tmp_path}/eval")
 
 
 def _toy_data(folder, n):
@@ -244,8 +244,8 @@ def test_every_job_of_a_sweep_is_checked_before_the_first(tmp_path):
     with pytest.raises(PreflightError) as e:
         check_data(cfgs)
     assert f"(over the 3 jobs of this sweep): {tmp_path}/train_n4.parquet, {tmp_path}/val_n4.parquet" in str(e.value)
-    assert str(e.value).endswith(f"-> fix: python -m recipe_bcr toy --out {tmp_path} data.n=4; "
-                                 f"python -m recipe_bcr toy --out {tmp_path} data.n=5")
+    assert str(e.value).endswith(f"-> fix: python -m recipe_bcr toy out={tmp_path} data.n=4; "
+                                 f"python -m recipe_bcr toy out={tmp_path} data.n=5")
 
 
 @pytest.mark.verl

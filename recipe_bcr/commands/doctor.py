@@ -48,10 +48,3 @@ def run(overrides: list[str] | None = None) -> int:
             print(f"[{status}] {result.name}: {result.detail}", flush=True)
     print("doctor: all checks passed" if not failed else f"doctor: {failed} check(s) failed")
     return 1 if failed else 0
-
-
-if __name__ == "__main__":   # until `python -m recipe_bcr doctor` passes its arguments on
-    from recipe_bcr.verl_ext.quiet import hide_missing_engine_warnings
-
-    hide_missing_engine_warnings()
-    sys.exit(run(sys.argv[1:]))

@@ -1,4 +1,4 @@
-"""`python -m recipe_bcr gpu-check --out DIR`: what only a GPU can prove, in one command.
+"""`python -m recipe_bcr gpu-check out=DIR`: what only a GPU can prove, in one command.
 
 Everything in the recipe runs on a CPU in CI except what needs a GPU: vLLM's sleep mode and
 CUDA-graph capture, CUDA IPC weight transfer, NCCL, bf16 kernels, the HF rollout's offload on

@@ -274,10 +274,10 @@ def _make_command(paths: list[Path], toy: bool) -> str:
     folder = paths[0].parent
     ns = sorted({int(m.group(1)) for p in paths if (m := re.search(r"_n(\d+)\.parquet$", p.name))})
     if toy:
-        return "; ".join(f"python -m recipe_bcr toy --out {folder} data.n={n}" for n in ns)
+        return "; ".join(f"python -m recipe_bcr toy out={folder} data.n={n}" for n in ns)
     if all(p.name.startswith(("train_n", "val_n")) for p in paths):
         return f"python data_prep/build_groups.py n=[{','.join(map(str, ns))}] out={folder}"
-    return f"python data_prep/build_eval_sets.py n=[{','.join(map(str, ns))}] output_dir={folder}"
+    return f"python data_prep/build_eval_sets.py n=[{','.join(map(str, ns))}] out={folder}"
 
 
 def check_data(cfgs: list[Any]) -> str:
