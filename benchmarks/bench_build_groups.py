@@ -75,7 +75,9 @@ def hub_cache(work: Path, data: Path) -> Path:
 
 def run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int]:
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, **(env or {})})
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, **(env or {})}
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     err = proc.stderr.read().decode() if proc.stderr else ""
@@ -100,7 +102,9 @@ def main() -> None:
         t0 = time.perf_counter()
         generate(data, args.rows, args.chars, args.seed)
         print(f"generated {data} ({data.stat().st_size / 2**30:.2f} GiB on disk) in {time.perf_counter() - t0:.0f} s")
-    print(f"input: {args.rows} rows, R1 solutions ~{args.chars} chars x 3 ({data.stat().st_size / 2**30:.2f} GiB parquet)")
+    print(
+        f"input: {args.rows} rows, R1 solutions ~{args.chars} chars x 3 ({data.stat().st_size / 2**30:.2f} GiB parquet)"
+    )
     offline_hub = {"HF_HUB_CACHE": str(hub_cache(work, data)), "HF_HUB_OFFLINE": "1"}
     cases = [
         ("column", "local file", str(data), None),
@@ -110,8 +114,13 @@ def main() -> None:
     for method, label, source, env in cases:
         out = work / f"out_{method}_{'hub' if env else 'local'}"
         cmd = [
-            sys.executable, "data_prep/build_groups.py", f"source={source}", f"out={out}",
-            "n=[3,4,5]", f"difficulty.method={method}", "progress=false",
+            sys.executable,
+            "data_prep/build_groups.py",
+            f"source={source}",
+            f"out={out}",
+            "n=[3,4,5]",
+            f"difficulty.method={method}",
+            "progress=false",
         ]
         wall, peak_gib, code = run(cmd, env)
         if code:

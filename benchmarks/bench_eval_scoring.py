@@ -56,19 +56,36 @@ def build_saved_run(out: Path, k: int, seed: int, wrong_rate: float) -> int:
                     parts.append(f"### Problem {i}\n{body}\nAnswer{i}: \\boxed{{{answer}}}\n")
                 text = "\n".join(parts)
                 ids = tok(text, add_special_tokens=False)["input_ids"]
-                f.write(json.dumps({
-                    "prompt": task.messages, "sample": j, "completion": text,
-                    "generated_tokens": len(ids), "finish_reason": "stop", "token_ids": ids,
-                }) + "\n")
+                f.write(
+                    json.dumps(
+                        {
+                            "prompt": task.messages,
+                            "sample": j,
+                            "completion": text,
+                            "generated_tokens": len(ids),
+                            "finish_reason": "stop",
+                            "token_ids": ids,
+                        }
+                    )
+                    + "\n"
+                )
                 count += 1
     return count
 
 
 def replay(saved: Path, run_dir: Path, k: int) -> tuple[float, float, int]:
     cmd = [
-        sys.executable, "-m", "recipe_bcr.eval", "bcr_model@model=tiny_qwen3", "engine=replay",
-        f"engine_options.samples={saved}", "only=[MATH-500]", "n=[3]", f"sampling.k={k}",
-        f"out={run_dir}", "progress=false",
+        sys.executable,
+        "-m",
+        "recipe_bcr.eval",
+        "bcr_model@model=tiny_qwen3",
+        "engine=replay",
+        f"engine_options.samples={saved}",
+        "only=[MATH-500]",
+        "n=[3]",
+        f"sampling.k={k}",
+        f"out={run_dir}",
+        "progress=false",
     ]
     env = {**os.environ, "BCR_SHARED": str(SHARED)}
     t0 = time.perf_counter()
@@ -94,7 +111,11 @@ def main() -> None:
     args = ap.parse_args()
     work = Path(args.workdir)
     results = {}
-    runs = [(args.small, args.wrong_rate), (args.completions, args.wrong_rate), (args.completions, args.stress_wrong_rate)]
+    runs = [
+        (args.small, args.wrong_rate),
+        (args.completions, args.wrong_rate),
+        (args.completions, args.stress_wrong_rate),
+    ]
     for size, wrong in runs:
         k = max(1, round(size / 167))
         saved = work / f"saved_k{k}_w{wrong}"
@@ -105,11 +126,15 @@ def main() -> None:
             subprocess.run(["rm", "-rf", str(run_dir)], check=True)
         rate, peak_mib, scored = replay(saved, run_dir, k)
         results[(size, wrong)] = (rate, peak_mib)
-        print(f"{scored:6d} completions (N=3, wrong-answer rate {wrong:.0%}): {rate:7.1f} completions/s scored, "
-              f"peak RSS {peak_mib:6.0f} MiB")
+        print(
+            f"{scored:6d} completions (N=3, wrong-answer rate {wrong:.0%}): {rate:7.1f} completions/s scored, "
+            f"peak RSS {peak_mib:6.0f} MiB"
+        )
     (_, m1), (r2, m2) = results[runs[0]], results[runs[1]]
-    print(f"target >= 1000 completions/s: {'OK' if r2 >= 1000 else 'MISSED'} ({r2:.0f}); "
-          f"peak memory {m1:.0f} -> {m2:.0f} MiB for {args.completions / args.small:.0f}x the completions")
+    print(
+        f"target >= 1000 completions/s: {'OK' if r2 >= 1000 else 'MISSED'} ({r2:.0f}); "
+        f"peak memory {m1:.0f} -> {m2:.0f} MiB for {args.completions / args.small:.0f}x the completions"
+    )
 
 
 if __name__ == "__main__":

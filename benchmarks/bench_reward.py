@@ -33,10 +33,9 @@ import os
 import random
 import re
 import time
-from pathlib import Path
-
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from math_verify import parse, verify
 from verl.utils.reward_score import math_verify as verl_math_verify
@@ -92,8 +91,7 @@ def build(groups: int, rollouts: int, seed: int, wrong_rate: float = 0.5) -> Dat
     out = []
     for members in chunks:
         wrong = [
-            [a for a in (rng.choice(rows)["answer"] for _ in range(2)) if not _same(a, r["answer"])]
-            for r in members
+            [a for a in (rng.choice(rows)["answer"] for _ in range(2)) if not _same(a, r["answer"])] for r in members
         ]
         for _ in range(rollouts):
             parts, golds, labels = [], [], []
@@ -143,7 +141,9 @@ def fresh_verl_pool() -> None:
     list(verl_math_verify._get_pool().map(verl_math_verify._verify_in_subprocess, ["\\boxed{1}"] * 8, ["1"] * 8))
 
 
-def timed(fn: Callable[[tuple[str, list[str], list[bool]]], list[bool]], data: Data, threads: int) -> tuple[float, list[bool]]:
+def timed(
+    fn: Callable[[tuple[str, list[str], list[bool]]], list[bool]], data: Data, threads: int
+) -> tuple[float, list[bool]]:
     t0 = time.perf_counter()
     if threads == 1:
         results = [fn(item) for item in data]
@@ -187,7 +187,11 @@ def run_scenario(name: str, data: Data, args: argparse.Namespace) -> dict[str, f
 
 def _same(a: str, b: str) -> bool:
     """The same answer as far as the trees tell (a wrong answer drawn from another problem must differ)."""
-    return a.split() == b.split() or tree_verdict(a, b, 1e-6) == (True, "string") or tree_verdict(a, b, 1e-6) == (True, "numeric")
+    return (
+        a.split() == b.split()
+        or tree_verdict(a, b, 1e-6) == (True, "string")
+        or tree_verdict(a, b, 1e-6) == (True, "numeric")
+    )
 
 
 def symbolic_spelling(answer: str) -> str:
@@ -217,7 +221,11 @@ def build_mixed(groups: int, seed: int, slow_rate: float) -> Data:
             slow = rng.random() < slow_rate
             k = rng.randint(7, 99)
             # a tower on an irrational base: the in-process reading cannot refute it, its check runs to the limit
-            answer = f"\\sqrt{{2}}^{{\\sqrt{{2}}^{{\\sqrt{{2}}^{{{100 + k}}}}}}}" if slow else symbolic_spelling(row["answer"])
+            answer = (
+                f"\\sqrt{{2}}^{{\\sqrt{{2}}^{{\\sqrt{{2}}^{{{100 + k}}}}}}}"
+                if slow
+                else symbolic_spelling(row["answer"])
+            )
             body = replace_last_box(row["solution"], answer)
             parts.append(f"### Problem {i}\n{body}\nAnswer{i}: \\boxed{{{answer}}}\n")
             golds.append(row["answer"])
@@ -255,6 +263,7 @@ def run_mixed(args: argparse.Namespace) -> None:
     honest_ok = [i for i, (lab, iso) in enumerate(zip(labels, isolated)) if lab and iso]
     lost = sum(not loaded[i] for i in honest_ok)
     false_credit = sum(p and not lab for p, lab in zip(loaded, labels))
+
     def pct(values: list[float], q: float) -> float:
         ordered = sorted(values)
         return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -274,11 +283,15 @@ def main() -> None:
     ap.add_argument("--groups", type=int, default=166, help="groups of 3 MATH-500 problems (166 uses 498)")
     ap.add_argument("--rollouts", type=int, default=4, help="rollouts per group in the GRPO-shaped scenario")
     ap.add_argument("--timeout", type=float, default=2.0, help="our per-completion verification time limit (s)")
-    ap.add_argument("--workers", type=int, default=2, help="our symbolic worker processes (the recipe's bcr.verify.workers)")
+    ap.add_argument(
+        "--workers", type=int, default=2, help="our symbolic worker processes (the recipe's bcr.verify.workers)"
+    )
     ap.add_argument("--threads", type=int, default=8, help="concurrent reward calls, as verl's reward loop makes them")
     ap.add_argument("--seed", type=int, default=0, help="seed for problem order and wrong answers")
     ap.add_argument("--slow-rate", type=float, default=0.03, help="share of slow answers in the mixed-load scenario")
-    ap.add_argument("--only", choices=["all", "mixed"], default="all", help="run every scenario, or only the mixed load")
+    ap.add_argument(
+        "--only", choices=["all", "mixed"], default="all", help="run every scenario, or only the mixed load"
+    )
     args = ap.parse_args()
 
     if args.only == "mixed":

@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 from recipe_bcr.commands.demo import flatten_metrics, train_command
-from recipe_bcr.engines.base import Sampling, generate_all
 from recipe_bcr.data.prompt import build_messages
+from recipe_bcr.engines.base import Sampling, generate_all
 from recipe_bcr.toy.model import ensure_model, load_specs
 from recipe_bcr.toy.task import make_problem, write_toy_data
 
@@ -33,7 +33,9 @@ def engine_options() -> dict:
 
     from omegaconf import OmegaConf
 
-    options = OmegaConf.to_container(OmegaConf.load(str(resources.files("hydra_configs") / "engine_options/default.yaml")))
+    options = OmegaConf.to_container(
+        OmegaConf.load(str(resources.files("hydra_configs") / "engine_options/default.yaml"))
+    )
     return {**options, "dtype": "float32", "replicas": 1}
 
 
@@ -64,8 +66,15 @@ def grpo_step_times(model: Path, data: Path, out: Path, steps: int) -> dict[str,
         run = out / f"grpo_{runtime}"
         log = run / "verl_metrics.jsonl"
         run.mkdir(parents=True, exist_ok=True)
-        cmd = train_command(data, model, run / "ckpt", log, steps, save_freq=10 * steps,
-                            extra=(f"bcr_runtime={runtime}", "trainer.val_before_train=false", "trainer.test_freq=-1"))
+        cmd = train_command(
+            data,
+            model,
+            run / "ckpt",
+            log,
+            steps,
+            save_freq=10 * steps,
+            extra=(f"bcr_runtime={runtime}", "trainer.val_before_train=false", "trainer.test_freq=-1"),
+        )
         t0 = time.perf_counter()
         with (run / "train.log").open("w") as f:
             proc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=run)
@@ -93,8 +102,10 @@ def main() -> None:
     task, mspec, cfg = load_specs()
     model = ensure_model(Path(cfg["cache_dir"]), task, mspec)
     rng = random.Random(0)
-    prompts = [build_messages([make_problem(rng, task, 3 * i + j).question for j in range(3)], style="group")
-               for i in range(args.prompts)]
+    prompts = [
+        build_messages([make_problem(rng, task, 3 * i + j).question for j in range(3)], style="group")
+        for i in range(args.prompts)
+    ]
     sampling = Sampling(temperature=1.0, top_p=1.0, max_tokens=args.max_tokens, k=args.k, seed=0)
     ev = eval_throughput(model, prompts, sampling)
 
@@ -103,7 +114,9 @@ def main() -> None:
     write_toy_data(data, d["n"], d["train_groups"], d["val_groups"], d["seed"], task)
     grpo = grpo_step_times(model, data.resolve(), args.out.resolve(), args.steps)
 
-    print(f"\n1. evaluation: {args.prompts} N=3 prompts x {args.k} samples, max_tokens {args.max_tokens}, fp32, toy model")
+    print(
+        f"\n1. evaluation: {args.prompts} N=3 prompts x {args.k} samples, max_tokens {args.max_tokens}, fp32, toy model"
+    )
     print("| engine | start-up s | generation s | generated tokens | tokens/s |\n|---|---|---|---|---|")
     for name, r in ev.items():
         print(f"| {name} | {r['start_s']:.1f} | {r['gen_s']:.1f} | {r['tokens']} | {r['tokens_per_s']:.0f} |")
@@ -112,8 +125,10 @@ def main() -> None:
     print("| rollout | step s | generation s | rollout-vs-actor probs diff max | run wall s |\n|---|---|---|---|---|")
     for name, r in grpo.items():
         print(f"| {name} | {r['step_s']:.1f} | {r['gen_s']:.1f} | {r['probs_diff_max']:.1e} | {r['wall_s']:.0f} |")
-    print(f"HF / vLLM step time: {grpo['hf']['step_s'] / grpo['vllm']['step_s']:.2f}x; "
-          f"generation: {grpo['hf']['gen_s'] / grpo['vllm']['gen_s']:.2f}x")
+    print(
+        f"HF / vLLM step time: {grpo['hf']['step_s'] / grpo['vllm']['step_s']:.2f}x; "
+        f"generation: {grpo['hf']['gen_s'] / grpo['vllm']['gen_s']:.2f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -47,16 +47,23 @@ PHASES = ("gen", "old_log_prob", "ref", "adv", "update_actor", "update_weights",
 DEFAULT_OLD = "47dddf9"  # main before issue 34
 
 
-def run_once(tree: Path, model: Path, data: Path, run: Path, runtime: str, steps: int,
-             overrides: tuple[str, ...] = ()) -> dict:
+def run_once(
+    tree: Path, model: Path, data: Path, run: Path, runtime: str, steps: int, overrides: tuple[str, ...] = ()
+) -> dict:
     """One training run with the recipe of `tree` (and Hydra `overrides`); its per-step metrics (first step
     dropped) and the load."""
     log = run / "verl_metrics.jsonl"
     run.mkdir(parents=True, exist_ok=True)
     log.unlink(missing_ok=True)
-    cmd = train_command(data, model, run / "ckpt", log, steps, save_freq=10 * steps,
-                        extra=(f"bcr_runtime={runtime}", "trainer.val_before_train=false", "trainer.test_freq=-1",
-                               *SIZES, *overrides))
+    cmd = train_command(
+        data,
+        model,
+        run / "ckpt",
+        log,
+        steps,
+        save_freq=10 * steps,
+        extra=(f"bcr_runtime={runtime}", "trainer.val_before_train=false", "trainer.test_freq=-1", *SIZES, *overrides),
+    )
     env = {**os.environ, "PYTHONPATH": str(tree)}  # that checkout alone: its recipe_bcr, hydra_configs, plugins
     load = [os.getloadavg()[0]]
     t0 = time.perf_counter()
@@ -67,8 +74,13 @@ def run_once(tree: Path, model: Path, data: Path, run: Path, runtime: str, steps
     if proc.returncode != 0:
         raise RuntimeError(f"{runtime} training with {tree} failed; log: {run / 'train.log'}")
     rows = flatten_metrics(log, run / "metrics.jsonl")[1:]
-    return {"rows": rows, "wall_s": wall, "load": load, "startup_s": startup_seconds(run / "train.log", wall, rows),
-            "run": run}
+    return {
+        "rows": rows,
+        "wall_s": wall,
+        "load": load,
+        "startup_s": startup_seconds(run / "train.log", wall, rows),
+        "run": run,
+    }
 
 
 def startup_seconds(train_log: Path, wall: float, rows: list[dict]) -> float | None:
@@ -78,7 +90,7 @@ def startup_seconds(train_log: Path, wall: float, rows: list[dict]) -> float | N
     mark = text.find("all initialize finished, ready to fit")
     if mark < 0:
         return None
-    line = text[text.rfind("\n", 0, mark) + 1: mark]
+    line = text[text.rfind("\n", 0, mark) + 1 : mark]
     stamp = line.split("INFO:")[-1].rsplit(":", 1)[0]
     ready = datetime.datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S,%f").timestamp()
     return ready - (train_log.stat().st_mtime - wall)
@@ -88,8 +100,11 @@ def micro_batch(run: Path) -> int:
     """Rows per forward in the training phases: the run's composed actor micro-batch."""
     from omegaconf import OmegaConf
 
-    return int(OmegaConf.load(run / "ckpt" / "hydra" / ".hydra" / "config.yaml")
-               .actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu)
+    return int(
+        OmegaConf.load(
+            run / "ckpt" / "hydra" / ".hydra" / "config.yaml"
+        ).actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu
+    )
 
 
 def median_phases(runs: list[dict]) -> dict[str, float]:
@@ -122,9 +137,17 @@ def forward_shapes(cfg: dict, seqs: int, seq_len: int, ctx: int) -> list[tuple[i
     heads, d = cfg["num_attention_heads"], cfg.get("head_dim") or h // cfg["num_attention_heads"]
     kv = cfg.get("num_key_value_heads", heads) * d
     m = seqs * seq_len
-    layer = [(1, m, h, heads * d), (1, m, h, kv), (1, m, h, kv), (1, m, heads * d, h),
-             (1, m, h, f), (1, m, h, f), (1, m, f, h),
-             (seqs * heads, seq_len, d, ctx), (seqs * heads, seq_len, ctx, d)]
+    layer = [
+        (1, m, h, heads * d),
+        (1, m, h, kv),
+        (1, m, h, kv),
+        (1, m, heads * d, h),
+        (1, m, h, f),
+        (1, m, h, f),
+        (1, m, f, h),
+        (seqs * heads, seq_len, d, ctx),
+        (seqs * heads, seq_len, ctx, d),
+    ]
     return layer * cfg["num_hidden_layers"] + [(1, m, h, v)]
 
 
@@ -137,6 +160,7 @@ def arithmetic_limits(cfg: dict, rows: list[dict], micro: int, probe: bool = Tru
     n = int(statistics.median(r["response_length/mean"] for r in rows) + 0.5)
     p = int(statistics.median(r["prompt_length/mean"] for r in rows) + 0.5)
     batch = int(rows[0]["global_seqlen/mean"] // (p + n) + 0.5) if rows[0].get("global_seqlen/mean") else 64
+
     def cost(shapes: list[tuple[int, int, int, int]], times: int = 1) -> tuple[float, float]:
         flops = secs = 0.0
         for s in shapes:
@@ -156,14 +180,25 @@ def arithmetic_limits(cfg: dict, rows: list[dict], micro: int, probe: bool = Tru
     return phases
 
 
-def report(results: dict, runtimes: list[str], rounds: int, steps: int, old: str, new: str,
-           limits: dict[str, dict[str, tuple[float, float]]]) -> str:
+def report(
+    results: dict,
+    runtimes: list[str],
+    rounds: int,
+    steps: int,
+    old: str,
+    new: str,
+    limits: dict[str, dict[str, tuple[float, float]]],
+) -> str:
     loads = [x for runs in results.values() for r in runs for x in r["load"]]
-    lines = [f"+recipe=bcr_toy {' '.join(SIZES)} (verbose toy, N=3), {rounds} round(s) x {steps} steps per "
-             f"variant, median over steps 2..{steps}; load average {min(loads):.1f}-{max(loads):.1f} on "
-             f"{os.cpu_count()} CPUs", f"old = {old}, new = {new}", "",
-             "| rollout | phase | old s | new s | old / new | new GFLOP | new limit s | new share of limit |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"+recipe=bcr_toy {' '.join(SIZES)} (verbose toy, N=3), {rounds} round(s) x {steps} steps per "
+        f"variant, median over steps 2..{steps}; load average {min(loads):.1f}-{max(loads):.1f} on "
+        f"{os.cpu_count()} CPUs",
+        f"old = {old}, new = {new}",
+        "",
+        "| rollout | phase | old s | new s | old / new | new GFLOP | new limit s | new share of limit |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for runtime in runtimes:
         if not results.get((runtime, "old")) or not results.get((runtime, "new")):
             continue
@@ -179,21 +214,30 @@ def report(results: dict, runtimes: list[str], rounds: int, steps: int, old: str
             ltxt = f"{ls:.3f}" if ls is not None else "-"
             lines.append(f"| {runtime} | {ph} | {o[ph]:.2f} | {nw[ph]:.2f} | {ratio} | {gtxt} | {ltxt} | {share} |")
         su = {k: [r["startup_s"] for r in results[(runtime, k)] if r["startup_s"] is not None] for k in ("old", "new")}
-        lines.append(f"| {runtime} | start-up (launch to ready to fit) | "
-                     f"{statistics.median(su['old']) if su['old'] else float('nan'):.0f} | "
-                     f"{statistics.median(su['new']) if su['new'] else float('nan'):.0f} | | | | |")
+        lines.append(
+            f"| {runtime} | start-up (launch to ready to fit) | "
+            f"{statistics.median(su['old']) if su['old'] else float('nan'):.0f} | "
+            f"{statistics.median(su['new']) if su['new'] else float('nan'):.0f} | | | | |"
+        )
     lines.append("")
     for runtime in runtimes:  # the bypass's precondition (old: the pass on) and its check (new: the update's ratio)
         o = [r for run in results.get((runtime, "old"), []) for r in run["rows"]]
         nw = [r for run in results.get((runtime, "new"), []) for r in run["rows"]]
-        diff = {k: max((r["training/rollout_probs_diff_max"] for r in rows if "training/rollout_probs_diff_max" in r),
-                       default=float("nan")) for k, rows in (("old", o), ("new", nw))}
+        diff = {
+            k: max(
+                (r["training/rollout_probs_diff_max"] for r in rows if "training/rollout_probs_diff_max" in r),
+                default=float("nan"),
+            )
+            for k, rows in (("old", o), ("new", nw))
+        }
         kl = max((abs(r["actor/ppo_kl"]) for r in nw if "actor/ppo_kl" in r), default=float("nan"))
         clip = max((r["actor/pg_clipfrac"] for r in nw if "actor/pg_clipfrac" in r), default=float("nan"))
         new_diff = f" (new {diff['new']:.2e})" if diff["new"] == diff["new"] else ""
-        lines.append(f"{runtime}: old max training/rollout_probs_diff_max {diff['old']:.2e}{new_diff}; "
-                     f"new max |actor/ppo_kl| "
-                     f"{kl:.1e}, max actor/pg_clipfrac {clip:g}")
+        lines.append(
+            f"{runtime}: old max training/rollout_probs_diff_max {diff['old']:.2e}{new_diff}; "
+            f"new max |actor/ppo_kl| "
+            f"{kl:.1e}, max actor/pg_clipfrac {clip:g}"
+        )
     return "\n".join(lines)
 
 
@@ -204,34 +248,45 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2, help="old/new pairs per rollout engine")
     ap.add_argument("--steps", type=int, default=4, help="GRPO steps per run (the first is dropped)")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/out/step"))
-    ap.add_argument("--old-overrides", nargs="*", default=[], metavar="KEY=VALUE",
-                    help="Hydra overrides for the old side only: settings side by side (with --old HEAD)")
-    ap.add_argument("--new-overrides", nargs="*", default=[], metavar="KEY=VALUE",
-                    help="Hydra overrides for the new side only")
+    ap.add_argument(
+        "--old-overrides",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="Hydra overrides for the old side only: settings side by side (with --old HEAD)",
+    )
+    ap.add_argument(
+        "--new-overrides", nargs="*", default=[], metavar="KEY=VALUE", help="Hydra overrides for the new side only"
+    )
     ap.add_argument("--write", type=Path, help="also write the table (with the command and date) to this file")
     args = ap.parse_args()
     if args.steps < 2:
         ap.error("--steps must be at least 2: the first step warms up and is dropped")
 
     task, mspec, cfg = load_specs(["config=toy_verbose"])
-    model = ensure_model(Path(cfg["cache_dir"]), task, mspec, model_dir=cfg["model_dir"],
-                         shipped=RESOURCES / cfg["shipped"])
+    model = ensure_model(
+        Path(cfg["cache_dir"]), task, mspec, model_dir=cfg["model_dir"], shipped=RESOURCES / cfg["shipped"]
+    )
     out = args.out.resolve()
     data = out / "data"
     d = cfg["data"]
     write_toy_data(data, d["n"], d["train_groups"], d["val_groups"], d["seed"], task)
-    old_sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", args.old], capture_output=True,
-                             text=True, check=True).stdout.strip()
-    new_sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, check=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
+    old_sha = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", args.old], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    new_sha = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True
+    ).stdout.strip()
     new_name = f"{new_sha}{' + uncommitted changes' if dirty else ''} (this checkout)"
     old_tree = out / "old_tree"
     if old_tree.exists():
         subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(old_tree)], check=False)
-    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(old_tree), old_sha], check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(REPO), "worktree", "add", "--detach", str(old_tree), old_sha], check=True, capture_output=True
+    )
     trees = {"old": old_tree, "new": REPO}
     if args.old_overrides:
         old_sha += " + " + " ".join(args.old_overrides)
@@ -244,17 +299,21 @@ def main() -> None:
     try:
         for rnd in range(args.rounds):
             for runtime in args.runtimes:
-                for name in (("old", "new") if rnd % 2 == 0 else ("new", "old")):
+                for name in ("old", "new") if rnd % 2 == 0 else ("new", "old"):
                     extra = tuple(args.old_overrides if name == "old" else args.new_overrides)
                     r = run_once(trees[name], model, data, out / f"{runtime}_{name}_{rnd}", runtime, args.steps, extra)
                     results.setdefault((runtime, name), []).append(r)
                     arithmetic_limits(model_cfg, r["rows"], micro_batch(r["run"]))  # probe the shapes again
-                    print(f"round {rnd + 1} {runtime} {name}: median step {median_phases([r])['step']:.2f} s, "
-                          f"run {r['wall_s']:.0f} s, start-up {r['startup_s'] or float('nan'):.0f} s, "
-                          f"load {r['load'][0]:.1f} -> {r['load'][1]:.1f}", flush=True)
+                    print(
+                        f"round {rnd + 1} {runtime} {name}: median step {median_phases([r])['step']:.2f} s, "
+                        f"run {r['wall_s']:.0f} s, start-up {r['startup_s'] or float('nan'):.0f} s, "
+                        f"load {r['load'][0]:.1f} -> {r['load'][1]:.1f}",
+                        flush=True,
+                    )
                 new_rows = [row for run in results[(runtime, "new")] for row in run["rows"]]
-                limits[runtime] = arithmetic_limits(model_cfg, new_rows, micro_batch(out / f"{runtime}_new_{rnd}"),
-                                                    probe=False)
+                limits[runtime] = arithmetic_limits(
+                    model_cfg, new_rows, micro_batch(out / f"{runtime}_new_{rnd}"), probe=False
+                )
             table = report(results, args.runtimes, rnd + 1, args.steps, f"{old_sha} (git worktree)", new_name, limits)
             print("\n" + table + "\n", flush=True)
     finally:
@@ -262,8 +321,10 @@ def main() -> None:
     if args.write:
         stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         tmp = args.write.with_suffix(".tmp")
-        tmp.write_text(f"# Toy GRPO step at the miniature's sizes, old against new\n\n`{command}`, {stamp}, "
-                       f"torch {torch.__version__}, {os.cpu_count()} CPUs shared with other jobs.\n\n{table}\n")
+        tmp.write_text(
+            f"# Toy GRPO step at the miniature's sizes, old against new\n\n`{command}`, {stamp}, "
+            f"torch {torch.__version__}, {os.cpu_count()} CPUs shared with other jobs.\n\n{table}\n"
+        )
         tmp.replace(args.write)
 
 

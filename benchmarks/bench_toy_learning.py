@@ -21,8 +21,15 @@ from recipe_bcr.commands.demo import _run, flatten_metrics, train_command
 from recipe_bcr.toy.model import ensure_model, load_specs
 from recipe_bcr.toy.task import write_toy_data
 
-COLUMNS = [("critic/score/mean", "score"), ("bcr/acc", "acc"), ("bcr/fmt", "fmt"), ("bcr/answered", "answered"),
-           ("bcr/tokens_per_problem", "tok/prob"), ("bcr/truncation_rate", "trunc"), ("actor/grad_norm", "grad")]
+COLUMNS = [
+    ("critic/score/mean", "score"),
+    ("bcr/acc", "acc"),
+    ("bcr/fmt", "fmt"),
+    ("bcr/answered", "answered"),
+    ("bcr/tokens_per_problem", "tok/prob"),
+    ("bcr/truncation_rate", "trunc"),
+    ("actor/grad_norm", "grad"),
+]
 
 
 def main() -> None:
@@ -38,10 +45,15 @@ def main() -> None:
     extra = (f"bcr.tokens_per_problem={args.budget_per_problem}",) if args.budget_per_problem else ()
     log = out / "verl_metrics.jsonl"
     t0 = time.time()
-    _run(train_command(out / "data", model, out / "ckpt", log, args.steps, save_freq=-1, extra=extra),
-         out / "train.log", "training")
+    _run(
+        train_command(out / "data", model, out / "ckpt", log, args.steps, save_freq=-1, extra=extra),
+        out / "train.log",
+        "training",
+    )
     rows = flatten_metrics(log, out / "metrics.jsonl")
-    print(f"{args.steps} GRPO steps in {time.time() - t0:.0f} s (N={toy['data']['n']}, 8 prompts x 4 rollouts per step)")
+    print(
+        f"{args.steps} GRPO steps in {time.time() - t0:.0f} s (N={toy['data']['n']}, 8 prompts x 4 rollouts per step)"
+    )
     print("step " + " ".join(f"{name:>9}" for _, name in COLUMNS))
     for r in rows:
         print(f"{r['step']:>4} " + " ".join(f"{r.get(k, float('nan')):9.3f}" for k, _ in COLUMNS))

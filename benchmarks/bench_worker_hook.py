@@ -35,8 +35,10 @@ def cpu_seconds(code: str) -> float:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:  # e.g. verl missing or a registration that no longer applies: say which and why
-        sys.exit(f"bench_worker_hook: this variant failed (exit {proc.returncode}):\n{code}\n{proc.stderr[-3000:]}\n"
-                 "Run it inside the project's environment (`bash .ci/setup`, then `.venv/bin/python benchmarks/bench_worker_hook.py`).")
+        sys.exit(
+            f"bench_worker_hook: this variant failed (exit {proc.returncode}):\n{code}\n{proc.stderr[-3000:]}\n"
+            "Run it inside the project's environment (`bash .ci/setup`, then `.venv/bin/python benchmarks/bench_worker_hook.py`)."
+        )
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 

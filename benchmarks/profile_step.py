@@ -33,11 +33,34 @@ ROLES = ("WorkerDict", "HFRolloutServer", "TaskRunner", "AgentLoopWorker", "Engi
 CATEGORIES = (
     ("verl per-token log-prob loop", ("logprobs_from_logits_v2.<locals>.<listcomp>",)),
     ("KV cache concatenation", ("DynamicLayer.update",)),
-    ("model arithmetic", ("modeling_qwen3.py", "_engine_run_backward", "batched_logprobs", "logprobs_from_logits",
-                          "entropy_from_logits", "token_logprobs", "optimizer.py", "clip_grad")),
+    (
+        "model arithmetic",
+        (
+            "modeling_qwen3.py",
+            "_engine_run_backward",
+            "batched_logprobs",
+            "logprobs_from_logits",
+            "entropy_from_logits",
+            "token_logprobs",
+            "optimizer.py",
+            "clip_grad",
+        ),
+    ),
     ("rollout Python per token", ("GenerationMixin", "generate_batch", "trim_completion")),
-    ("verl data movement", ("transfer_queue", "tensordict", "nested_tensor", "nested/_internal", "protocol.py",
-                            "transferqueue_utils", "padding", "serial_utils", "zmq")),
+    (
+        "verl data movement",
+        (
+            "transfer_queue",
+            "tensordict",
+            "nested_tensor",
+            "nested/_internal",
+            "protocol.py",
+            "transferqueue_utils",
+            "padding",
+            "serial_utils",
+            "zmq",
+        ),
+    ),
 )
 WAITING = ("Worker.main_loop", "Condition.wait", "select", "_wait_for_next_poll", "sleep", "_start_loop", "poll")
 
@@ -86,30 +109,67 @@ def main() -> None:
     ap.add_argument("overrides", nargs="*", help="extra main_ppo overrides")
     args = ap.parse_args()
     task, mspec, cfg = load_specs(["config=toy_verbose"])
-    model = ensure_model(Path(cfg["cache_dir"]), task, mspec, model_dir=cfg["model_dir"],
-                         shipped=RESOURCES / cfg["shipped"])
+    model = ensure_model(
+        Path(cfg["cache_dir"]), task, mspec, model_dir=cfg["model_dir"], shipped=RESOURCES / cfg["shipped"]
+    )
     out = args.out.resolve() / f"{args.runtime}_{time.strftime('%Y%m%d_%H%M%S')}"
     data = out / "data"
     d = cfg["data"]
     write_toy_data(data, d["n"], d["train_groups"], d["val_groups"], d["seed"], task)
     log = out / "verl_metrics.jsonl"
-    cmd = train_command(data, model, out / "ckpt", log, args.steps, save_freq=10 * args.steps,
-                        extra=(f"bcr_runtime={args.runtime}", "trainer.val_before_train=false", "trainer.test_freq=-1",
-                               *SIZES, *args.overrides))
+    cmd = train_command(
+        data,
+        model,
+        out / "ckpt",
+        log,
+        args.steps,
+        save_freq=10 * args.steps,
+        extra=(
+            f"bcr_runtime={args.runtime}",
+            "trainer.val_before_train=false",
+            "trainer.test_freq=-1",
+            *SIZES,
+            *args.overrides,
+        ),
+    )
     mark = uuid.uuid4().hex
     with (out / "train.log").open("w") as f:
-        run = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=out,
-                               env={**os.environ, "BCR_PROFILE_MARK": mark})
-        while run.poll() is None and not any(json.loads(x).get("step") == 1 for x in
-                                             (log.read_text().splitlines() if log.exists() else [])):
+        run = subprocess.Popen(
+            cmd, stdout=f, stderr=subprocess.STDOUT, cwd=out, env={**os.environ, "BCR_PROFILE_MARK": mark}
+        )
+        while run.poll() is None and not any(
+            json.loads(x).get("step") == 1 for x in (log.read_text().splitlines() if log.exists() else [])
+        ):
             time.sleep(0.5)
         spies = []
         for pid, role in marked_processes(mark).items():
             raw = out / f"{role}_{pid}.txt"
-            spies.append((role, pid, raw, subprocess.Popen(
-                [str(args.py_spy), "record", "--pid", str(pid), "--format", "raw", "--rate", "200",
-                 "--duration", str(args.seconds), "--nonblocking", "-o", str(raw)],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)))
+            spies.append(
+                (
+                    role,
+                    pid,
+                    raw,
+                    subprocess.Popen(
+                        [
+                            str(args.py_spy),
+                            "record",
+                            "--pid",
+                            str(pid),
+                            "--format",
+                            "raw",
+                            "--rate",
+                            "200",
+                            "--duration",
+                            str(args.seconds),
+                            "--nonblocking",
+                            "-o",
+                            str(raw),
+                        ],
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                    ),
+                )
+            )
         for *_, spy in spies:
             spy.wait()
         run.wait()

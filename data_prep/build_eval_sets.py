@@ -33,7 +33,13 @@ def main(cfg: DictConfig) -> None:
         log.error("%s", e)
         sys.exit(2)
     for key, info in manifest["sets"].items():
-        log.info("%-18s %4d groups, %4d problems scored, %d filler slots", key, info["groups"], info["scored_problems"], info["filler_slots"])
+        log.info(
+            "%-18s %4d groups, %4d problems scored, %d filler slots",
+            key,
+            info["groups"],
+            info["scored_problems"],
+            info["filler_slots"],
+        )
     log.info("wrote %s", cfg.out)
 
 

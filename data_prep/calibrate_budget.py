@@ -21,8 +21,18 @@ from recipe_bcr.engines.context import with_context
 from recipe_bcr.eval.probe import probe_lengths
 
 log = logging.getLogger("calibrate_budget")
-SPEC = {"n": "int", "compression": "float", "round_to": "int", "out": "str?", "lengths_file": "str?",
-        "probe.source": "str", "probe.size": "int", "progress": "bool", **SAMPLING_SPEC, **ENGINE_SPEC}
+SPEC = {
+    "n": "int",
+    "compression": "float",
+    "round_to": "int",
+    "out": "str?",
+    "lengths_file": "str?",
+    "probe.source": "str",
+    "probe.size": "int",
+    "progress": "bool",
+    **SAMPLING_SPEC,
+    **ENGINE_SPEC,
+}
 
 
 def recorded_lengths(path: str) -> list[float]:
@@ -44,25 +54,54 @@ def main(cfg: DictConfig) -> None:
         else:
             kept, _ = clean(load_problems(cfg.probe.source, columns=["question", "final_answer"]))
             questions = [str(q).strip() for q in kept["question"][: int(cfg.probe.size)]]
-            options = {"model": cfg.model.path, "tokenizer": cfg.model.tokenizer, "random_init": cfg.model.get("random_init", False)}
+            options = {
+                "model": cfg.model.path,
+                "tokenizer": cfg.model.tokenizer,
+                "random_init": cfg.model.get("random_init", False),
+            }
             options.update(OmegaConf.to_container(cfg.engine_options, resolve=True))
             sampling = Sampling(**OmegaConf.to_container(cfg.sampling))
-            options = with_context(cfg.engine, options, [build_messages([q], style="single") for q in questions], sampling)
+            options = with_context(
+                cfg.engine, options, [build_messages([q], style="single") for q in questions], sampling
+            )
             engine = make_engine(cfg.engine, options)
             results = probe_lengths(engine, questions, sampling, progress=cfg.progress)
             lengths = [float(x) for r in results for x in r.lengths]
             truncated = sum(r.truncated for r in results)
         l_avg, raw, cap = calibrate(lengths, cfg.n, cfg.compression, cfg.round_to)
-    except (DataError, OSError, ValueError, RuntimeError) as e:  # bad data, a missing model/tokenizer, a bad option, engine failure
+    except (
+        DataError,
+        OSError,
+        ValueError,
+        RuntimeError,
+    ) as e:  # bad data, a missing model/tokenizer, a bad option, engine failure
         log.error("%s", e)
         sys.exit(2)
-    log.info("probe: %d lengths, L_avg = %.1f tokens (%d hit max_tokens, so L_avg is a lower bound)", len(lengths), l_avg, truncated)
-    log.info("N x L_avg x lambda = %d x %.1f x %.2f = %.0f -> practical cap %d", cfg.n, l_avg, cfg.compression, raw, cap)
+    log.info(
+        "probe: %d lengths, L_avg = %.1f tokens (%d hit max_tokens, so L_avg is a lower bound)",
+        len(lengths),
+        l_avg,
+        truncated,
+    )
+    log.info(
+        "N x L_avg x lambda = %d x %.1f x %.2f = %.0f -> practical cap %d", cfg.n, l_avg, cfg.compression, raw, cap
+    )
     if cfg.out:
         with Staging() as stage:
-            stage.json({"n": cfg.n, "budget": cap, "l_avg": l_avg, "raw": raw, "compression": cfg.compression,
-                        "round_to": cfg.round_to, "lengths": len(lengths), "truncated": truncated,
-                        "override": f"bcr.n={cfg.n} bcr.budget={cap}"}, Path(cfg.out) / "budget.json")
+            stage.json(
+                {
+                    "n": cfg.n,
+                    "budget": cap,
+                    "l_avg": l_avg,
+                    "raw": raw,
+                    "compression": cfg.compression,
+                    "round_to": cfg.round_to,
+                    "lengths": len(lengths),
+                    "truncated": truncated,
+                    "override": f"bcr.n={cfg.n} bcr.budget={cap}",
+                },
+                Path(cfg.out) / "budget.json",
+            )
         log.info("wrote %s", Path(cfg.out) / "budget.json")
     print(f"bcr.n={cfg.n} bcr.budget={cap}")
 

@@ -22,8 +22,16 @@ from recipe_bcr.eval.probe import probe_lengths
 
 log = logging.getLogger("estimate_difficulty")
 OUT_FILE = "rollout_lengths.parquet"
-SPEC = {"source": "str", "split": "str", "out": "str", "limit": "int?", "chunk_size": "int", "progress": "bool",
-        **SAMPLING_SPEC, **ENGINE_SPEC}
+SPEC = {
+    "source": "str",
+    "split": "str",
+    "out": "str",
+    "limit": "int?",
+    "chunk_size": "int",
+    "progress": "bool",
+    **SAMPLING_SPEC,
+    **ENGINE_SPEC,
+}
 SCHEMA = pa.schema(
     [
         ("problem_id", pa.string()),
@@ -45,17 +53,30 @@ def main(cfg: DictConfig) -> None:
         sys.exit(2)
     kept, dropped = clean(df)
     if dropped:
-        log.info("skipping %d rows that build_groups would drop (%s)", len(dropped), sorted({d.reason.split(":")[0] for d in dropped}))
+        log.info(
+            "skipping %d rows that build_groups would drop (%s)",
+            len(dropped),
+            sorted({d.reason.split(":")[0] for d in dropped}),
+        )
     questions = [str(q).strip() for q in kept["question"]]
     if cfg.limit:
         questions = questions[: int(cfg.limit)]
-    options = {"model": cfg.model.path, "tokenizer": cfg.model.tokenizer, "random_init": cfg.model.get("random_init", False)}
+    options = {
+        "model": cfg.model.path,
+        "tokenizer": cfg.model.tokenizer,
+        "random_init": cfg.model.get("random_init", False),
+    }
     options.update(OmegaConf.to_container(cfg.engine_options, resolve=True))
     sampling = Sampling(**OmegaConf.to_container(cfg.sampling, resolve=True))
     try:
         options = with_context(cfg.engine, options, [build_messages([q], style="single") for q in questions], sampling)
         engine = make_engine(cfg.engine, options)
-    except (OSError, ValueError, ImportError, RuntimeError) as e:  # a missing model/tokenizer, an unknown engine, no vLLM, no fit
+    except (
+        OSError,
+        ValueError,
+        ImportError,
+        RuntimeError,
+    ) as e:  # a missing model/tokenizer, an unknown engine, no vLLM, no fit
         log.error("cannot start engine %r for model %r: %s", cfg.engine, cfg.model.path, e)
         sys.exit(2)
     results = probe_lengths(engine, questions, sampling, chunk=cfg.chunk_size, progress=cfg.progress)

@@ -53,53 +53,96 @@ def _out_and_rest(args: list[str]) -> tuple[str | None, list[str]]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m recipe_bcr", description="bcr-recipe utilities",
-                                 epilog=OTHER_COMMANDS, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m recipe_bcr",
+        description="bcr-recipe utilities",
+        epilog=OTHER_COMMANDS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = ap.add_subparsers(dest="command", required=True, metavar="{doctor,demo,paper,toy,gpu-check}")
-    doctor = sub.add_parser("doctor", help="check that verl + Hydra will run +recipe=bcr, and say how to fix what is not",
-                            usage="python -m recipe_bcr doctor [bcr_device=gpu|cpu [bcr_runtime=vllm|hf]]")
-    doctor.add_argument("overrides", nargs="*", metavar="key=value",
-                        help="bcr_device=gpu|cpu [bcr_runtime=vllm|hf]: the run to check for (fails where it cannot run)")
-    demo = sub.add_parser("demo", help="the whole pipeline in miniature on CPU: data, GRPO training, merge, evaluation",
-                          usage="python -m recipe_bcr demo [out=DIR] [--rollout {hf,vllm}]")
+    doctor = sub.add_parser(
+        "doctor",
+        help="check that verl + Hydra will run +recipe=bcr, and say how to fix what is not",
+        usage="python -m recipe_bcr doctor [bcr_device=gpu|cpu [bcr_runtime=vllm|hf]]",
+    )
+    doctor.add_argument(
+        "overrides",
+        nargs="*",
+        metavar="key=value",
+        help="bcr_device=gpu|cpu [bcr_runtime=vllm|hf]: the run to check for (fails where it cannot run)",
+    )
+    demo = sub.add_parser(
+        "demo",
+        help="the whole pipeline in miniature on CPU: data, GRPO training, merge, evaluation",
+        usage="python -m recipe_bcr demo [out=DIR] [--rollout {hf,vllm}]",
+    )
     demo.add_argument("args", nargs="*", metavar="out=DIR", help="output folder (default: demo_out)")
-    demo.add_argument("--rollout", choices=["hf", "vllm"], default=None,
-                      help="verl rollout engine of the training stage (default: hydra_configs/demo.yaml, hf)")
+    demo.add_argument(
+        "--rollout",
+        choices=["hf", "vllm"],
+        default=None,
+        help="verl rollout engine of the training stage (default: hydra_configs/demo.yaml, hf)",
+    )
     paper = sub.add_parser(
-        "paper", help="the paper's tables, ablations and findings in miniature on CPU (toy task): GRPO runs, "
-                      "evaluation at N=1..5, report.md",
+        "paper",
+        help="the paper's tables, ablations and findings in miniature on CPU (toy task): GRPO runs, "
+        "evaluation at N=1..5, report.md",
         usage="python -m recipe_bcr paper [out=DIR] [key=value ...] [--ship RUN]",
         epilog="out=DIR: output folder (default: paper_out); a rerun resumes.\n"
-               "keys (hydra_configs/paper_v1.yaml, the first miniature; the second is pre-registered in paper.yaml):\n" + yaml_keys_help("paper_v1"),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    paper.add_argument("args", nargs="*", metavar="key=value", help="out=DIR and paper_v1.yaml overrides, e.g. "
-                                                                     "train_steps=4 seeds=[0]")
-    paper.add_argument("--ship", metavar="RUN", default=None,
-                       help="then commit that run's model (e.g. bcr_n3_s0) as the demo's trained model, "
-                            "with provenance")
-    toy = sub.add_parser("toy", help="build (or reuse) the tiny warm-started Qwen3 and write toy training data; "
-                                     "--preconditions: measure a toy base against paper.yaml's preconditions",
-                         usage="python -m recipe_bcr toy [out=DIR] [key=value ...] [--rebuild] [--ship] "
-                               "[--preconditions]")
-    toy.add_argument("args", nargs="*", metavar="key=value",
-                     help="out=DIR (default: data/bcr_toy; toy_preconditions with --preconditions) and toy.yaml "
-                          "overrides, e.g. config=toy_verbose data.n=2 model.sft_steps=300")
-    toy.add_argument("--rebuild", action="store_true",
-                     help="build the model even when the cache or the committed copy has it")
-    toy.add_argument("--ship", action="store_true",
-                     help="replace the committed warm start (recipe_bcr/resources/toy_model) with it")
-    toy.add_argument("--preconditions", action="store_true",
-                     help="measure the toy base against hydra_configs/paper.yaml's pre-registered preconditions "
-                          "-> DIR/preconditions.json")
-    gpu = sub.add_parser("gpu-check", help="on a GPU machine: train and evaluate the toy model through the rollout "
-                                           "engines with the paper's GPU settings, one verdict per stage (~10 min)",
-                         usage="python -m recipe_bcr gpu-check [out=DIR] [--device {gpu,cpu}] [--steps N] "
-                               "[--runtimes {vllm,hf} ...]")
+        "keys (hydra_configs/paper_v1.yaml, the first miniature; the second is pre-registered in paper.yaml):\n"
+        + yaml_keys_help("paper_v1"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    paper.add_argument(
+        "args", nargs="*", metavar="key=value", help="out=DIR and paper_v1.yaml overrides, e.g. train_steps=4 seeds=[0]"
+    )
+    paper.add_argument(
+        "--ship",
+        metavar="RUN",
+        default=None,
+        help="then commit that run's model (e.g. bcr_n3_s0) as the demo's trained model, with provenance",
+    )
+    toy = sub.add_parser(
+        "toy",
+        help="build (or reuse) the tiny warm-started Qwen3 and write toy training data; "
+        "--preconditions: measure a toy base against paper.yaml's preconditions",
+        usage="python -m recipe_bcr toy [out=DIR] [key=value ...] [--rebuild] [--ship] [--preconditions]",
+    )
+    toy.add_argument(
+        "args",
+        nargs="*",
+        metavar="key=value",
+        help="out=DIR (default: data/bcr_toy; toy_preconditions with --preconditions) and toy.yaml "
+        "overrides, e.g. config=toy_verbose data.n=2 model.sft_steps=300",
+    )
+    toy.add_argument(
+        "--rebuild", action="store_true", help="build the model even when the cache or the committed copy has it"
+    )
+    toy.add_argument(
+        "--ship", action="store_true", help="replace the committed warm start (recipe_bcr/resources/toy_model) with it"
+    )
+    toy.add_argument(
+        "--preconditions",
+        action="store_true",
+        help="measure the toy base against hydra_configs/paper.yaml's pre-registered preconditions "
+        "-> DIR/preconditions.json",
+    )
+    gpu = sub.add_parser(
+        "gpu-check",
+        help="on a GPU machine: train and evaluate the toy model through the rollout "
+        "engines with the paper's GPU settings, one verdict per stage (~10 min)",
+        usage="python -m recipe_bcr gpu-check [out=DIR] [--device {gpu,cpu}] [--steps N] [--runtimes {vllm,hf} ...]",
+    )
     gpu.add_argument("args", nargs="*", metavar="out=DIR", help="output folder (default: gpu_check_out)")
     gpu.add_argument("--device", choices=["gpu", "cpu"], default="gpu", help="bcr_device (cpu: the same stages here)")
     gpu.add_argument("--steps", type=int, default=3, help="GRPO steps per rollout engine")
-    gpu.add_argument("--runtimes", nargs="+", choices=["vllm", "hf"], default=["vllm", "hf"],
-                     help="rollout engines to check (default both; `--runtimes hf` on a machine without vLLM)")
+    gpu.add_argument(
+        "--runtimes",
+        nargs="+",
+        choices=["vllm", "hf"],
+        default=["vllm", "hf"],
+        help="rollout engines to check (default both; `--runtimes hf` on a machine without vLLM)",
+    )
     return ap
 
 

@@ -172,8 +172,9 @@ def _completion_text(completion: Any) -> str:
     return _as_text(completion)
 
 
-def make_trl_reward(*, w_acc: float = 2.0, w_fmt: float = 1.0, thinking: bool = False, timeout_s: float = 2.0,
-                    workers: int = 2) -> Callable[..., list[float]]:
+def make_trl_reward(
+    *, w_acc: float = 2.0, w_fmt: float = 1.0, thinking: bool = False, timeout_s: float = 2.0, workers: int = 2
+) -> Callable[..., list[float]]:
     r"""A BCR reward function with TRL's signature, `(completions, solution, **kwargs) -> list[float]`.
 
     Args:
@@ -202,8 +203,17 @@ def make_trl_reward(*, w_acc: float = 2.0, w_fmt: float = 1.0, thinking: bool = 
         if len(completions) != len(solution):
             raise ValueError(f"{len(completions)} completions but {len(solution)} solutions")
         return [
-            compute_score("trl", _completion_text(completion), gold, {"n": sizes[i]} if sizes is not None else None,
-                          w_acc=w_acc, w_fmt=w_fmt, thinking=thinking, timeout_s=timeout_s, workers=workers)["score"]
+            compute_score(
+                "trl",
+                _completion_text(completion),
+                gold,
+                {"n": sizes[i]} if sizes is not None else None,
+                w_acc=w_acc,
+                w_fmt=w_fmt,
+                thinking=thinking,
+                timeout_s=timeout_s,
+                workers=workers,
+            )["score"]
             for i, (completion, gold) in enumerate(zip(completions, solution))
         ]
 

@@ -80,10 +80,17 @@ def doctor(tmp_path_factory) -> subprocess.CompletedProcess:
     with (shared_tmp / "doctor.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not record.exists():
-            proc = subprocess.run([sys.executable, "-m", "recipe_bcr", "doctor"], capture_output=True, text=True,
-                                  cwd=tmp_path_factory.mktemp("doctor"))
+            proc = subprocess.run(
+                [sys.executable, "-m", "recipe_bcr", "doctor"],
+                capture_output=True,
+                text=True,
+                cwd=tmp_path_factory.mktemp("doctor"),
+            )
             staged = record.with_suffix(".tmp")
-            staged.write_text(json.dumps({"args": proc.args, "returncode": proc.returncode,
-                                          "stdout": proc.stdout, "stderr": proc.stderr}))
+            staged.write_text(
+                json.dumps(
+                    {"args": proc.args, "returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr}
+                )
+            )
             staged.replace(record)
     return subprocess.CompletedProcess(**json.loads(record.read_text()))

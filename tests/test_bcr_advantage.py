@@ -30,7 +30,9 @@ NOISE = "Let me work through this carefully. Wait, let me double-check. So the f
 def _group(reasoning: list[str], answers: list[str], cut_before: int | None = None) -> str:
     parts = [f"### Problem {i}\n{r}\nAnswer{i}: \\boxed{{{a}}}" for i, (r, a) in enumerate(zip(reasoning, answers), 1)]
     text = "\n\n".join(parts)
-    return text if cut_before is None else text[: text.index(f"### Problem {cut_before}")] + f"### Problem {cut_before}\n"
+    return (
+        text if cut_before is None else text[: text.index(f"### Problem {cut_before}")] + f"### Problem {cut_before}\n"
+    )
 
 
 def _verbose(i: int) -> str:
@@ -42,14 +44,14 @@ def _verbose(i: int) -> str:
 # N=1 (the baseline's prompt), budget 128: mean (3 + 1 + 1 + 3) / 4 = 2
 # a group whose rewards are equal carries no signal: advantage 0
 CASES = [
-    ("a", _group(list(STEPS), GOLDS), 60, 120, 3.0, 0.75),                             # steps, no redundancy, right
-    ("a", _group([_verbose(i) for i in range(3)], GOLDS), 110, 120, 3.0, 0.75),        # steps + redundancy, fits
+    ("a", _group(list(STEPS), GOLDS), 60, 120, 3.0, 0.75),  # steps, no redundancy, right
+    ("a", _group([_verbose(i) for i in range(3)], GOLDS), 110, 120, 3.0, 0.75),  # steps + redundancy, fits
     ("a", _group([_verbose(i) for i in range(3)], GOLDS, cut_before=3), 120, 120, 4 / 3, 4 / 3 - 9 / 4),  # truncated
-    ("a", _group(["", "", ""], ["8", "5", "3"]), 20, 120, 5 / 3, 5 / 3 - 9 / 4),        # no reasoning, 1 of 3 right
-    ("b", _group([STEPS[0]], ["8"]), 20, 128, 3.0, 1.0),                               # steps, right
-    ("b", _group([""], ["5"]), 8, 128, 1.0, -1.0),                                     # skipped, wrong
-    ("b", _group(["7 - 3 = 5. 5 + 4 = 9."], ["9"]), 20, 128, 1.0, -1.0),                # a step slipped, wrong
-    ("b", _group([_verbose(0)], ["8"]), 40, 128, 3.0, 1.0),                            # steps + redundancy, right
+    ("a", _group(["", "", ""], ["8", "5", "3"]), 20, 120, 5 / 3, 5 / 3 - 9 / 4),  # no reasoning, 1 of 3 right
+    ("b", _group([STEPS[0]], ["8"]), 20, 128, 3.0, 1.0),  # steps, right
+    ("b", _group([""], ["5"]), 8, 128, 1.0, -1.0),  # skipped, wrong
+    ("b", _group(["7 - 3 = 5. 5 + 4 = 9."], ["9"]), 20, 128, 1.0, -1.0),  # a step slipped, wrong
+    ("b", _group([_verbose(0)], ["8"]), 40, 128, 3.0, 1.0),  # steps + redundancy, right
     ("c", _group([_verbose(0)], ["8"]), 40, 128, 3.0, 0.0),
     ("c", _group([STEPS[0]], ["8"]), 20, 128, 3.0, 0.0),
 ]
@@ -95,15 +97,18 @@ def test_verl_grpo_advantage_under_the_recipe_settings_is_the_hand_computed_one(
     for i, (case, s) in enumerate(zip(CASES, scored)):
         mask[i, : case[2]] = 1
         rewards[i, case[2] - 1] = s["score"]  # verl puts an outcome reward on the last response token
-    data = DataProto.from_dict(tensors={"token_level_rewards": rewards, "response_mask": mask},
-                               non_tensors={"uid": np.array([c[0] for c in CASES], dtype=object)})
-    out = compute_advantage(data, AdvantageEstimator(algo["adv_estimator"]),
-                            norm_adv_by_std_in_grpo=algo["norm_adv_by_std_in_grpo"])
+    data = DataProto.from_dict(
+        tensors={"token_level_rewards": rewards, "response_mask": mask},
+        non_tensors={"uid": np.array([c[0] for c in CASES], dtype=object)},
+    )
+    out = compute_advantage(
+        data, AdvantageEstimator(algo["adv_estimator"]), norm_adv_by_std_in_grpo=algo["norm_adv_by_std_in_grpo"]
+    )
     adv = out.batch["advantages"]
     expected = torch.tensor([c[5] for c in CASES])
     for i, case in enumerate(CASES):  # one value per rollout on every response token, 0 on padding
         assert torch.allclose(adv[i, : case[2]], expected[i].expand(case[2]), atol=1e-6), (i, adv[i, : case[2]])
-        assert not adv[i, case[2]:].any()
+        assert not adv[i, case[2] :].any()
     # the same batch through the recipe's diagnostic (recipe_bcr.toy.rollouts) gives the same numbers
     assert advantages([s["score"] for s in scored], [c[0] for c in CASES]) == pytest.approx(expected.tolist(), abs=1e-6)
     # verl's default (std-normalised) would scale group a and b differently: the setting matters

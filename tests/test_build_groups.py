@@ -33,7 +33,11 @@ def built(tmp_path_factory):
 def test_outputs_and_schema(built):
     out, manifest = built
     assert sorted(p.name for p in out.iterdir()) == [
-        "manifest.json", "train_n3.parquet", "train_n4.parquet", "val_n3.parquet", "val_n4.parquet"
+        "manifest.json",
+        "train_n3.parquet",
+        "train_n4.parquet",
+        "val_n3.parquet",
+        "val_n4.parquet",
     ]
     df = pd.read_parquet(out / "train_n3.parquet")
     assert len(df) == 600 and manifest["per_n"]["3"]["train_groups"] == 600
@@ -55,7 +59,9 @@ def test_every_input_row_is_accounted_for(built, shared):
     _, manifest = built
     n_input = len(pd.read_parquet(shared / "data/train/deepmath_schema_substitute.parquet"))
     assert manifest["input_rows"] == n_input
-    listed_dropped = sum(len(rows) for by_file in manifest["cleaning"]["dropped_rows"].values() for rows in by_file.values())
+    listed_dropped = sum(
+        len(rows) for by_file in manifest["cleaning"]["dropped_rows"].values() for rows in by_file.values()
+    )
     assert listed_dropped == manifest["cleaning"]["dropped"]
     for info in manifest["per_n"].values():
         acc = info["accounting"]
@@ -108,7 +114,9 @@ def test_benchmark_problems_planted_in_the_training_data_are_dropped(tmp_path, s
     rows = manifest["cleaning"]["dropped_rows"]
     contaminated = {reason: by_file for reason, by_file in rows.items() if reason.startswith("contaminated:")}
     assert contaminated == {
-        "contaminated:AIME25": {src: [5]}, "contaminated:MATH-500": {src: [9]}, "contaminated:OlympiadBench": {src: [12]}
+        "contaminated:AIME25": {src: [5]},
+        "contaminated:MATH-500": {src: [9]},
+        "contaminated:OlympiadBench": {src: [12]},
     }
     assert {r: f for r, f in rows.items() if r not in contaminated} == plain["cleaning"]["dropped_rows"]
     assert manifest["cleaning"]["kept"] == plain["cleaning"]["kept"] - 3
@@ -141,7 +149,9 @@ def test_verl_dataset_loads_with_real_tokenizer(built, shared):
 
     out, _ = built
     tok = AutoTokenizer.from_pretrained(str(shared / "tokenizers/qwen3"))
-    cfg = OmegaConf.create({"max_prompt_length": 2048, "filter_overlong_prompts": True, "cache_dir": str(out / "cache")})
+    cfg = OmegaConf.create(
+        {"max_prompt_length": 2048, "filter_overlong_prompts": True, "cache_dir": str(out / "cache")}
+    )
     ds = RLHFDataset(str(out / "val_n3.parquet"), tok, cfg)
     assert len(ds) == 20  # nothing filtered as overlong
     item = ds[0]
@@ -158,7 +168,10 @@ def _parquet(path, df):
     "frame,match",
     [
         (pd.DataFrame({"question": ["a"], "answer": ["1"]}), r"missing column\(s\) \['final_answer'\]"),
-        (pd.DataFrame({"question": ["q1", "q2"], "final_answer": [np.nan, None], "difficulty": [1.0, 2.0]}), "no usable rows"),
+        (
+            pd.DataFrame({"question": ["q1", "q2"], "final_answer": [np.nan, None], "difficulty": [1.0, 2.0]}),
+            "no usable rows",
+        ),
         (pd.DataFrame({"question": [], "final_answer": []}), "no rows"),
     ],
 )
@@ -211,13 +224,22 @@ def test_difficulty_from_r1_length_in_tokens_and_chars(tmp_path, shared):
     src = _parquet(tmp_path / "in.parquet", df)
     chars = _build(tmp_path / "c", source=src, n=[3], groups=30, val_groups=2, difficulty_method="r1_length")
     toks = _build(
-        tmp_path / "t", source=src, n=[3], groups=30, val_groups=2, difficulty_method="r1_length",
+        tmp_path / "t",
+        source=src,
+        n=[3],
+        groups=30,
+        val_groups=2,
+        difficulty_method="r1_length",
         tokenizer=str(shared / "tokenizers/qwen3"),
     )
     assert chars["cleaning"]["dropped_rows"]["no_difficulty"][src] == [5]
     assert toks["cleaning"]["dropped_rows"]["no_difficulty"][src] == [5]
-    d_chars = np.concatenate(pd.read_parquet(tmp_path / "c/train_n3.parquet")["extra_info"].map(lambda e: e["difficulties"]).to_list())
-    d_toks = np.concatenate(pd.read_parquet(tmp_path / "t/train_n3.parquet")["extra_info"].map(lambda e: e["difficulties"]).to_list())
+    d_chars = np.concatenate(
+        pd.read_parquet(tmp_path / "c/train_n3.parquet")["extra_info"].map(lambda e: e["difficulties"]).to_list()
+    )
+    d_toks = np.concatenate(
+        pd.read_parquet(tmp_path / "t/train_n3.parquet")["extra_info"].map(lambda e: e["difficulties"]).to_list()
+    )
     assert d_chars.mean() > 3 * d_toks.mean() > 0  # "step " is 5 characters and about 1 token
 
 
@@ -227,7 +249,9 @@ def test_difficulty_from_rollouts_file(tmp_path, shared):
     ids = [problem_id(q) for q in df["question"]]
     lengths = pd.DataFrame({"problem_id": ids[:50], "mean_length": np.arange(50, dtype=float) * 10})
     roll = _parquet(tmp_path / "roll.parquet", lengths)
-    m = _build(tmp_path / "out", source=src, n=[3], groups=10, val_groups=1, difficulty_method="rollouts", rollouts_file=roll)
+    m = _build(
+        tmp_path / "out", source=src, n=[3], groups=10, val_groups=1, difficulty_method="rollouts", rollouts_file=roll
+    )
     assert m["cleaning"]["dropped_by_reason"]["no_difficulty"] >= 1
     assert m["per_n"]["3"]["train_groups"] == 10
 
@@ -240,7 +264,9 @@ def test_cli_composes_with_hydra_and_prints_help(tmp_path):
     from omegaconf import OmegaConf
 
     cfg = OmegaConf.load(REPO / "hydra_configs/build_groups.yaml")
-    for key in [k for k in cfg if k not in ("defaults", "hydra", "difficulty", "prompt_check")] + ["decontaminate_against"]:
+    for key in [k for k in cfg if k not in ("defaults", "hydra", "difficulty", "prompt_check")] + [
+        "decontaminate_against"
+    ]:
         assert f"{key}=" in help_out, f"option {key} has no help text"
     for key in cfg.difficulty:
         assert f"difficulty.{key}=" in help_out
@@ -248,21 +274,47 @@ def test_cli_composes_with_hydra_and_prints_help(tmp_path):
         assert f"prompt_check.{key}=" in help_out
     out = tmp_path / "cli"
     proc = subprocess.run(
-        [sys.executable, "data_prep/build_groups.py", "source=sample", f"out={out}", "n=[2]",
-         "groups=40", "val_groups=4", "progress=false"],
-        cwd=REPO, capture_output=True, text=True, env=env,
+        [
+            sys.executable,
+            "data_prep/build_groups.py",
+            "source=sample",
+            f"out={out}",
+            "n=[2]",
+            "groups=40",
+            "val_groups=4",
+            "progress=false",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert json.loads((out / "manifest.json").read_text())["per_n"]["2"]["train_groups"] == 40
     bad = subprocess.run(
         [sys.executable, "data_prep/build_groups.py", "source=/nonexistent/file.parquet", f"out={tmp_path / 'x'}"],
-        cwd=REPO, capture_output=True, text=True, env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert bad.returncode == 2 and "nonexistent" in bad.stderr + bad.stdout
     no_tok = subprocess.run(
-        [sys.executable, "data_prep/build_groups.py", "source=sample", f"out={tmp_path / 'y'}", "n=[2]",
-         "groups=5", "val_groups=1", "difficulty.method=r1_length", "difficulty.tokenizer=/no/such/tokenizer"],
-        cwd=REPO, capture_output=True, text=True, env=env,
+        [
+            sys.executable,
+            "data_prep/build_groups.py",
+            "source=sample",
+            f"out={tmp_path / 'y'}",
+            "n=[2]",
+            "groups=5",
+            "val_groups=1",
+            "difficulty.method=r1_length",
+            "difficulty.tokenizer=/no/such/tokenizer",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     out = no_tok.stderr + no_tok.stdout
     assert no_tok.returncode == 2 and "/no/such/tokenizer" in out and "Traceback" not in out
@@ -270,8 +322,14 @@ def test_cli_composes_with_hydra_and_prints_help(tmp_path):
 
 
 def test_prompt_lengths_are_reported_against_the_limit(tmp_path, shared):
-    m = _build(tmp_path / "p", n=[3], groups=300, val_groups=5,
-               prompt_tokenizer=str(shared / "tokenizers/qwen3"), max_prompt_tokens=600)
+    m = _build(
+        tmp_path / "p",
+        n=[3],
+        groups=300,
+        val_groups=5,
+        prompt_tokenizer=str(shared / "tokenizers/qwen3"),
+        max_prompt_tokens=600,
+    )
     rep = m["per_n"]["3"]["prompt_tokens"]["train"]
     assert rep["max"] > 600 and rep["over_limit"] and rep["limit"] == 600
     df = pd.read_parquet(tmp_path / "p" / "train_n3.parquet")

@@ -26,8 +26,14 @@ def _eval_cfg(*overrides):
 
 def _data_prep(script, *args, cwd):
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    return subprocess.run([sys.executable, str(REPO / "data_prep" / script), *args], cwd=cwd, capture_output=True,
-                          text=True, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, str(REPO / "data_prep" / script), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
 
 
 def test_eval_refuses_an_unknown_benchmark_before_writing_so_the_corrected_rerun_works(tmp_path):
@@ -39,13 +45,16 @@ def test_eval_refuses_an_unknown_benchmark_before_writing_so_the_corrected_rerun
     eval_cli._check_resume(out, _eval_cfg("engine=replay", "only=[AIME25]", f"out={out}"))  # not "other settings"
 
 
-@pytest.mark.parametrize("override,message", [
-    ("sampling.k=two", "sampling.k='two' (str): expected an integer, e.g. sampling.k=3"),
-    ("sampling.temperature=hot", "sampling.temperature='hot' (str): expected a number"),
-    ("n=[1,x]", "n=[1, 'x'] (list): expected a list of integers"),
-    ("mode=train", "mode='train' (str): expected one of run, compare"),
-    ("limit=[3]", "limit=[3] (list): expected an integer or null"),
-])
+@pytest.mark.parametrize(
+    "override,message",
+    [
+        ("sampling.k=two", "sampling.k='two' (str): expected an integer, e.g. sampling.k=3"),
+        ("sampling.temperature=hot", "sampling.temperature='hot' (str): expected a number"),
+        ("n=[1,x]", "n=[1, 'x'] (list): expected a list of integers"),
+        ("mode=train", "mode='train' (str): expected one of run, compare"),
+        ("limit=[3]", "limit=[3] (list): expected an integer or null"),
+    ],
+)
 def test_eval_wrong_type_names_the_key_and_writes_nothing(tmp_path, override, message):
     out = tmp_path / "run"
     with pytest.raises(ConfigError) as e:
@@ -63,18 +72,29 @@ def test_eval_reads_one_n_as_a_list_and_defaults_out_by_mode():
 
 def test_build_groups_reads_a_scalar_n_as_one_group_size(tmp_path):
     """`n=3` where a list is expected was a raw TypeError; a Hydra user means n=[3]."""
-    proc = _data_prep("build_groups.py", "source=sample", f"out={tmp_path / 'g'}", "n=3", "groups=5", "val_groups=1",
-                      "progress=false", cwd=tmp_path)
+    proc = _data_prep(
+        "build_groups.py",
+        "source=sample",
+        f"out={tmp_path / 'g'}",
+        "n=3",
+        "groups=5",
+        "val_groups=1",
+        "progress=false",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert list(json.loads((tmp_path / "g" / "manifest.json").read_text())["per_n"]) == ["3"]
 
 
-@pytest.mark.parametrize("args,message", [
-    (["n=[three]"], "build_groups: n=['three'] (list): expected a list of integers, e.g. n=[3,4,5]"),
-    (["groups=many"], "build_groups: groups='many' (str): expected an integer, e.g. groups=3"),
-    (["difficulty.method=length"], "difficulty.method='length' (str): expected one of column, r1_length, rollouts"),
-    (["output_dir=somewhere"], "`output_dir=somewhere` is now spelled `out=somewhere`"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["n=[three]"], "build_groups: n=['three'] (list): expected a list of integers, e.g. n=[3,4,5]"),
+        (["groups=many"], "build_groups: groups='many' (str): expected an integer, e.g. groups=3"),
+        (["difficulty.method=length"], "difficulty.method='length' (str): expected one of column, r1_length, rollouts"),
+        (["output_dir=somewhere"], "`output_dir=somewhere` is now spelled `out=somewhere`"),
+    ],
+)
 def test_build_groups_bad_option_is_one_line_and_writes_nothing(tmp_path, args, message):
     proc = _data_prep("build_groups.py", "source=sample", f"out={tmp_path / 'g'}", *args, cwd=tmp_path)
     text = proc.stdout + proc.stderr
@@ -92,11 +112,16 @@ def test_check_config_converts_only_what_the_command_means():
         check_config({"k": True}, {"k": "int"}, "x")  # a bool is no integer
 
 
-@pytest.mark.parametrize("argv,new", [
-    (["run_dir=runs/a"], "`out=runs/a`"), (["compare.out_dir=c"], "`out=c`"),
-    (["+output=f.parquet"], "`out=f.parquet`"),
-    (["--out", "d"], "`out=d`"), (["--out=d"], "`out=d`"),
-])
+@pytest.mark.parametrize(
+    "argv,new",
+    [
+        (["run_dir=runs/a"], "`out=runs/a`"),
+        (["compare.out_dir=c"], "`out=c`"),
+        (["+output=f.parquet"], "`out=f.parquet`"),
+        (["--out", "d"], "`out=d`"),
+        (["--out=d"], "`out=d`"),
+    ],
+)
 def test_old_output_spellings_name_the_new_one(argv, new):
     with pytest.raises(ConfigError, match=new.replace("[", r"\[")):
         refuse_renamed(argv, "cmd")
@@ -114,9 +139,17 @@ def test_help_lists_every_entry_point(capsys):
         recipe_main(["--help"])
     text = capsys.readouterr().out
     assert e.value.code == 0
-    for entry in ["doctor", "demo", "paper", "toy", "gpu-check", "python -m recipe_bcr.eval",
-                  "python -m verl.trainer.main_ppo +recipe=bcr", "toy --preconditions out=DIR",
-                  *(f"python -m data_prep.{p.stem}" for p in (REPO / "data_prep").glob("[!_]*.py"))]:
+    for entry in [
+        "doctor",
+        "demo",
+        "paper",
+        "toy",
+        "gpu-check",
+        "python -m recipe_bcr.eval",
+        "python -m verl.trainer.main_ppo +recipe=bcr",
+        "toy --preconditions out=DIR",
+        *(f"python -m data_prep.{p.stem}" for p in (REPO / "data_prep").glob("[!_]*.py")),
+    ]:
         assert entry in text, entry
 
 

@@ -9,9 +9,7 @@ from reward_fns.bcr import compute_score, parse_ground_truth
 TEXT = "### Problem 1\nAnswer1: \\boxed{2}\n### Problem 2\nAnswer2: \\boxed{5}"
 
 
-@pytest.mark.parametrize(
-    "gt", [["2", "5"], np.array(["2", "5"], dtype=object), json.dumps(["2", "5"]), ("2", "5")]
-)
+@pytest.mark.parametrize("gt", [["2", "5"], np.array(["2", "5"], dtype=object), json.dumps(["2", "5"]), ("2", "5")])
 def test_ground_truth_forms(gt):
     out = compute_score("bcr", TEXT, gt, {"n": 2, "index": 0})
     assert out["score"] == 3.0 and set(out) == set(BREAKDOWN_KEYS)

@@ -56,7 +56,9 @@ def _timed_calls(call: Callable[[Job], Result], jobs: Sequence[Job], verifier: V
             try:
                 verifier.close()
             finally:  # closing races the calls for their workers and may raise: the verdict is this
-                pytest.fail(f"{len(running)} of {len(jobs)} calls still running after {fuse_s:.0f} s: a deadline did not hold")
+                pytest.fail(
+                    f"{len(running)} of {len(jobs)} calls still running after {fuse_s:.0f} s: a deadline did not hold"
+                )
     return [f.result() for f in futures]
 
 

@@ -49,7 +49,9 @@ def test_a_missing_shard_is_refused_by_name(tmp_path, substitute):
     _shards(tmp_path / "DeepMath/data", substitute, 10, 20)
     for i in (3, 7):
         (tmp_path / f"DeepMath/data/train-{i:05d}-of-00010.parquet").unlink()
-    with pytest.raises(DataError, match=r"2 of 10 shards missing: data/train-00003-of-00010.parquet, data/train-00007-of-00010.parquet"):
+    with pytest.raises(
+        DataError, match=r"2 of 10 shards missing: data/train-00003-of-00010.parquet, data/train-00007-of-00010.parquet"
+    ):
         load_problems(str(tmp_path / "DeepMath"))
 
 
@@ -70,12 +72,18 @@ def test_hf_cache_folder_reads_the_revision_refs_main_names(hf_cache, substitute
 
 def _hub_load(env, cwd):
     code = f"from recipe_bcr.data.sources import load_problems; print('rows', len(load_problems({HUB_ID!r})))"
-    return subprocess.run([sys.executable, "-c", code], env={**os.environ, **env}, cwd=cwd, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", code], env={**os.environ, **env}, cwd=cwd, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.mark.parametrize(
     "env",
-    [{"HF_HUB_OFFLINE": "1"}, {"HF_ENDPOINT": "http://127.0.0.1:9"}, {"HTTPS_PROXY": "http://127.0.0.1:9", "HF_ENDPOINT": "https://huggingface.co"}],
+    [
+        {"HF_HUB_OFFLINE": "1"},
+        {"HF_ENDPOINT": "http://127.0.0.1:9"},
+        {"HTTPS_PROXY": "http://127.0.0.1:9", "HF_ENDPOINT": "https://huggingface.co"},
+    ],
     ids=["offline", "endpoint_down", "proxy_down"],
 )
 def test_hub_id_with_a_warm_cache_works_offline_and_behind_a_dead_link(hf_cache, env, tmp_path):

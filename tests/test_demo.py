@@ -14,8 +14,13 @@ pytestmark = [pytest.mark.verl, pytest.mark.slow]
 
 def test_demo_trains_merges_and_evaluates(tmp_path):
     out = tmp_path / "d"
-    proc = subprocess.run([sys.executable, "-m", "recipe_bcr", "demo", f"out={out}"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=2400)
+    proc = subprocess.run(
+        [sys.executable, "-m", "recipe_bcr", "demo", f"out={out}"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=2400,
+    )
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     assert (out / "data" / "train_n3.parquet").exists() and (out / "data" / "manifest.json").exists()
     rows = [json.loads(line) for line in (out / "train" / "metrics.jsonl").read_text().splitlines()]
@@ -38,8 +43,9 @@ def test_demo_trains_merges_and_evaluates(tmp_path):
         summary = list(csv.DictReader(f))
     # the base, the paper's BCR model and the demo's side by side at N = 1..3, as a table and plots
     labels = ("base", "demo_bcr", "paper_bcr")
-    assert sorted({(r["label"], int(r["n"])) for r in summary if r["benchmark"] == "Toy"}) == \
-        [(label, n) for label in labels for n in (1, 2, 3)]
+    assert sorted({(r["label"], int(r["n"])) for r in summary if r["benchmark"] == "Toy"}) == [
+        (label, n) for label in labels for n in (1, 2, 3)
+    ]
     table = (out / "compare" / "table.md").read_text()
     assert all(f"| {label} | {n} |" in table for label in labels for n in (1, 3))
     for plot in ("accuracy_vs_n.png", "tokens_per_problem_vs_n.png"):

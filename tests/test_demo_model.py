@@ -42,8 +42,10 @@ def test_committed_bcr_model_was_trained_by_todays_paper_settings():
     assert hashlib.sha256((PAPER_TRAINED / "model.safetensors").read_bytes()).hexdigest() == made["sha256"]
     base = RESOURCES / toy["shipped"]
     assert (PAPER_TRAINED / "tokenizer.json").read_bytes() == (base / "tokenizer.json").read_bytes()
-    assert json.loads((PAPER_TRAINED / "config.json").read_text())["hidden_size"] == \
-        json.loads((base / "config.json").read_text())["hidden_size"]
+    assert (
+        json.loads((PAPER_TRAINED / "config.json").read_text())["hidden_size"]
+        == json.loads((base / "config.json").read_text())["hidden_size"]
+    )
 
 
 def _finished_paper_run(root: Path, made: dict) -> None:
@@ -77,9 +79,12 @@ def test_ship_of_a_run_that_is_not_there_names_the_runs_and_writes_nothing(tmp_p
 
 def test_closing_sentence_reads_the_table_at_n1(tmp_path):
     rows = [("base", 1, 0.95, 80.0), ("paper_bcr", 1, 1.0, 60.0), ("demo_bcr", 1, 0.9, 78.0), ("base", 2, 0.1, 10.0)]
-    (tmp_path / "summary.csv").write_text("label,benchmark,n,acc,tokens_per_problem\n" +
-                                          "".join(f"{a},Toy,{n},{acc},{t}\n" for a, n, acc, t in rows))
-    sentence = closing_sentence(tmp_path / "summary.csv", {"base": "b", "paper_bcr": "40 steps", "demo_bcr": "4 live steps"})
+    (tmp_path / "summary.csv").write_text(
+        "label,benchmark,n,acc,tokens_per_problem\n" + "".join(f"{a},Toy,{n},{acc},{t}\n" for a, n, acc, t in rows)
+    )
+    sentence = closing_sentence(
+        tmp_path / "summary.csv", {"base": "b", "paper_bcr": "40 steps", "demo_bcr": "4 live steps"}
+    )
     assert "(40 steps) writes 60 tokens a problem against the base's 80 (-25%) at 100% accuracy against 95%" in sentence
     assert sentence.endswith("4 live steps give 78 tokens at 90%.") and sentence.count(".") == 1
 
@@ -93,23 +98,37 @@ def test_committed_report_training_table_comes_from_the_committed_run_metrics():
     fields = set(Run.__dataclass_fields__)
     dirs = sorted((REPORT / "runs").iterdir())
     runs = [Run(**{k: v for k, v in json.loads((d / "run.json").read_text()).items() if k in fields}) for d in dirs]
-    assert {r.name for r in runs} == {r.name for r in plan({**load_config([]), "bcr": {
-        **load_config([])["bcr"], "tokens_per_problem": provenance()["tokens_per_problem"]}})}
+    assert {r.name for r in runs} == {
+        r.name
+        for r in plan(
+            {
+                **load_config([]),
+                "bcr": {**load_config([])["bcr"], "tokens_per_problem": provenance()["tokens_per_problem"]},
+            }
+        )
+    }
     rows = training_table(runs, {d.name: _metrics(d) for d in dirs}).splitlines()[2:]
     report = (REPORT / "report.md").read_text().splitlines()
     assert len(rows) == 6 and all(row in report for row in rows), rows
 
 
-@pytest.mark.parametrize("planted, message", [(None, "no provenance beside the trained model"),
-                                              ({"base_key": "000000000000"}, "not a model trained from this base"),
-                                              ("{not json", "not valid JSON")])
+@pytest.mark.parametrize(
+    "planted, message",
+    [
+        (None, "no provenance beside the trained model"),
+        ({"base_key": "000000000000"}, "not a model trained from this base"),
+        ("{not json", "not valid JSON"),
+    ],
+)
 def test_demo_without_a_valid_comparison_model_stops_before_any_stage(tmp_path, monkeypatch, capsys, planted, message):
     from recipe_bcr.commands import demo
 
     folder = tmp_path / "model"
     folder.mkdir()
     if planted is not None:
-        (folder / PROVENANCE).write_text(planted if isinstance(planted, str) else json.dumps({**provenance(), **planted}))
+        (folder / PROVENANCE).write_text(
+            planted if isinstance(planted, str) else json.dumps({**provenance(), **planted})
+        )
     cfg = {**demo._cfg(), "paper_model": str(folder)}  # an absolute path replaces the resources folder
     monkeypatch.setattr(demo, "_cfg", lambda: cfg)
     assert demo.run_demo(str(tmp_path / "out")) == 2

@@ -17,8 +17,13 @@ from recipe_bcr.data.cli import check_config, refuse_renamed
 
 ROOT = Path(__file__).resolve().parents[1]
 # the README and the docs this suite owns; docs/gpu.md, grading.md and miniature.md join when their owners' work lands
-DOCS = [ROOT / "README.md", *(ROOT / "docs" / f"{name}.md" for name in
-                              ("data", "evaluation", "development", "environment", "benchmarks", "layout"))]
+DOCS = [
+    ROOT / "README.md",
+    *(
+        ROOT / "docs" / f"{name}.md"
+        for name in ("data", "evaluation", "development", "environment", "benchmarks", "layout")
+    ),
+]
 COMMAND = re.compile(r"(?:\.venv/bin/)?python (?:-m )?(data_prep[./]\w+|recipe_bcr\.eval|recipe_bcr)(?:\.py)?\b(.*)")
 
 
@@ -41,8 +46,14 @@ COMMANDS = _commands()
 
 def test_the_docs_show_commands_of_every_kind():
     kinds = {p.values[0].replace("/", ".") for p in COMMANDS}
-    assert {"data_prep.build_groups", "data_prep.build_eval_sets", "data_prep.estimate_difficulty",
-            "data_prep.calibrate_budget", "recipe_bcr.eval", "recipe_bcr"} <= kinds
+    assert {
+        "data_prep.build_groups",
+        "data_prep.build_eval_sets",
+        "data_prep.estimate_difficulty",
+        "data_prep.calibrate_budget",
+        "recipe_bcr.eval",
+        "recipe_bcr",
+    } <= kinds
 
 
 @pytest.mark.parametrize("entry,rest", COMMANDS)

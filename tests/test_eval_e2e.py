@@ -10,21 +10,32 @@ from collections import defaultdict
 
 import pytest
 
-pytestmark = pytest.mark.slow  # subprocess runs of the command (the runner's units: test_eval_units.py, test_eval_streaming.py)
+pytestmark = (
+    pytest.mark.slow
+)  # subprocess runs of the command (the runner's units: test_eval_units.py, test_eval_streaming.py)
 REPO = __import__("pathlib").Path(__file__).resolve().parents[1]
 
 
 def _eval(args, shared, cwd):
     env = {**os.environ, "BCR_SHARED": str(shared), "PYTHONUNBUFFERED": "1"}
-    return subprocess.run([sys.executable, "-m", "recipe_bcr.eval", *args], cwd=cwd, capture_output=True, text=True, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "recipe_bcr.eval", *args], cwd=cwd, capture_output=True, text=True, env=env
+    )
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory, shared):
     root = tmp_path_factory.mktemp("eval_run")
     args = [
-        "bcr_model@model=tiny_random_qwen3", "engine=transformers", "only=[AIME25,AMC23]", "limit=5", "n=[1,2,3]",
-        "sampling.max_tokens=10", "sampling.k=1", f"out={root / 'run'}", "progress=false",
+        "bcr_model@model=tiny_random_qwen3",
+        "engine=transformers",
+        "only=[AIME25,AMC23]",
+        "limit=5",
+        "n=[1,2,3]",
+        "sampling.max_tokens=10",
+        "sampling.k=1",
+        f"out={root / 'run'}",
+        "progress=false",
     ]
     first = _eval(args, shared, root)
     assert first.returncode == 0, first.stderr[-3000:]

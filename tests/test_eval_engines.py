@@ -19,7 +19,10 @@ from recipe_bcr.engines.context import plan_context, with_context
 from recipe_bcr.engines.render import render_ids, render_text
 
 DEEPSEEK_BOS = 151646
-MESSAGES = [build_messages(["What is $1+1$?", "Compute $2^{10}$."], style="group"), build_messages(["Solve $x^2=4$."], style="single")]
+MESSAGES = [
+    build_messages(["What is $1+1$?", "Compute $2^{10}$."], style="group"),
+    build_messages(["Solve $x^2=4$."], style="single"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +108,10 @@ def _vllm_engine(model, **kw):
 def test_deepseek_template_writes_the_bos_so_text_prompts_would_get_two(deepseek):
     tok = AutoTokenizer.from_pretrained(deepseek)
     text = render_text(tok, MESSAGES[0])
-    assert tok(text, add_special_tokens=True)["input_ids"][:2] == [DEEPSEEK_BOS, DEEPSEEK_BOS]  # what vLLM did with text
+    assert tok(text, add_special_tokens=True)["input_ids"][:2] == [
+        DEEPSEEK_BOS,
+        DEEPSEEK_BOS,
+    ]  # what vLLM did with text
     ids = render_ids(tok, MESSAGES[0])
     assert ids[0] == DEEPSEEK_BOS and ids.count(DEEPSEEK_BOS) == 1
 
@@ -113,7 +119,9 @@ def test_deepseek_template_writes_the_bos_so_text_prompts_would_get_two(deepseek
 def test_both_engines_receive_identical_prompt_ids(deepseek, shared, fake_vllm):
     from recipe_bcr.engines.hf_engine import TransformersEngine
 
-    hf = TransformersEngine(str(shared / "tiny_models/tiny-qwen3-config"), tokenizer=deepseek, random_init=True, batch_size=1)
+    hf = TransformersEngine(
+        str(shared / "tiny_models/tiny-qwen3-config"), tokenizer=deepseek, random_init=True, batch_size=1
+    )
     seen = []
     real = hf.model.generate
 
@@ -162,7 +170,13 @@ def tiny_with_generation_defaults(tmp_path_factory, shared):
     torch.manual_seed(0)
     model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(shared / "tiny_models/tiny-qwen3-config"))
     model.generation_config = GenerationConfig(
-        do_sample=True, top_k=5, repetition_penalty=1.3, min_p=0.2, temperature=0.1, eos_token_id=[151645, 151643], bos_token_id=151643
+        do_sample=True,
+        top_k=5,
+        repetition_penalty=1.3,
+        min_p=0.2,
+        temperature=0.1,
+        eos_token_id=[151645, 151643],
+        bos_token_id=151643,
     )
     model.save_pretrained(path)
     return str(path)
@@ -177,7 +191,9 @@ def test_transformers_samples_with_exactly_the_configured_settings(tiny_with_gen
     assert effective.top_k == 0 and effective.repetition_penalty == 1.0 and effective.min_p is None
     assert effective.temperature == 0.6 and effective.top_p == 0.9 and effective.do_sample
     assert {151645, 151643} <= engine.eos_ids  # the model's stop tokens are kept
-    configured, _ = engine.model._prepare_generation_config(engine.generation_config(Sampling(top_k=7, repetition_penalty=1.2)))
+    configured, _ = engine.model._prepare_generation_config(
+        engine.generation_config(Sampling(top_k=7, repetition_penalty=1.2))
+    )
     assert configured.top_k == 7 and configured.repetition_penalty == 1.2
 
 

@@ -19,7 +19,12 @@ def _completion_for(task, plan):
     """plan[i]: 'right', 'wrong', 'none' or 'unclosed' for problem i."""
     parts = []
     for i, (p, what) in enumerate(zip(task.problems, plan), start=1):
-        box = {"right": f"\\boxed{{{p.answers[0]}}}", "wrong": "\\boxed{-999}", "unclosed": f"\\boxed{{{p.answers[0]}", "none": ""}[what]
+        box = {
+            "right": f"\\boxed{{{p.answers[0]}}}",
+            "wrong": "\\boxed{-999}",
+            "unclosed": f"\\boxed{{{p.answers[0]}",
+            "none": "",
+        }[what]
         label = f"Answer{i}: {box}" if box else "I ran out of ideas"
         parts.append(f"### Problem {i}\nSome reasoning here.\n{label}\n")
     return "\n".join(parts)
@@ -42,16 +47,38 @@ def replayed(tmp_path_factory, shared):
     saved.parent.mkdir()
     with saved.open("w") as f:
         for task, plan, tokens, finish in plans:
-            f.write(json.dumps({
-                "key": task.key(0), "prompt": task.messages, "sample": 0, "completion": _completion_for(task, plan),
-                "generated_tokens": tokens, "finish_reason": finish,
-            }) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "key": task.key(0),
+                        "prompt": task.messages,
+                        "sample": 0,
+                        "completion": _completion_for(task, plan),
+                        "generated_tokens": tokens,
+                        "finish_reason": finish,
+                    }
+                )
+                + "\n"
+            )
     env = {**os.environ, "BCR_SHARED": str(shared)}
     proc = subprocess.run(
-        [sys.executable, "-m", "recipe_bcr.eval", "bcr_model@model=tiny_random_qwen3", "engine=replay",
-         f"engine_options.samples={saved.parent}", "only=[AIME25]", "limit=3", "n=[1,3]",
-         f"out={root / 'replay'}", "progress=false"],
-        cwd=root, capture_output=True, text=True, env=env,
+        [
+            sys.executable,
+            "-m",
+            "recipe_bcr.eval",
+            "bcr_model@model=tiny_random_qwen3",
+            "engine=replay",
+            f"engine_options.samples={saved.parent}",
+            "only=[AIME25]",
+            "limit=3",
+            "n=[1,3]",
+            f"out={root / 'replay'}",
+            "progress=false",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     with (root / "replay" / "summary.csv").open() as f:
@@ -77,7 +104,9 @@ def test_records_keep_stage_answer_and_attributed_tokens(replayed):
     assert [p["stage"] for p in n3["problems"]] == [1, 1, None]
     assert n3["problems"][1]["answer"] == "-999" and not n3["problems"][1]["correct"]
     assert all(p["tokens"] > 0 for p in n3["problems"]) and n3["attribution"] == "reencode"
-    malformed = next(r for r in records if r["n"] == 1 and "\\boxed{" in r["completion"] and r["generated_tokens"] == 50)
+    malformed = next(
+        r for r in records if r["n"] == 1 and "\\boxed{" in r["completion"] and r["generated_tokens"] == 50
+    )
     assert malformed["problems"][0]["answer"] is None
 
 
@@ -87,9 +116,23 @@ def _replay_saved(tmp_path, shared, content: str) -> subprocess.CompletedProcess
     saved.mkdir()
     (saved / "samples.jsonl").write_text(content)
     return subprocess.run(
-        [sys.executable, "-m", "recipe_bcr.eval", "bcr_model@model=tiny_random_qwen3", "engine=replay",
-         f"engine_options.samples={saved}", "only=[AIME25]", "limit=2", "n=[1]", f"out={tmp_path / 'r'}", "progress=false"],
-        cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "BCR_SHARED": str(shared)},
+        [
+            sys.executable,
+            "-m",
+            "recipe_bcr.eval",
+            "bcr_model@model=tiny_random_qwen3",
+            "engine=replay",
+            f"engine_options.samples={saved}",
+            "only=[AIME25]",
+            "limit=2",
+            "n=[1]",
+            f"out={tmp_path / 'r'}",
+            "progress=false",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "BCR_SHARED": str(shared)},
     )
 
 
@@ -100,13 +143,29 @@ def test_replay_of_a_missing_sample_is_an_error(tmp_path, shared):
 
 @pytest.mark.parametrize(
     "args,message",
-    [(["engine=nonsense"], "unknown engine"), (["engine=transformers", "model.path=/no/such/model", "model.tokenizer=/no/such/model"], "/no/such/model")],
+    [
+        (["engine=nonsense"], "unknown engine"),
+        (["engine=transformers", "model.path=/no/such/model", "model.tokenizer=/no/such/model"], "/no/such/model"),
+    ],
 )
 def test_bad_engine_or_model_is_a_clear_error(tmp_path, shared, args, message):
     proc = subprocess.run(
-        [sys.executable, "-m", "recipe_bcr.eval", "bcr_model@model=tiny_random_qwen3", "only=[AIME25]", "limit=1", "n=[1]",
-         f"out={tmp_path / 'r'}", "progress=false", *args],
-        cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "BCR_SHARED": str(shared)},
+        [
+            sys.executable,
+            "-m",
+            "recipe_bcr.eval",
+            "bcr_model@model=tiny_random_qwen3",
+            "only=[AIME25]",
+            "limit=1",
+            "n=[1]",
+            f"out={tmp_path / 'r'}",
+            "progress=false",
+            *args,
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "BCR_SHARED": str(shared)},
     )
     out = proc.stderr + proc.stdout
     assert proc.returncode == 2 and message in out and "Traceback" not in out

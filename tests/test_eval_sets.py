@@ -25,9 +25,7 @@ def test_every_problem_scored_once_at_every_n(built):
         for n in range(1, 6):
             df = pd.read_parquet(out / f"{name}_n{n}.parquet")
             assert (df["data_source"] == name).all()
-            scored_ids = [
-                pid for info in df["extra_info"] for pid, s in zip(info["problem_ids"], info["scored"]) if s
-            ]
+            scored_ids = [pid for info in df["extra_info"] for pid, s in zip(info["problem_ids"], info["scored"]) if s]
             assert len(scored_ids) == len(set(scored_ids)) == size
             assert all(len(info["problem_ids"]) == n for info in df["extra_info"])
             assert manifest["sets"][f"{name}/n{n}"]["scored_problems"] == size
@@ -55,7 +53,11 @@ def test_n1_style_is_selectable(tmp_path):
 
 
 def test_any_benchmark_file_with_configurable_columns(tmp_path, shared):
-    spec = {"path": str(shared / "data/benchmarks/justrl_verl_parquet/BRUMO25.test.parquet"), "question": "problem", "answer": "answer"}
+    spec = {
+        "path": str(shared / "data/benchmarks/justrl_verl_parquet/BRUMO25.test.parquet"),
+        "question": "problem",
+        "answer": "answer",
+    }
     m = build_eval_sets(benchmarks={"BRUMO25": spec}, output_dir=tmp_path, n=[3], seed=1, progress=False)
     df = pd.read_parquet(tmp_path / "BRUMO25_n3.parquet")
     assert m["sets"]["BRUMO25/n3"]["scored_problems"] == 30 and len(df) == 10
@@ -79,6 +81,9 @@ def test_bad_benchmark_config_writes_nothing(tmp_path):
     with pytest.raises(DataError, match="missing column"):
         build_eval_sets(
             benchmarks={"AIME25": PAPER["AIME25"], "BAD": {**PAPER["AIME25"], "answer": "nope"}},
-            output_dir=out, n=[1], seed=0, progress=False,
+            output_dir=out,
+            n=[1],
+            seed=0,
+            progress=False,
         )
     assert not out.exists() or not any(out.iterdir())

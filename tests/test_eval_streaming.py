@@ -52,11 +52,20 @@ class ScriptedEngine:
         r = self.queue.pop()
         self.returned += 1
         reason = self.reasons.get(r.id, "stop")
-        return [(r.id, Generation("### Problem 1\nAnswer1: \\boxed{3}", (5, 6), reason, 2, "boom" if reason == "error" else None))]
+        return [
+            (
+                r.id,
+                Generation(
+                    "### Problem 1\nAnswer1: \\boxed{3}", (5, 6), reason, 2, "boom" if reason == "error" else None
+                ),
+            )
+        ]
 
 
 def _run(tasks, engine, run_dir, verifier, qwen, k=2, progress=False):
-    return run_tasks(tasks, engine, Sampling(k=k), run_dir, verifier, qwen, thinking=False, markers=["wait"], progress=progress)
+    return run_tasks(
+        tasks, engine, Sampling(k=k), run_dir, verifier, qwen, thinking=False, markers=["wait"], progress=progress
+    )
 
 
 def _records(run_dir):
@@ -107,8 +116,11 @@ def test_two_ray_replicas_give_the_records_of_one(tasks, verifier, qwen, shared,
     from recipe_bcr.engines.ray_pool import RayPool
 
     options = {
-        "model": str(shared / "tiny_models/tiny-qwen3-config"), "tokenizer": str(shared / "tokenizers/qwen3"),
-        "random_init": True, "batch_size": 2, "cpus_per_replica": 1,
+        "model": str(shared / "tiny_models/tiny-qwen3-config"),
+        "tokenizer": str(shared / "tokenizers/qwen3"),
+        "random_init": True,
+        "batch_size": 2,
+        "cpus_per_replica": 1,
     }
     sampling = Sampling(k=2, max_tokens=8, temperature=1.0, top_p=1.0)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
@@ -130,7 +142,17 @@ def test_two_ray_replicas_give_the_records_of_one(tasks, verifier, qwen, shared,
     local.mkdir()
     from recipe_bcr.engines import make_engine
 
-    run_tasks(tasks, make_engine("transformers", options), sampling, local, verifier, qwen, thinking=False, markers=[], progress=False)
+    run_tasks(
+        tasks,
+        make_engine("transformers", options),
+        sampling,
+        local,
+        verifier,
+        qwen,
+        thinking=False,
+        markers=[],
+        progress=False,
+    )
     assert len(runs[1]) == 12
     assert runs[1] == runs[2] == sorted(_records(local), key=lambda r: r["key"])  # and the same as no Ray at all
     assert len({tuple(r["token_ids"]) for r in runs[1]}) > 1  # real, varied generations

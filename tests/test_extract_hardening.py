@@ -165,7 +165,20 @@ def test_placeholder_boxes_earn_no_format(verifier, fill):
 
 
 @pytest.mark.parametrize(
-    "answer", ["0", "x", "A", "\\infty", "\\emptyset", "\\{\\}", "\\varnothing", "\\text{No solution}", "\\text{none}", "-1", "\\pi"]
+    "answer",
+    [
+        "0",
+        "x",
+        "A",
+        "\\infty",
+        "\\emptyset",
+        "\\{\\}",
+        "\\varnothing",
+        "\\text{No solution}",
+        "\\text{none}",
+        "-1",
+        "\\pi",
+    ],
 )
 def test_short_honest_answers_keep_format(answer):
     assert not is_placeholder(answer)

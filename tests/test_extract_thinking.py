@@ -23,13 +23,17 @@ def test_answers_in_an_unclosed_think_block_are_read(verifier):
     for _ in range(20):
         values = [rng.randrange(1, 1000) for _ in range(3)]
         golds = [str(v) for v in values]
-        for text, thinking in ((f"<think>Let me see.\n{_group(values)}and then the budget ran ou", False),
-                               (f"Let me see.\n{_group(values)}and then", True),
-                               (f"<think>{_group(values)}", True)):
+        for text, thinking in (
+            (f"<think>Let me see.\n{_group(values)}and then the budget ran ou", False),
+            (f"Let me see.\n{_group(values)}and then", True),
+            (f"<think>{_group(values)}", True),
+        ):
             scored = score_completion(text, golds, verifier, thinking=thinking)
             assert scored.correct == [True, True, True] and scored.breakdown["fmt"] == 1.0, text
             assert scored.breakdown["think_open"] == 1.0
-            assert score_completion(text, [str(v + 1) for v in values], verifier, thinking=thinking).correct == [False] * 3
+            assert (
+                score_completion(text, [str(v + 1) for v in values], verifier, thinking=thinking).correct == [False] * 3
+            )
 
 
 def test_the_last_problem_cut_by_the_budget_has_no_answer(verifier):
@@ -56,9 +60,15 @@ def test_a_closed_think_block_keeps_its_drafts_out(verifier):
 
 
 def test_think_open_is_a_training_metric(verifier):
-    rows = [score_completion(t, ["1"], verifier, thinking=True).breakdown
-            for t in ("<think>Answer 1: \\boxed{1}", "<think>a</think>Answer 1: \\boxed{1}", "no think Answer 1: \\boxed{1}",
-                      "<think>Answer 1: \\boxed{2}")]
+    rows = [
+        score_completion(t, ["1"], verifier, thinking=True).breakdown
+        for t in (
+            "<think>Answer 1: \\boxed{1}",
+            "<think>a</think>Answer 1: \\boxed{1}",
+            "no think Answer 1: \\boxed{1}",
+            "<think>Answer 1: \\boxed{2}",
+        )
+    ]
     assert [r["think_open"] for r in rows] == [1.0, 0.0, 1.0, 1.0]
     assert training_metrics(rows)["bcr/think_open_rate"] == 0.75
     plain = score_completion("Answer 1: \\boxed{1}", ["1"], verifier).breakdown

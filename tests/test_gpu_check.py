@@ -35,12 +35,26 @@ class Stages:
             metrics = Path(_value(cmd, "+ray_kwargs.ray_init.runtime_env.env_vars.VERL_FILE_LOGGER_PATH="))
             metrics.parent.mkdir(parents=True, exist_ok=True)
             steps = int(_value(cmd, "trainer.total_training_steps="))
-            metrics.write_text("".join(json.dumps({"step": s, "data": {
-                "training/global_step": s, "training/rollout_probs_diff_max": self.probs_diff,
-                "timing_s/step": 4.0, "critic/score/mean": 0.5}}) + "\n" for s in range(1, steps + 1)))
+            metrics.write_text(
+                "".join(
+                    json.dumps(
+                        {
+                            "step": s,
+                            "data": {
+                                "training/global_step": s,
+                                "training/rollout_probs_diff_max": self.probs_diff,
+                                "timing_s/step": 4.0,
+                                "critic/score/mean": 0.5,
+                            },
+                        }
+                    )
+                    + "\n"
+                    for s in range(1, steps + 1)
+                )
+            )
         elif "verl.model_merger" in cmd:
             Path(cmd[cmd.index("--target_dir") + 1]).mkdir(parents=True)
-        else:   # recipe_bcr.eval
+        else:  # recipe_bcr.eval
             run = Path(_value(cmd, "out="))
             run.mkdir(parents=True)
             with (run / "summary.csv").open("w") as f:
@@ -69,7 +83,9 @@ def test_runtimes_hf_runs_only_the_hf_stages(stages, monkeypatch, tmp_path, caps
     assert stages.tools() == ["verl.trainer.main_ppo", "verl.model_merger", "recipe_bcr.eval"]
     train, merge, evaluate = stages.cmds
     assert {"bcr_device=gpu", "bcr_runtime=hf", "bcr.gpus=1"} <= set(train)
-    assert merge[merge.index("--local_dir") + 1] == str(tmp_path / "g" / "train_hf" / "checkpoints" / "global_step_3" / "actor")
+    assert merge[merge.index("--local_dir") + 1] == str(
+        tmp_path / "g" / "train_hf" / "checkpoints" / "global_step_3" / "actor"
+    )
     assert "engine=transformers" in evaluate and f"model.path={tmp_path / 'g' / 'train_hf' / 'hf_model'}" in evaluate
     out = capsys.readouterr().out
     assert "3 ok, 0 failed, 3 skipped" in out
@@ -118,8 +134,12 @@ def test_a_rerun_into_the_same_folder_starts_afresh(stages, monkeypatch, tmp_pat
 
 
 def test_cli_rejects_an_unknown_runtime():
-    proc = subprocess.run([sys.executable, "-m", "recipe_bcr", "gpu-check", "--runtimes", "sglang"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "recipe_bcr", "gpu-check", "--runtimes", "sglang"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2 and "invalid choice: 'sglang'" in proc.stderr
 
 
@@ -138,7 +158,7 @@ def test_recorded_commands_are_accepted_by_the_real_tools(stages, monkeypatch, t
     _machine(monkeypatch, vllm=None)
     assert gpu_check.run_gpu_check(str(tmp_path / "g"), "cpu", 1, ("hf",)) == 0
     train, merge, evaluate = stages.cmds
-    overrides = train[train.index("verl.trainer.main_ppo") + 1:]
+    overrides = train[train.index("verl.trainer.main_ppo") + 1 :]
     with initialize_config_module("verl.trainer.config", version_base=None):
         cfg = compose("ppo_trainer", overrides=overrides)
     OmegaConf.resolve(cfg)

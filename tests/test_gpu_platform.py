@@ -56,7 +56,7 @@ def test_cpu_platform_never_replaces_cuda_while_the_driver_lists_gpus(smi):
     assert not PlatformCPU().is_platform_available()
     before = get_platform()
     try:
-        set_platform(PlatformCUDA())   # what verl's auto-detection picks where nvidia-smi answers
+        set_platform(PlatformCUDA())  # what verl's auto-detection picks where nvidia-smi answers
         register_platform()
         assert isinstance(get_platform(), PlatformCUDA)
     finally:
@@ -66,10 +66,10 @@ def test_cpu_platform_never_replaces_cuda_while_the_driver_lists_gpus(smi):
 def test_cpu_platform_still_taken_where_there_is_no_gpu(smi):
     from recipe_bcr.verl_ext.platform_cpu import PlatformCPU
 
-    smi([])                        # a driver that lists no GPU
+    smi([])  # a driver that lists no GPU
     assert PlatformCPU().is_platform_available()
     platform_cpu.nvidia_gpus.cache_clear()
-    smi(H100_OLD_DRIVER, exit_code=9)   # a driver that fails
+    smi(H100_OLD_DRIVER, exit_code=9)  # a driver that fails
     assert PlatformCPU().is_platform_available()
 
 
@@ -82,8 +82,10 @@ def test_old_driver_is_named_with_the_floor(smi, monkeypatch):
     smi(H100_OLD_DRIVER)
     monkeypatch.setattr(torch.version, "cuda", "13.0")
     why = checks.gpu_problem()
-    assert why.startswith("nvidia-smi lists 8 x NVIDIA H100 80GB HBM3, driver 570.124.06: older than the 580 that "
-                          f"torch {torch.__version__} (built for CUDA 13.0) needs -> fix: upgrade the NVIDIA driver")
+    assert why.startswith(
+        "nvidia-smi lists 8 x NVIDIA H100 80GB HBM3, driver 570.124.06: older than the 580 that "
+        f"torch {torch.__version__} (built for CUDA 13.0) needs -> fix: upgrade the NVIDIA driver"
+    )
 
 
 def test_each_other_cause_is_named(smi, monkeypatch):
@@ -94,7 +96,7 @@ def test_each_other_cause_is_named(smi, monkeypatch):
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     assert "CUDA_VISIBLE_DEVICES='' hides them" in checks.gpu_problem()
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
-    assert "cannot use them" in checks.gpu_problem()   # driver new enough, nothing hidden: torch's own reason
+    assert "cannot use them" in checks.gpu_problem()  # driver new enough, nothing hidden: torch's own reason
     platform_cpu.nvidia_gpus.cache_clear()
     smi([])
     assert checks.gpu_problem().startswith("nvidia-smi lists no GPU")

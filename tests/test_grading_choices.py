@@ -7,7 +7,15 @@ import pytest
 
 from recipe_bcr.grading.reward import score_completion
 
-SPELLINGS = ["{}", "({})", "\\text{{({})}}", "\\textbf{{({})}}", "\\mathrm{{({})}}", "\\text{{{}}}", "\\textbf{{ ( {} ) }}"]
+SPELLINGS = [
+    "{}",
+    "({})",
+    "\\text{{({})}}",
+    "\\textbf{{({})}}",
+    "\\mathrm{{({})}}",
+    "\\text{{{}}}",
+    "\\textbf{{ ( {} ) }}",
+]
 
 
 @pytest.mark.parametrize("gold_form", ["{}", "\\text{{({})}}", "({})", "\\textbf{{{}}}"])
@@ -36,7 +44,9 @@ def test_a_spelled_choice_earns_accuracy_and_format(verifier):
 
 def test_a_choice_with_its_value_answers_the_letter_or_the_value(verifier):
     """The contest answer line `\\textbf{(B)}\\ 32`: the letter against a letter gold, the value against a value."""
-    for k, form in enumerate(("\\textbf{{({})}}\\ {}", "\\textbf{{({}) }}{}", "\\text{{({})}} {}", "\\mathrm{{({})}}~{}")):
+    for k, form in enumerate(
+        ("\\textbf{{({})}}\\ {}", "\\textbf{{({}) }}{}", "\\text{{({})}} {}", "\\mathrm{{({})}}~{}")
+    ):
         for n in range(1, 40, 3):
             letter, other = "ABCDE"[(n + k) % 5], "ABCDE"[(n + k + 1) % 5]
             for value, near in ((str(n), str(n + 1)), (f"\\frac{{{n}}}{{7}}", f"\\frac{{{n + 1}}}{{7}}")):
@@ -55,5 +65,9 @@ def test_a_choice_with_its_value_answers_the_letter_or_the_value(verifier):
 
 
 def test_two_choices_are_a_hedge(verifier):
-    for pred in ("\\text{(A)}\\text{(B)}", "\\text{(A)} \\text{ or } \\text{(B)}", "\\textbf{(A)}\\ 3 \\text{ or } \\textbf{(B)}\\ 4"):
+    for pred in (
+        "\\text{(A)}\\text{(B)}",
+        "\\text{(A)} \\text{ or } \\text{(B)}",
+        "\\textbf{(A)}\\ 3 \\text{ or } \\textbf{(B)}\\ 4",
+    ):
         assert not verifier.check(pred, "A").correct, pred

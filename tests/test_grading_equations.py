@@ -15,7 +15,13 @@ def _lines(count: int) -> list[tuple[int, int]]:
 def test_the_same_line_in_any_form(verifier):
     for m, c in _lines(30):
         gold = f"y = {m}x + {c}"
-        honest = [f"{m}x - y + {c} = 0", f"{m}x + {c} = y", f"y - {m}x = {c}", f"2y = {2 * m}x + {2 * c}", f"y = {c} + {m}x"]
+        honest = [
+            f"{m}x - y + {c} = 0",
+            f"{m}x + {c} = y",
+            f"y - {m}x = {c}",
+            f"2y = {2 * m}x + {2 * c}",
+            f"y = {c} + {m}x",
+        ]
         for pred in honest:
             verdict = verifier.check(pred, gold)
             assert verdict.correct and verdict.method != "symbolic", (pred, gold, verdict)
@@ -41,4 +47,6 @@ def test_products_of_decimals_are_decimals(verifier):
         assert not verifier.check(f"{1 / q:.4f} \\cdot 1", f"\\frac{{1}}{{{q}}}").correct
         off = f"{float(rounded) + 1e-7:.{digits}f}"
         assert not verifier.check(f"{off} \\cdot 1", f"\\frac{{1}}{{{q}}}").correct
-    assert not verifier.check("0.3333333 \\pi", "\\frac{\\pi}{3}").correct  # a decimal times an irrational: its own value
+    assert not verifier.check(
+        "0.3333333 \\pi", "\\frac{\\pi}{3}"
+    ).correct  # a decimal times an irrational: its own value

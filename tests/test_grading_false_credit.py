@@ -28,8 +28,14 @@ def test_a_decimal_numerator_a_millionth_off_is_not_the_fraction(verifier):
         gold = f"\\frac{{{p}}}{{{q}}}"
         for off in ("000001", "0000001", "00001"):
             for num in (f"{p}.{off}", f"{p - 1}.{'9' * len(off)}"):
-                for pred in (f"\\frac{{{num}}}{{{q}}}", f"{num}/{q}", f"\\frac{{1}}{{{q}}} \\cdot {num}", f"{num} \\div {q}",
-                             f"\\frac{{{num}}}{{{q}}} + 0", f"{num} \\cdot \\frac{{1}}{{{q}}}"):
+                for pred in (
+                    f"\\frac{{{num}}}{{{q}}}",
+                    f"{num}/{q}",
+                    f"\\frac{{1}}{{{q}}} \\cdot {num}",
+                    f"{num} \\div {q}",
+                    f"\\frac{{{num}}}{{{q}}} + 0",
+                    f"{num} \\cdot \\frac{{1}}{{{q}}}",
+                ):
                     assert not verifier.check(pred, gold).correct, (pred, gold)
 
 
@@ -57,18 +63,35 @@ def test_honest_decimals_inside_expressions_are_still_credited(verifier):
 
 INVERSES = {"sin": math.asin, "cos": math.acos, "tan": math.atan}
 SPECIAL = {  # exact inverse values: argument -> gold
-    "sin": [("\\frac{1}{2}", "\\frac{\\pi}{6}"), ("\\frac{\\sqrt{3}}{2}", "\\frac{\\pi}{3}"), ("1", "\\frac{\\pi}{2}"),
-            ("\\frac{\\sqrt{2}}{2}", "\\frac{\\pi}{4}")],
-    "cos": [("\\frac{1}{2}", "\\frac{\\pi}{3}"), ("0", "\\frac{\\pi}{2}"), ("-1", "\\pi"), ("\\frac{\\sqrt{3}}{2}", "\\frac{\\pi}{6}")],
-    "tan": [("1", "\\frac{\\pi}{4}"), ("\\sqrt{3}", "\\frac{\\pi}{3}"), ("\\frac{1}{\\sqrt{3}}", "\\frac{\\pi}{6}"), ("-1", "-\\frac{\\pi}{4}")],
+    "sin": [
+        ("\\frac{1}{2}", "\\frac{\\pi}{6}"),
+        ("\\frac{\\sqrt{3}}{2}", "\\frac{\\pi}{3}"),
+        ("1", "\\frac{\\pi}{2}"),
+        ("\\frac{\\sqrt{2}}{2}", "\\frac{\\pi}{4}"),
+    ],
+    "cos": [
+        ("\\frac{1}{2}", "\\frac{\\pi}{3}"),
+        ("0", "\\frac{\\pi}{2}"),
+        ("-1", "\\pi"),
+        ("\\frac{\\sqrt{3}}{2}", "\\frac{\\pi}{6}"),
+    ],
+    "tan": [
+        ("1", "\\frac{\\pi}{4}"),
+        ("\\sqrt{3}", "\\frac{\\pi}{3}"),
+        ("\\frac{1}{\\sqrt{3}}", "\\frac{\\pi}{6}"),
+        ("-1", "-\\frac{\\pi}{4}"),
+    ],
 }
 
 
 @pytest.mark.parametrize("name", sorted(INVERSES))
 def test_a_trigonometric_function_to_the_minus_one_is_its_inverse(verifier, name):
     for arg, gold in SPECIAL[name]:
-        for pred in (f"\\{name}^{{-1}}({arg})", f"\\{name}^{{-1}} {arg}" if arg[0] != "-" else f"\\{name}^{{-1}}({arg})",
-                     f"\\{name}^{{-1}}\\left({arg}\\right)"):
+        for pred in (
+            f"\\{name}^{{-1}}({arg})",
+            f"\\{name}^{{-1}} {arg}" if arg[0] != "-" else f"\\{name}^{{-1}}({arg})",
+            f"\\{name}^{{-1}}\\left({arg}\\right)",
+        ):
             assert verifier.check(pred, gold).correct, (pred, gold)
             assert verifier.check(pred, f"\\arc{name}({arg})").correct, pred
             assert not verifier.check(pred, f"\\frac{{1}}{{\\{name}({arg})}}").correct, pred

@@ -13,8 +13,19 @@ from recipe_bcr.grading.parse.extract import extract_group
 from recipe_bcr.grading.reward import score_completion
 
 RNG_SEED = 36
-SEPARATORS = [", ", "; ", " / ", " or ", " \\text{ or } ", " (alternatively ", " (or ", ", alternatively ", " and ",
-              "\\quad ", " $ or $ "]
+SEPARATORS = [
+    ", ",
+    "; ",
+    " / ",
+    " or ",
+    " \\text{ or } ",
+    " (alternatively ",
+    " (or ",
+    ", alternatively ",
+    " and ",
+    "\\quad ",
+    " $ or $ ",
+]
 
 
 def _values(count: int) -> list[tuple[str, str]]:
@@ -24,8 +35,16 @@ def _values(count: int) -> list[tuple[str, str]]:
     for _ in range(count):
         a = rng.randrange(-50, 200)
         b = a + rng.choice([1, -1, 2, 7, 100])
-        out.append(rng.choice([(str(a), str(b)), (f"\\frac{{{a}}}{{{abs(b) + 2}}}", f"\\frac{{{b}}}{{{abs(b) + 2}}}"),
-                               (f"{a}\\sqrt{{2}}", f"{b}\\sqrt{{2}}"), (f"x = {a}", f"x = {b}")]))
+        out.append(
+            rng.choice(
+                [
+                    (str(a), str(b)),
+                    (f"\\frac{{{a}}}{{{abs(b) + 2}}}", f"\\frac{{{b}}}{{{abs(b) + 2}}}"),
+                    (f"{a}\\sqrt{{2}}", f"{b}\\sqrt{{2}}"),
+                    (f"x = {a}", f"x = {b}"),
+                ]
+            )
+        )
     return out
 
 
@@ -46,8 +65,16 @@ def test_two_different_boxes_on_the_answer_line_are_never_paid(verifier, sep):
             assert scored.breakdown["fmt"] == 0.0, text
 
 
-@pytest.mark.parametrize("layout", ["Answer 1: {line}\n", "**Answer 1:** {line}\n", "Answer 1:\n\\[\n{line}\n\\]\n",
-                                    "Answer 1: $ {line} $\n", "{line}\n"])
+@pytest.mark.parametrize(
+    "layout",
+    [
+        "Answer 1: {line}\n",
+        "**Answer 1:** {line}\n",
+        "Answer 1:\n\\[\n{line}\n\\]\n",
+        "Answer 1: $ {line} $\n",
+        "{line}\n",
+    ],
+)
 def test_a_hedge_is_a_hedge_in_any_layout(verifier, layout):
     for a, b in _values(10):
         gold = a.removeprefix("x = ")
@@ -61,8 +88,13 @@ def test_a_hedge_is_a_hedge_in_any_layout(verifier, layout):
 def test_a_hedge_in_words_after_the_box_is_never_paid(verifier):
     for a, b in _values(20):
         gold = a.removeprefix("x = ")
-        for tail in (f" (alternatively ${b}$)", f" or ${b}$", f" (or possibly {b})", f", alternatively \\({b}\\)",
-                     f" (maybe ${b}$)"):
+        for tail in (
+            f" (alternatively ${b}$)",
+            f" or ${b}$",
+            f" (or possibly {b})",
+            f", alternatively \\({b}\\)",
+            f" (maybe ${b}$)",
+        ):
             text = f"### Problem 1\nAnswer 1: \\boxed{{{a}}}{tail}\n"
             assert not score_completion(text, [gold], verifier).correct[0], text
 
@@ -82,8 +114,13 @@ def test_the_same_value_twice_is_no_hedge(verifier, first, second):
 
 
 def test_words_after_the_box_that_state_no_value_are_no_hedge(verifier):
-    for tail in (" or so I believe.", " (alternatively, by symmetry)", ", which is the answer.", " and we are done",
-                 " (the answer is \\boxed{12} as computed)"):
+    for tail in (
+        " or so I believe.",
+        " (alternatively, by symmetry)",
+        ", which is the answer.",
+        " and we are done",
+        " (the answer is \\boxed{12} as computed)",
+    ):
         text = f"### Problem 1\nAnswer 1: \\boxed{{12}}{tail}\n### Problem 2\nAnswer 2: \\boxed{{7}}"
         scored = score_completion(text, ["12", "7"], verifier)
         assert scored.correct == [True, True] and scored.breakdown["fmt"] == 1.0, text

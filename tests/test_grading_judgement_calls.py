@@ -29,9 +29,22 @@ def test_a_percent_against_a_plain_gold_is_n_or_n_over_100(verifier):
         assert verifier.check(f"\\frac{{{q.numerator}}}{{{q.denominator}}}", f"{n}\\%").correct
 
 
-ANGLES = [(30, "\\frac{\\pi}{6}"), (45, "\\frac{\\pi}{4}"), (60, "\\frac{\\pi}{3}"), (90, "\\frac{\\pi}{2}"), (120, "\\frac{2\\pi}{3}"),
-          (135, "\\frac{3\\pi}{4}"), (150, "\\frac{5\\pi}{6}"), (180, "\\pi"), (270, "\\frac{3\\pi}{2}"), (360, "2\\pi"),
-          (15, "\\frac{\\pi}{12}"), (-90, "-\\frac{\\pi}{2}"), (720, "4\\pi"), (210, "\\frac{7}{6}\\pi")]
+ANGLES = [
+    (30, "\\frac{\\pi}{6}"),
+    (45, "\\frac{\\pi}{4}"),
+    (60, "\\frac{\\pi}{3}"),
+    (90, "\\frac{\\pi}{2}"),
+    (120, "\\frac{2\\pi}{3}"),
+    (135, "\\frac{3\\pi}{4}"),
+    (150, "\\frac{5\\pi}{6}"),
+    (180, "\\pi"),
+    (270, "\\frac{3\\pi}{2}"),
+    (360, "2\\pi"),
+    (15, "\\frac{\\pi}{12}"),
+    (-90, "-\\frac{\\pi}{2}"),
+    (720, "4\\pi"),
+    (210, "\\frac{7}{6}\\pi"),
+]
 
 
 @pytest.mark.parametrize("degrees,radians", ANGLES)
@@ -46,29 +59,72 @@ def test_degrees_against_radians_are_the_same_angle(verifier, degrees, radians):
     assert not verifier.check(str(degrees), radians).correct
 
 
-WORDS = {0: "zero", 1: "one", 7: "seven", 12: "twelve", 19: "nineteen", 20: "twenty", 21: "twenty-one", 45: "forty five",
-         99: "ninety-nine", 100: "one hundred", 105: "one hundred and five", 342: "three hundred forty-two",
-         1000: "one thousand", 2024: "two thousand twenty-four", 15000: "fifteen thousand", 3000000: "three million",
-         -4: "negative four", 1200: "twelve hundred"}
+WORDS = {
+    0: "zero",
+    1: "one",
+    7: "seven",
+    12: "twelve",
+    19: "nineteen",
+    20: "twenty",
+    21: "twenty-one",
+    45: "forty five",
+    99: "ninety-nine",
+    100: "one hundred",
+    105: "one hundred and five",
+    342: "three hundred forty-two",
+    1000: "one thousand",
+    2024: "two thousand twenty-four",
+    15000: "fifteen thousand",
+    3000000: "three million",
+    -4: "negative four",
+    1200: "twelve hundred",
+}
 
 
 @pytest.mark.parametrize("value,words", sorted(WORDS.items()))
 def test_a_number_in_words_is_that_number(verifier, value, words):
-    for pred in (f"\\text{{{words}}}", f"\\text{{{words.capitalize()}}}", f"\\textbf{{{words}}}", f"\\text{{ {words} }}"):
+    for pred in (
+        f"\\text{{{words}}}",
+        f"\\text{{{words.capitalize()}}}",
+        f"\\textbf{{{words}}}",
+        f"\\text{{ {words} }}",
+    ):
         assert verifier.check(pred, str(value)).correct, pred
         assert not verifier.check(pred, str(value + 1)).correct, pred
     assert verifier.check(str(value), f"\\text{{{words}}}").correct
 
 
-@pytest.mark.parametrize("words", ["one or two", "five apples", "twenty twenty", "hundred", "one one", "thousand million",
-                                   "fivety", "a few", "seven and eight"])
+@pytest.mark.parametrize(
+    "words",
+    [
+        "one or two",
+        "five apples",
+        "twenty twenty",
+        "hundred",
+        "one one",
+        "thousand million",
+        "fivety",
+        "a few",
+        "seven and eight",
+    ],
+)
 def test_words_that_are_no_single_number_are_not_one(verifier, words):
     for value in (0, 1, 2, 5, 7, 8, 20, 40, 100, 2020, 1000000000):
         assert not verifier.check(f"\\text{{{words}}}", str(value)).correct, (words, value)
 
 
-VULGAR = {"½": Fraction(1, 2), "⅓": Fraction(1, 3), "⅔": Fraction(2, 3), "¼": Fraction(1, 4), "¾": Fraction(3, 4),
-          "⅕": Fraction(1, 5), "⅛": Fraction(1, 8), "⅞": Fraction(7, 8), "⅙": Fraction(1, 6), "⅚": Fraction(5, 6)}
+VULGAR = {
+    "½": Fraction(1, 2),
+    "⅓": Fraction(1, 3),
+    "⅔": Fraction(2, 3),
+    "¼": Fraction(1, 4),
+    "¾": Fraction(3, 4),
+    "⅕": Fraction(1, 5),
+    "⅛": Fraction(1, 8),
+    "⅞": Fraction(7, 8),
+    "⅙": Fraction(1, 6),
+    "⅚": Fraction(5, 6),
+}
 
 
 @pytest.mark.parametrize("char", sorted(VULGAR))

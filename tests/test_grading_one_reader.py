@@ -31,8 +31,13 @@ UNREADABLE_GOLDS = {
 def _shared_golds(shared) -> list[str]:
     data = shared / "data"
     golds = [str(a) for a in pd.read_parquet(data / "train/deepmath_schema_substitute.parquet")["final_answer"]]
-    for name, column in [("math500", "answer"), ("aime24", "answer"), ("aime25", "answer"), ("amc23", "answer"),
-                         ("olympiadbench", "final_answer")]:
+    for name, column in [
+        ("math500", "answer"),
+        ("aime24", "answer"),
+        ("aime25", "answer"),
+        ("amc23", "answer"),
+        ("olympiadbench", "final_answer"),
+    ]:
         for line in (data / f"benchmarks/{name}.jsonl").read_text().splitlines():
             golds += normalize_answer(json.loads(line)[column], name)
     for line in (data / "benchmarks/minerva_math.jsonl").read_text().splitlines():
@@ -60,8 +65,20 @@ def test_a_gold_the_tree_cannot_read_matches_nothing_and_is_counted(verifier, ca
     ) == 1
 
 
-WRAPPED = ["\\({}\\)", "\\[{}\\]", "${}$.", "$${}$$", "\\boxed{{{}}}.", "= {}", "{},", "{}.\\\\", "{}\\", "\\( {} \\).",
-           "\\fbox{{{}}}", "\\boxed{{\\boxed{{{}}}}}"]
+WRAPPED = [
+    "\\({}\\)",
+    "\\[{}\\]",
+    "${}$.",
+    "$${}$$",
+    "\\boxed{{{}}}.",
+    "= {}",
+    "{},",
+    "{}.\\\\",
+    "{}\\",
+    "\\( {} \\).",
+    "\\fbox{{{}}}",
+    "\\boxed{{\\boxed{{{}}}}}",
+]
 
 
 @pytest.mark.parametrize("wrapper", WRAPPED)
@@ -72,7 +89,9 @@ def test_the_tree_reads_what_surrounds_an_answer(verifier, wrapper, value):
     assert read_answer(value) is not None and read_answer(wrapper.format(value)) is not None
 
 
-@pytest.mark.parametrize("answer", ["5 6", "\\begin{cases} x = 1 \\end{cases}", "1\\,23", "\\phantom{5}5", "3 \\unknown 4"])
+@pytest.mark.parametrize(
+    "answer", ["5 6", "\\begin{cases} x = 1 \\end{cases}", "1\\,23", "\\phantom{5}5", "3 \\unknown 4"]
+)
 def test_an_answer_the_tree_cannot_read_earns_no_format_and_no_accuracy(verifier, answer):
     assert read_answer(answer) is None
     assert not gives_answer(answer, "5")
@@ -82,12 +101,25 @@ def test_an_answer_the_tree_cannot_read_earns_no_format_and_no_accuracy(verifier
 @pytest.mark.parametrize(
     "pred,gold,correct",
     [
-        ("\\text{Yes}", "yes", True), ("yes", "\\text{Yes}", True), ("\\text{No}", "\\text{yes}", False),
-        ("\\text{Sunday}", "\\text{Sunday}", True), ("\\textbf{sunday}", "\\text{Sunday}", True),
-        ("\\text{Monday}", "\\text{Sunday}", False), ("A, B", "\\text{A,B}", True), ("A, C", "\\text{A,B}", False),
-        ("\\text{(C)}", "\\text{C}", True), ("C", "\\text{(C)}", True), ("c", "\\text{C}", False),
-        ("e", "\\text{e}", True), ("2.718", "\\text{E}", False), ("\\mathrm{e}", "\\text{E}", False), ("\\text{e}", "E", False),
-        ("\\mathrm{(B)}", "B", True), ("\\text{(B)}", "5", False), ("(1; 2)", "(1, 2)", True), ("(1; 3)", "(1, 2)", False),
+        ("\\text{Yes}", "yes", True),
+        ("yes", "\\text{Yes}", True),
+        ("\\text{No}", "\\text{yes}", False),
+        ("\\text{Sunday}", "\\text{Sunday}", True),
+        ("\\textbf{sunday}", "\\text{Sunday}", True),
+        ("\\text{Monday}", "\\text{Sunday}", False),
+        ("A, B", "\\text{A,B}", True),
+        ("A, C", "\\text{A,B}", False),
+        ("\\text{(C)}", "\\text{C}", True),
+        ("C", "\\text{(C)}", True),
+        ("c", "\\text{C}", False),
+        ("e", "\\text{e}", True),
+        ("2.718", "\\text{E}", False),
+        ("\\mathrm{e}", "\\text{E}", False),
+        ("\\text{e}", "E", False),
+        ("\\mathrm{(B)}", "B", True),
+        ("\\text{(B)}", "5", False),
+        ("(1; 2)", "(1, 2)", True),
+        ("(1; 3)", "(1, 2)", False),
     ],
 )
 def test_prose_and_choices_compare_on_trees(verifier, pred, gold, correct):
@@ -96,8 +128,14 @@ def test_prose_and_choices_compare_on_trees(verifier, pred, gold, correct):
 
 @pytest.mark.parametrize(
     "first,second,same",
-    [("x+1", "x + 1", True), ("x + 1", "x + 2", False), ("\\text{odd}", "\\text{ odd }", True), ("5 6", "5 6", True),
-     ("5 6", "56", False), ("\\{1, 2\\}", "\\{1,2\\}", True)],
+    [
+        ("x+1", "x + 1", True),
+        ("x + 1", "x + 2", False),
+        ("\\text{odd}", "\\text{ odd }", True),
+        ("5 6", "5 6", True),
+        ("5 6", "56", False),
+        ("\\{1, 2\\}", "\\{1,2\\}", True),
+    ],
 )
 def test_restating_one_answer_is_no_hedge_whatever_its_spacing(first, second, same):
     text = f"### Problem 1\nAnswer1: \\boxed{{{first}}}\nso Answer1: \\boxed{{{second}}}\n"
@@ -108,10 +146,16 @@ def test_restating_one_answer_is_no_hedge_whatever_its_spacing(first, second, sa
 @pytest.mark.parametrize("k", [1, 3, 7, 12])
 def test_the_judgement_calls_of_the_readme(verifier, k):
     """README, "Judgement calls": an upright unit is no variable, a chain answers its interval, a name labels a value."""
-    assert not verifier.check(f"{k}\\mathrm{{m}}", f"{k}m").correct and not verifier.check(f"{k} \\text{{ m}}", f"{k}m").correct
+    assert (
+        not verifier.check(f"{k}\\mathrm{{m}}", f"{k}m").correct
+        and not verifier.check(f"{k} \\text{{ m}}", f"{k}m").correct
+    )
     assert verifier.check(f"{k}m", f"{k}m").correct and not verifier.check(f"{k}", f"{k}m").correct
     assert verifier.check(f"0 < x < {k}", f"(0, {k})").correct and verifier.check(f"(0, {k})", f"0 < x < {k}").correct
-    assert not verifier.check(f"0 \\le x < {k}", f"(0, {k})").correct and not verifier.check(f"0 < x < {k + 1}", f"(0, {k})").correct
+    assert (
+        not verifier.check(f"0 \\le x < {k}", f"(0, {k})").correct
+        and not verifier.check(f"0 < x < {k + 1}", f"(0, {k})").correct
+    )
     assert verifier.check(f"\\sin\\theta = \\frac{{1}}{{{k + 1}}}", f"\\frac{{1}}{{{k + 1}}}").correct
     assert not verifier.check(f"\\sin\\theta = \\frac{{1}}{{{k + 1}}}", f"\\frac{{1}}{{{k + 2}}}").correct
     assert not verifier.check(f"{k + 1}\\sin\\theta = 1", f"\\frac{{1}}{{{k + 1}}}").correct

@@ -11,8 +11,15 @@ import pytest
 RNG_SEED = 360
 
 
-UNREADABLE = ["-1./3", "\\text{see figure} \\square", "x \\star y", "\\mathfrak{g}", "a \\wr b", "\\aleph_0 + 1",
-              "\\left\\{ \\begin{array}{ll} x & x>0 \\\\ -x & x \\le 0 \\end{array} \\right."]
+UNREADABLE = [
+    "-1./3",
+    "\\text{see figure} \\square",
+    "x \\star y",
+    "\\mathfrak{g}",
+    "a \\wr b",
+    "\\aleph_0 + 1",
+    "\\left\\{ \\begin{array}{ll} x & x>0 \\\\ -x & x \\le 0 \\end{array} \\right.",
+]
 
 
 def _same_after_whitespace(text: str) -> list[str]:
@@ -32,8 +39,12 @@ def test_an_answer_identical_to_its_gold_after_whitespace_scores(verifier, gold)
 
 
 def test_the_space_that_ends_a_command_or_parts_two_words_is_not_dropped(verifier):
-    for pred, gold in (("a \\wrb", "a \\wr b"), ("x\\stary", "x \\star y"), ("\\text{seefigure} \\square", "\\text{see figure} \\square"),
-                       ("\\aleph_01", "\\aleph_0 1")):
+    for pred, gold in (
+        ("a \\wrb", "a \\wr b"),
+        ("x\\stary", "x \\star y"),
+        ("\\text{seefigure} \\square", "\\text{see figure} \\square"),
+        ("\\aleph_01", "\\aleph_0 1"),
+    ):
         assert not verifier.check(pred, gold).correct, (pred, gold)
 
 
@@ -47,8 +58,10 @@ def _cases(first: str, second: str, c: int, op1: str = "<", op2: str = "\\ge") -
 
 
 def _array(first: str, second: str, c: int, op1: str = "<", op2: str = "\\geq") -> str:
-    return (f"\\left\\{{ \\begin{{array}}{{ll}} {first}, & \\text{{if }} x {op1} {c} \\\\ {second}, & \\text{{if }} x {op2} {c}"
-            f" \\end{{array}} \\right.")
+    return (
+        f"\\left\\{{ \\begin{{array}}{{ll}} {first}, & \\text{{if }} x {op1} {c} \\\\ {second}, & \\text{{if }} x {op2} {c}"
+        f" \\end{{array}} \\right."
+    )
 
 
 def test_the_same_pieces_in_any_spelling_are_the_same_function(verifier):
@@ -56,9 +69,13 @@ def test_the_same_pieces_in_any_spelling_are_the_same_function(verifier):
     for _ in range(25):
         first, second, c = _piece_values(rng)
         gold = _cases(first, second, c)
-        for pred in (gold, _array(first, second, c), _cases(second, first, c, "\\ge", "<"),
-                     _cases(first.replace("x", "x ").replace(" +", "+"), second, c, "<", "\\geq"),
-                     f"\\begin{{cases}} {first} & \\text{{for }} x < {c} \\\\ {second} & \\text{{otherwise}} \\end{{cases}}"):
+        for pred in (
+            gold,
+            _array(first, second, c),
+            _cases(second, first, c, "\\ge", "<"),
+            _cases(first.replace("x", "x ").replace(" +", "+"), second, c, "<", "\\geq"),
+            f"\\begin{{cases}} {first} & \\text{{for }} x < {c} \\\\ {second} & \\text{{otherwise}} \\end{{cases}}",
+        ):
             assert verifier.check(pred, gold).correct, (pred, gold)
             assert verifier.check(gold, pred).correct, (gold, pred)
 
@@ -68,10 +85,16 @@ def test_another_piece_is_another_function(verifier):
     for _ in range(25):
         first, second, c = _piece_values(rng)
         gold = _cases(first, second, c)
-        for pred in (_cases(first + " + 1", second, c), _cases(first, second, c + 1), _cases(first, second, c, "\\le", ">"),
-                     _cases(second, first, c), _array(first, second + "+1", c), first,
-                     f"\\begin{{cases}} {first} & x < {c} \\end{{cases}}",
-                     f"\\begin{{cases}} {first} & x < {c} \\\\ {second} & x \\ge {c} \\\\ 0 & x = {c} \\end{{cases}}"):
+        for pred in (
+            _cases(first + " + 1", second, c),
+            _cases(first, second, c + 1),
+            _cases(first, second, c, "\\le", ">"),
+            _cases(second, first, c),
+            _array(first, second + "+1", c),
+            first,
+            f"\\begin{{cases}} {first} & x < {c} \\end{{cases}}",
+            f"\\begin{{cases}} {first} & x < {c} \\\\ {second} & x \\ge {c} \\\\ 0 & x = {c} \\end{{cases}}",
+        ):
             assert not verifier.check(pred, gold).correct, (pred, gold)
 
 

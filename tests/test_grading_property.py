@@ -29,7 +29,11 @@ def _grouped(mark: str) -> Spelling:
 
 INTEGER_SPELLINGS: list[Spelling] = [
     lambda v: str(v.numerator),
-    _grouped("\\,"), _grouped("{,}"), _grouped("~"), _grouped("\\!"), _grouped(","),
+    _grouped("\\,"),
+    _grouped("{,}"),
+    _grouped("~"),
+    _grouped("\\!"),
+    _grouped(","),
     lambda v: f"\\text{{${v.numerator}$}}",
     lambda v: _sign(v) + "".join(f"\\mathbf{{{d}}}" for d in str(abs(v.numerator))),
     lambda v: f"{v.numerator} \\text{{ cm}}",
@@ -78,13 +82,13 @@ def _check(verifier, value: Fraction, changed: Fraction, spell: Spelling, gold: 
 
 
 @_SETTINGS
-@given(n=st.integers(-10**12, 10**12), k=st.integers(0, len(INTEGER_SPELLINGS) - 1))
+@given(n=st.integers(-(10**12), 10**12), k=st.integers(0, len(INTEGER_SPELLINGS) - 1))
 def test_integers(verifier, n, k):
     _check(verifier, Fraction(n), Fraction(n + 1), INTEGER_SPELLINGS[k], str(n))
 
 
 @_SETTINGS
-@given(p=st.integers(-10**6, 10**6), q=st.integers(2, 10**4), k=st.integers(0, len(FRACTION_SPELLINGS) - 1))
+@given(p=st.integers(-(10**6), 10**6), q=st.integers(2, 10**4), k=st.integers(0, len(FRACTION_SPELLINGS) - 1))
 def test_fractions(verifier, p, q, k):
     value = Fraction(p, q)
     if value.denominator == 1:
@@ -94,7 +98,7 @@ def test_fractions(verifier, p, q, k):
 
 
 @_SETTINGS
-@given(p=st.integers(-10**6, 10**6).filter(bool), q=st.integers(2, 10**4))
+@given(p=st.integers(-(10**6), 10**6).filter(bool), q=st.integers(2, 10**4))
 def test_decimals(verifier, p, q):
     """The decimal policy: exact where the value terminates, else its rounding at its own last digit."""
     value = Fraction(p, q)

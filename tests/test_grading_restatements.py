@@ -19,8 +19,13 @@ def test_chains_of_closed_values(verifier):
     for _ in range(40):
         p, q = rng.randrange(1, 40), rng.randrange(2, 40)
         frac, other = f"\\frac{{{p}}}{{{q}}}", f"\\frac{{{p + 1}}}{{{q}}}"
-        for pred in (f"{frac} = \\frac{{{2 * p}}}{{{2 * q}}}", f"P(\\text{{win}}) = {frac}", f"x = {frac} = \\frac{{{3 * p}}}{{{3 * q}}}",
-                     f"\\text{{Probability}} = {frac}", f"P(A \\cap B) = {frac}"):
+        for pred in (
+            f"{frac} = \\frac{{{2 * p}}}{{{2 * q}}}",
+            f"P(\\text{{win}}) = {frac}",
+            f"x = {frac} = \\frac{{{3 * p}}}{{{3 * q}}}",
+            f"\\text{{Probability}} = {frac}",
+            f"P(A \\cap B) = {frac}",
+        ):
             assert verifier.check(pred, frac).correct, pred
             assert not verifier.check(pred, other).correct, pred
         assert not verifier.check(f"{frac} = {other}", frac).correct  # one wrong part

@@ -38,8 +38,11 @@ def test_a_chain_of_inequalities_is_its_interval(verifier, left, right):
 def test_one_sided_inequalities_are_rays(verifier):
     for a, _ in _bounds(25):
         cases = [
-            (f"x \\ge {a}", f"[{a}, \\infty)"), (f"x > {a}", f"({a}, \\infty)"),
-            (f"x \\le {a}", f"(-\\infty, {a}]"), (f"x < {a}", f"(-\\infty, {a})"), (f"{a} \\le x", f"[{a}, +\\infty)"),
+            (f"x \\ge {a}", f"[{a}, \\infty)"),
+            (f"x > {a}", f"({a}, \\infty)"),
+            (f"x \\le {a}", f"(-\\infty, {a}]"),
+            (f"x < {a}", f"(-\\infty, {a})"),
+            (f"{a} \\le x", f"[{a}, +\\infty)"),
         ]
         for inequality, ray in cases:
             assert verifier.check(inequality, ray).correct, (inequality, ray)
@@ -93,7 +96,13 @@ def test_a_plus_minus_gold_is_answered_by_its_list_in_any_spelling(verifier):
             root = "sqrt" in gold
             lo, hi = (f"1 - \\sqrt{{{a}}}", f"1 + \\sqrt{{{a}}}") if root else (f"-{a}", f"{a}")
             near = f"1 + \\sqrt{{{a + 1}}}" if root else f"{a + 1}"
-            for form in ("{} \\text{{ or }} {}", "x = {} \\text{{ or }} x = {}", "x = {}, x = {}", "{}, {}", "{} \\text{{ and }} {}"):
+            for form in (
+                "{} \\text{{ or }} {}",
+                "x = {} \\text{{ or }} x = {}",
+                "x = {}, x = {}",
+                "{}, {}",
+                "{} \\text{{ and }} {}",
+            ):
                 assert verifier.check(form.format(lo, hi), gold).correct, (form, gold)
                 assert verifier.check(form.format(hi, lo), gold).correct, (form, gold)
                 assert not verifier.check(form.format(lo, near), gold).correct, (form, gold)

@@ -58,8 +58,12 @@ def test_unicode_infinity(verifier):
 def test_operatorname_functions(verifier):
     for name in ("arcsin", "arccos", "arctan", "sin", "log"):
         for k in range(2, 8):
-            assert verifier.check(f"\\operatorname{{{name}}}(\\frac{{1}}{{{k}}})", f"\\{name}(\\frac{{1}}{{{k}}})").correct
-            assert not verifier.check(f"\\operatorname{{{name}}}(\\frac{{1}}{{{k}}})", f"\\{name}(\\frac{{1}}{{{k + 1}}})").correct
+            assert verifier.check(
+                f"\\operatorname{{{name}}}(\\frac{{1}}{{{k}}})", f"\\{name}(\\frac{{1}}{{{k}}})"
+            ).correct
+            assert not verifier.check(
+                f"\\operatorname{{{name}}}(\\frac{{1}}{{{k}}})", f"\\{name}(\\frac{{1}}{{{k + 1}}})"
+            ).correct
 
 
 def test_math_inside_text_and_styled_digits(verifier):
@@ -70,7 +74,9 @@ def test_math_inside_text_and_styled_digits(verifier):
         for pred in (f"\\text{{${n}$}}", styled, f"\\mathbf{{{digits}}}", f"\\textbf{{{digits}}}"):
             assert verifier.check(pred, digits).correct, pred
             assert not verifier.check(pred, str(n + 1)).correct, pred
-        assert not verifier.check(f"\\mathbf{{{digits[0]}}} \\mathbf{{{digits[1:]}}}", digits).correct  # spaced: two numbers
+        assert not verifier.check(
+            f"\\mathbf{{{digits[0]}}} \\mathbf{{{digits[1:]}}}", digits
+        ).correct  # spaced: two numbers
 
 
 def test_a_box_in_a_box_after_a_label_keeps_accuracy_and_format(verifier):

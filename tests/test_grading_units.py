@@ -5,8 +5,19 @@ from __future__ import annotations
 
 import random
 
-UNITS = ["\\text{ m}", "\\mathrm{~cm}", "\\ \\mathrm{m}^2", "\\text{ cm}^2", "\\,\\text{kg}", "\\mathrm{~g}", "\\text{ s}",
-         "~\\text{km}", "\\text{ meters}", "\\mathrm{m}", "\\ \\text{ft}^3"]
+UNITS = [
+    "\\text{ m}",
+    "\\mathrm{~cm}",
+    "\\ \\mathrm{m}^2",
+    "\\text{ cm}^2",
+    "\\,\\text{kg}",
+    "\\mathrm{~g}",
+    "\\text{ s}",
+    "~\\text{km}",
+    "\\text{ meters}",
+    "\\mathrm{m}",
+    "\\ \\text{ft}^3",
+]
 
 
 def test_a_value_with_units_is_the_value(verifier):
@@ -47,8 +58,13 @@ def test_compound_and_powered_units(verifier):
     """`\\mathrm{~km} / \\mathrm{h}` is one unit, as are `\\mathrm{cm^2}` and `\\mathrm{~m/s^{2}}`; another value is not."""
     rng = random.Random(11)
     for n in (rng.randrange(1, 10**4) for _ in range(20)):
-        for unit in ("\\mathrm{~km} / \\mathrm{h}", "\\text{ m}/\\text{s}^{2}", "\\,\\mathrm{cm^2}", "\\mathrm{~m/s^{2}}",
-                     "\\text{ ft}^3"):
+        for unit in (
+            "\\mathrm{~km} / \\mathrm{h}",
+            "\\text{ m}/\\text{s}^{2}",
+            "\\,\\mathrm{cm^2}",
+            "\\mathrm{~m/s^{2}}",
+            "\\text{ ft}^3",
+        ):
             assert verifier.check(f"{n} {unit}", str(n)).correct, unit
             assert not verifier.check(f"{n + 1} {unit}", str(n)).correct, unit
         for words in ("\\text{ km} / \\text{apples}", "\\mathrm{cm^4}", "\\mathrm{~km} / 2"):
@@ -59,9 +75,20 @@ def test_measurement_units_and_rates_reasoning_models_write(verifier):
     """`5 cups`, `60 miles per hour`, `60 km/h`, `5 m/s` (bare or in `\\text`): the value with its unit; "per" joins
     two units only, and a unit phrase never hides another value."""
     rng = random.Random(13)
-    bare = ["cups", "tablespoons", "acres", "milligrams", "miles per hour", "mph", "km/h", "m/s", "feet per second",
-            "kWh",
-            "liters per minute", "km per hour"]
+    bare = [
+        "cups",
+        "tablespoons",
+        "acres",
+        "milligrams",
+        "miles per hour",
+        "mph",
+        "km/h",
+        "m/s",
+        "feet per second",
+        "kWh",
+        "liters per minute",
+        "km per hour",
+    ]
     for n in (rng.randrange(1, 10**4) for _ in range(20)):
         for unit in bare:
             for pred in (f"{n} {unit}", f"{n} \\text{{ {unit}}}"):
@@ -84,16 +111,32 @@ def test_letter_pairs_stay_products_of_names(verifier):
 
 # (answer, gold, credited): both sides name a unit -> the same quantity, compared after scaling (recipe_bcr/grading/answers/units.py)
 BOTH_UNITS = [
-    ("5 \\text{ m}^2", "5 \\text{ cm}^2", False), ("5 \\text{ km}", "5 \\text{ m}", False), ("5 \\text{ kg}", "5 \\text{ g}", False),
-    ("5 \\text{ hours}", "5 \\text{ minutes}", False), ("5 \\text{ cents}", "\\$5", False), ("5 \\text{ m/s}", "5 \\text{ km/h}", False),
-    ("5 \\text{ cm}^3", "5 \\text{ cm}^2", False), ("5 \\text{ mm}", "5 \\text{ cm}", False), ("12 \\text{ m/s}^2", "12 \\text{ m/s}", False),
-    ("3 \\text{ gallons}", "3 \\text{ liters}", False), ("7 \\text{ cm}", "7 \\text{ m}", False),
-    ("5 \\text{ square centimeters}", "5 \\text{ cm}^2", True), ("5 \\text{ centimeters}", "5 \\text{ cm}", True),
-    ("60 \\text{ mph}", "60 \\text{ miles per hour}", True), ("5 \\text{ km/h}", "5 \\text{ kph}", True),
-    ("5 \\text{ dollars}", "\\$5", True), ("5 \\text{ cubic cm}", "5 \\text{ cm}^3", True), ("5 \\mathrm{~cm}^{2}", "5 \\text{ cm}^2", True),
-    ("3 \\text{ gallons}", "3 \\text{ gallon}", True), ("5 \\text{ units}", "5 \\text{ cm}", True), ("5 \\text{ students}", "5 \\text{ people}", True),
-    ("0.5 \\text{ m}", "50 \\text{ cm}", True), ("\\$0.05", "5 \\text{ cents}", True), ("1 \\text{ hour}", "60 \\text{ minutes}", True),
-    ("5 \\text{ km}", "5000 \\text{ m}", True), ("0.5 \\text{ m}", "51 \\text{ cm}", False),
+    ("5 \\text{ m}^2", "5 \\text{ cm}^2", False),
+    ("5 \\text{ km}", "5 \\text{ m}", False),
+    ("5 \\text{ kg}", "5 \\text{ g}", False),
+    ("5 \\text{ hours}", "5 \\text{ minutes}", False),
+    ("5 \\text{ cents}", "\\$5", False),
+    ("5 \\text{ m/s}", "5 \\text{ km/h}", False),
+    ("5 \\text{ cm}^3", "5 \\text{ cm}^2", False),
+    ("5 \\text{ mm}", "5 \\text{ cm}", False),
+    ("12 \\text{ m/s}^2", "12 \\text{ m/s}", False),
+    ("3 \\text{ gallons}", "3 \\text{ liters}", False),
+    ("7 \\text{ cm}", "7 \\text{ m}", False),
+    ("5 \\text{ square centimeters}", "5 \\text{ cm}^2", True),
+    ("5 \\text{ centimeters}", "5 \\text{ cm}", True),
+    ("60 \\text{ mph}", "60 \\text{ miles per hour}", True),
+    ("5 \\text{ km/h}", "5 \\text{ kph}", True),
+    ("5 \\text{ dollars}", "\\$5", True),
+    ("5 \\text{ cubic cm}", "5 \\text{ cm}^3", True),
+    ("5 \\mathrm{~cm}^{2}", "5 \\text{ cm}^2", True),
+    ("3 \\text{ gallons}", "3 \\text{ gallon}", True),
+    ("5 \\text{ units}", "5 \\text{ cm}", True),
+    ("5 \\text{ students}", "5 \\text{ people}", True),
+    ("0.5 \\text{ m}", "50 \\text{ cm}", True),
+    ("\\$0.05", "5 \\text{ cents}", True),
+    ("1 \\text{ hour}", "60 \\text{ minutes}", True),
+    ("5 \\text{ km}", "5000 \\text{ m}", True),
+    ("0.5 \\text{ m}", "51 \\text{ cm}", False),
 ]
 
 

@@ -33,10 +33,21 @@ def stock_generate(model, prompts, key, eos_ids, pad_id):
     mask = (torch.arange(width) >= torch.tensor([width - len(p) for p in prompts])[:, None]).long()
     torch.manual_seed(key.seed)
     with torch.inference_mode():
-        out = model.generate(input_ids=ids, attention_mask=mask, generation_config=GenerationConfig(
-            max_new_tokens=key.max_tokens, do_sample=True, temperature=key.temperature, top_p=key.top_p,
-            top_k=None, eos_token_id=sorted(eos_ids), pad_token_id=pad_id, output_logits=True,
-            return_dict_in_generate=True))
+        out = model.generate(
+            input_ids=ids,
+            attention_mask=mask,
+            generation_config=GenerationConfig(
+                max_new_tokens=key.max_tokens,
+                do_sample=True,
+                temperature=key.temperature,
+                top_p=key.top_p,
+                top_k=None,
+                eos_token_id=sorted(eos_ids),
+                pad_token_id=pad_id,
+                output_logits=True,
+                return_dict_in_generate=True,
+            ),
+        )
     rows = []
     for i, row in enumerate(out.sequences[:, width:].tolist()):
         end = next((t + 1 for t, tok in enumerate(row) if tok in eos_ids), len(row))
@@ -46,8 +57,9 @@ def stock_generate(model, prompts, key, eos_ids, pad_id):
 
 
 def test_preallocated_cache_samples_what_stock_generate_samples(model, prompts):
-    key = SamplingKey(temperature=0.8, top_p=0.9, top_k=0, repetition_penalty=1.0, max_tokens=40, logprobs=True,
-                      seed=11)
+    key = SamplingKey(
+        temperature=0.8, top_p=0.9, top_k=0, repetition_penalty=1.0, max_tokens=40, logprobs=True, seed=11
+    )
     ours = generate_batch(model, prompts, key, {2}, 0)
     ref = stock_generate(model, prompts, key, {2}, 0)
     assert [t for t, _ in ours] == [t for t, _ in ref]
@@ -57,11 +69,10 @@ def test_preallocated_cache_samples_what_stock_generate_samples(model, prompts):
 
 def test_rollout_log_probs_are_the_actors_teacher_forced_ones(model, prompts):
     """verl's bypass of the old-log-prob pass (bcr_device=cpu) uses these as the PPO anchor."""
-    key = SamplingKey(temperature=0.7, top_p=1.0, top_k=0, repetition_penalty=1.0, max_tokens=30, logprobs=True,
-                      seed=5)
+    key = SamplingKey(temperature=0.7, top_p=1.0, top_k=0, repetition_penalty=1.0, max_tokens=30, logprobs=True, seed=5)
     for p, (tokens, lps) in zip(prompts, generate_batch(model, prompts, key, {2}, 0)):
         with torch.inference_mode():
-            logits = model(input_ids=torch.tensor([p + tokens])).logits[0, len(p) - 1: -1]
+            logits = model(input_ids=torch.tensor([p + tokens])).logits[0, len(p) - 1 : -1]
         want = torch.log_softmax(logits / 0.7, -1).gather(-1, torch.tensor(tokens)[:, None]).squeeze(-1)
         assert lps == pytest.approx(want.tolist(), abs=1e-4)
 

@@ -77,7 +77,9 @@ def imports_of(source: str, module: str, is_package: bool) -> set[str]:
 
 def project_graph(root: Path = ROOT) -> dict[str, set[str]]:
     """Module -> the project modules it imports (names resolved to existing modules)."""
-    files = {module_name(p, root): p for top in SOURCES for p in (root / top).rglob("*.py") if "__pycache__" not in p.parts}
+    files = {
+        module_name(p, root): p for top in SOURCES for p in (root / top).rglob("*.py") if "__pycache__" not in p.parts
+    }
     graph: dict[str, set[str]] = {}
     for module, path in files.items():
         targets = set()
@@ -120,7 +122,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         path.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return path[path.index(nxt):] + [nxt]
+                return path[path.index(nxt) :] + [nxt]
             if nxt not in state and (cycle := visit(nxt)):
                 return cycle
         path.pop()
@@ -150,7 +152,9 @@ def test_no_import_cycle():
 
 @pytest.mark.parametrize("package", sorted(LOWEST))
 def test_heavy_dependencies_stay_in_their_layers(package):
-    offenders = [m for m, used in third_party_of().items() if package in used and RANK[layer_of(m)] < RANK[LOWEST[package]]]
+    offenders = [
+        m for m, used in third_party_of().items() if package in used and RANK[layer_of(m)] < RANK[LOWEST[package]]
+    ]
     assert offenders == [], f"{package} imported below the {LOWEST[package]} layer"
 
 

@@ -39,8 +39,10 @@ def test_unknown_setting_is_refused():
 
 def _plant_eval(d: Path, label: str, per_n: dict[int, tuple[float, float]], steps: bool, filler: int) -> Path:
     d.mkdir(parents=True)
-    rows = [{"label": label, "benchmark": "Toy", "n": n, "acc": a, "acc_stderr": 0.01, "tokens_per_problem": t}
-            for n, (a, t) in per_n.items()]
+    rows = [
+        {"label": label, "benchmark": "Toy", "n": n, "acc": a, "acc_stderr": 0.01, "tokens_per_problem": t}
+        for n, (a, t) in per_n.items()
+    ]
     (d / "summary.json").write_text(json.dumps(rows))
     section = ("1 + 2 = 3. 3 + 1 = 4. " if steps else "") + "Wait, let me double-check. " * filler
     rec = {"n": 1, "completion": f"### Problem 1\n{section}\nAnswer1: \\boxed{{4}}", "problems": [{"correct": True}]}
@@ -50,8 +52,16 @@ def _plant_eval(d: Path, label: str, per_n: dict[int, tuple[float, float]], step
 
 def _plant_metrics(d: Path, acc: float, tok: float) -> None:
     d.mkdir(parents=True, exist_ok=True)
-    rows = [{"step": s, "critic/score/mean": 2 * acc + 1, "bcr/acc": acc, "bcr/tokens_per_problem": tok,
-             "bcr/truncation_rate": 0.0} for s in (1, 2, 3)]
+    rows = [
+        {
+            "step": s,
+            "critic/score/mean": 2 * acc + 1,
+            "bcr/acc": acc,
+            "bcr/tokens_per_problem": tok,
+            "bcr/truncation_rate": 0.0,
+        }
+        for s in (1, 2, 3)
+    ]
     (d / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
@@ -61,17 +71,26 @@ def _plant_preconditions_met(root: Path, cfg: dict) -> None:
 
     th = cfg["preconditions"]["thresholds"]
     details = dict.fromkeys(("problems_n1", "groups_n3", "written_n1", "skipped_n1", "budget_n3"), 1)
-    details.update(dict.fromkeys(("acc_n1", "acc_n3", "l_avg_n1", "compression", "essential_tokens_3", "mean_tokens_n3"), 0.5))
-    (root / "preconditions.json").write_text(json.dumps({"model": "m", "key": "k", "rows": verdicts(th, th), "details": details}))
+    details.update(
+        dict.fromkeys(("acc_n1", "acc_n3", "l_avg_n1", "compression", "essential_tokens_3", "mean_tokens_n3"), 0.5)
+    )
+    (root / "preconditions.json").write_text(
+        json.dumps({"model": "m", "key": "k", "rows": verdicts(th, th), "details": details})
+    )
 
 
 @pytest.mark.parametrize("bcr_tokens, verdict", [(20.0, "**reproduced**"), (40.0, "**not reproduced**")])
 def test_report_has_every_table_and_judges_finding_1_by_the_numbers(tmp_path, bcr_tokens, verdict):
     cfg = load_config(["seeds=[0,1]", "ablation_seeds=[0,1]", "eval.n=[1,2]", "bcr.tokens_per_problem=28"])
-    runs = [Run("baseline_n1_s0", "main", 1, 128, 0, single=True), Run("baseline_n1_s1", "main", 1, 128, 1, single=True),
-            Run("bcr_n3_s0", "main", 3, 84, 0), Run("bcr_n3_s1", "main", 3, 84, 1),
-            Run("bcr_n3_b67_s0", "budget", 3, 67, 0), Run("bcr_n3_b67_s1", "budget", 3, 67, 1),
-            Run("bcr_n3_len_2_1_1_s0", "reward", 3, 84, 0, reward="len_2_1_1")]
+    runs = [
+        Run("baseline_n1_s0", "main", 1, 128, 0, single=True),
+        Run("baseline_n1_s1", "main", 1, 128, 1, single=True),
+        Run("bcr_n3_s0", "main", 3, 84, 0),
+        Run("bcr_n3_s1", "main", 3, 84, 1),
+        Run("bcr_n3_b67_s0", "budget", 3, 67, 0),
+        Run("bcr_n3_b67_s1", "budget", 3, 67, 1),
+        Run("bcr_n3_len_2_1_1_s0", "reward", 3, 84, 0, reward="len_2_1_1"),
+    ]
     evals = {"base": _plant_eval(tmp_path / "eval" / "base", "base", {1: (0.5, 35.0), 2: (0.4, 34.0)}, True, 2)}
     for r in runs:
         tok = bcr_tokens if r.name.startswith("bcr") else 30.0
@@ -101,16 +120,26 @@ def test_report_has_every_table_and_judges_finding_1_by_the_numbers(tmp_path, bc
 def test_finding_1_is_judged_by_the_preregistered_tolerance(tmp_path, stderrs, verdict):
     """BCR 1.5 pts below the baseline, standard errors 1 pt, no seed spread: accuracy counts as kept
     within 2 standard errors (paper.yaml `verdicts.accuracy_stderrs`), not within 1."""
-    cfg = load_config(["seeds=[0]", "ablation_seeds=[]", "eval.n=[1,2]", "bcr.tokens_per_problem=28",
-                       f"verdicts.accuracy_stderrs={stderrs}"])
+    cfg = load_config(
+        [
+            "seeds=[0]",
+            "ablation_seeds=[]",
+            "eval.n=[1,2]",
+            "bcr.tokens_per_problem=28",
+            f"verdicts.accuracy_stderrs={stderrs}",
+        ]
+    )
     runs = [Run("baseline_n1_s0", "main", 1, 128, 0, single=True), Run("bcr_n3_s0", "main", 3, 84, 0)]
     evals = {"base": _plant_eval(tmp_path / "eval" / "base", "base", {1: (0.5, 35.0), 2: (0.4, 34.0)}, True, 2)}
     for r, acc, tok in zip(runs, (0.6, 0.585), (30.0, 20.0)):
         evals[r.name] = _plant_eval(tmp_path / "eval" / r.name, r.name, {1: (acc, tok), 2: (acc, tok)}, True, 0)
         _plant_metrics(tmp_path / "runs" / r.name, acc, tok)
     _plant_preconditions_met(tmp_path, cfg)
-    finding1 = next(line for line in write_report(tmp_path, cfg, runs, evals, 60.0).read_text().splitlines()
-                    if line.startswith("1. "))
+    finding1 = next(
+        line
+        for line in write_report(tmp_path, cfg, runs, evals, 60.0).read_text().splitlines()
+        if line.startswith("1. ")
+    )
     assert verdict in finding1 and f"-1.5 pts (counted as no loss within {float(stderrs):.1f} pts" in finding1, finding1
 
 
@@ -129,8 +158,11 @@ def test_each_run_trains_with_its_own_prompt_budget_reward_and_seed(tmp_path, mo
             log = next(a for a in cmd if "VERL_FILE_LOGGER_PATH=" in a).split("=", 1)[1]
             ckpt = next(a for a in cmd if a.startswith("trainer.default_local_dir=")).split("=", 1)[1]
             Path(ckpt, f"global_step_{steps}", "actor").mkdir(parents=True)
-            Path(log).write_text("".join(json.dumps({"step": s, "data": {"training/global_step": s}}) + "\n"
-                                         for s in range(1, steps + 1)))
+            Path(log).write_text(
+                "".join(
+                    json.dumps({"step": s, "data": {"training/global_step": s}}) + "\n" for s in range(1, steps + 1)
+                )
+            )
         else:
             target = Path(cmd[cmd.index("--target_dir") + 1])
             target.mkdir(parents=True)
@@ -143,12 +175,22 @@ def test_each_run_trains_with_its_own_prompt_budget_reward_and_seed(tmp_path, mo
         assert paper._train(run, tmp_path, tmp_path / "base", data, cfg) == tmp_path / "runs" / run.name / "hf_model"
         train, merge = cmds[-2:]
         args = set(train)
-        assert {f"bcr.n={run.n}", f"bcr.budget={run.budget}", f"bcr_reward@bcr.reward={run.reward}",
-                f"data.seed={run.seed}", f"actor_rollout_ref.rollout.seed={run.seed}", "trainer.total_training_steps=5",
-                f"data.train_batch_size={cfg['grpo']['prompts_per_step']}", f"bcr.model.path={tmp_path / 'base'}",
-                f"actor_rollout_ref.rollout.n={cfg['grpo']['rollouts']}", *cfg["train_overrides"]} <= args, run
+        assert {
+            f"bcr.n={run.n}",
+            f"bcr.budget={run.budget}",
+            f"bcr_reward@bcr.reward={run.reward}",
+            f"data.seed={run.seed}",
+            f"actor_rollout_ref.rollout.seed={run.seed}",
+            "trainer.total_training_steps=5",
+            f"data.train_batch_size={cfg['grpo']['prompts_per_step']}",
+            f"bcr.model.path={tmp_path / 'base'}",
+            f"actor_rollout_ref.rollout.n={cfg['grpo']['rollouts']}",
+            *cfg["train_overrides"],
+        } <= args, run
         assert f"bcr.data_dir={data['single' if run.single else 'group']}" in args
-        assert merge[merge.index("--local_dir") + 1] == str(tmp_path / "runs" / run.name / "checkpoints" / "global_step_5" / "actor")
+        assert merge[merge.index("--local_dir") + 1] == str(
+            tmp_path / "runs" / run.name / "checkpoints" / "global_step_5" / "actor"
+        )
         assert json.loads((tmp_path / "runs" / run.name / "run.json").read_text())["reward"] == run.reward
     assert len(cmds) == 2 * len(plan(cfg))
     assert {r.reward for r in plan(cfg)} == {"paper", *cfg["reward_ablation"]}
@@ -162,14 +204,33 @@ def test_paper_command_runs_every_stage_at_tiny_sizes(tmp_path):
     test above; the presets run through verl's reward loop in test_verl_integration.py; the ablation
     tables and figures from planted runs in the report tests), so none is trained here."""
     out = tmp_path / "p"
-    cmd = [sys.executable, "-m", "recipe_bcr", "paper", f"out={out}", "train_steps=1", "seeds=[0]",
-           "ablation_seeds=[]", "eval.problems=4", "eval.samples=1", "eval.n=[1,2]",
-           "preconditions.problems=4", "preconditions.groups=1"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "recipe_bcr",
+        "paper",
+        f"out={out}",
+        "train_steps=1",
+        "seeds=[0]",
+        "ablation_seeds=[]",
+        "eval.problems=4",
+        "eval.samples=1",
+        "eval.n=[1,2]",
+        "preconditions.problems=4",
+        "preconditions.groups=1",
+    ]
     proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=2400)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     report = (out / "report.md").read_text()
-    for heading in ("## Preconditions", "## Findings", "## Table 1", "## Table 2", "## What the models write",
-                    "## Budget ablation", "## Reward ablation"):
+    for heading in (
+        "## Preconditions",
+        "## Findings",
+        "## Table 1",
+        "## Table 2",
+        "## What the models write",
+        "## Budget ablation",
+        "## Reward ablation",
+    ):
         assert heading in report
     assert "Not run (`budget_ablation`" in report and "Not run (`reward_ablation`" in report
     for name in ("baseline_n1_s0", "bcr_n3_s0"):
@@ -197,7 +258,7 @@ def test_report_without_ablations_says_so_and_links_no_missing_figure(tmp_path):
         _plant_metrics(tmp_path / "runs" / r.name, 0.6, 10.0)
     report = write_report(tmp_path, cfg, runs, evals, 60.0).read_text()
     assert "Not run (`budget_ablation`" in report and "Not run (`reward_ablation`" in report
-    for link in (line[line.index("(") + 1:-1] for line in report.splitlines() if line.startswith("![")):
+    for link in (line[line.index("(") + 1 : -1] for line in report.splitlines() if line.startswith("![")):
         assert (tmp_path / link).exists(), link
 
 

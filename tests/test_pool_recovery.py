@@ -134,7 +134,9 @@ def test_the_pool_grows_with_concurrency(pool):
     from concurrent.futures import ThreadPoolExecutor
 
     assert _back_to_full(pool)
-    jobs = [("5", "10^{10^{10^{10}}}")] * 4 + [(f"\\frac{{\\sqrt{{{k}}}}}{{2}}", f"\\frac{{1}}{{2}}\\sqrt{{{k}}}") for k in (2, 3, 5, 6)]
+    jobs = [("5", "10^{10^{10^{10}}}")] * 4 + [
+        (f"\\frac{{\\sqrt{{{k}}}}}{{2}}", f"\\frac{{1}}{{2}}\\sqrt{{{k}}}") for k in (2, 3, 5, 6)
+    ]
     with ThreadPoolExecutor(len(jobs)) as ex:
         statuses = list(ex.map(lambda job: pool.check(*job, 2.0), jobs))
     assert statuses == ["timeout"] * 4 + ["true"] * 4

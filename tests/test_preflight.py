@@ -12,13 +12,20 @@ import torch
 from omegaconf import OmegaConf
 
 from recipe_bcr.toy.model import MODEL_DIR, built_with
-from recipe_bcr.verl_ext.checks import compose_recipe
 from recipe_bcr.verl_ext import checks, platform_cpu, preflight
-from recipe_bcr.verl_ext.preflight import (PreflightError, check_batch, check_data, check_gpus, check_model_paths,
-                                           is_local)
+from recipe_bcr.verl_ext.checks import compose_recipe
+from recipe_bcr.verl_ext.preflight import (
+    PreflightError,
+    check_batch,
+    check_data,
+    check_gpus,
+    check_model_paths,
+    is_local,
+)
 
-GPU_FREE = pytest.mark.skipif(torch.cuda.is_available() or torch.version.cuda is None,
-                              reason="fakes a driver too old for this torch's CUDA build")
+GPU_FREE = pytest.mark.skipif(
+    torch.cuda.is_available() or torch.version.cuda is None, reason="fakes a driver too old for this torch's CUDA build"
+)
 
 
 def fake_smi(bin_dir, rows: list[str]) -> None:
@@ -39,8 +46,12 @@ def smi(tmp_path, monkeypatch):
 
 
 def _run_cfg(per_node=4, nodes=1, device="cuda", **ray_init):
-    return OmegaConf.create({"trainer": {"n_gpus_per_node": per_node, "nnodes": nodes, "device": device},
-                             "ray_kwargs": {"ray_init": ray_init}})
+    return OmegaConf.create(
+        {
+            "trainer": {"n_gpus_per_node": per_node, "nnodes": nodes, "device": device},
+            "ray_kwargs": {"ray_init": ray_init},
+        }
+    )
 
 
 def test_hub_ids_are_not_local_paths():
@@ -51,7 +62,7 @@ def test_hub_ids_are_not_local_paths():
 def test_toy_preset_materialises_its_model_in_an_empty_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("BCR_CACHE", str(tmp_path / "cache"))
     cfg = compose_recipe(["bcr_device=cpu", "bcr_model@bcr.model=tiny_qwen3"])
-    assert check_model_paths(cfg) == [str(tmp_path / "cache" / MODEL_DIR)]   # bcr.model.path = actor's model.path
+    assert check_model_paths(cfg) == [str(tmp_path / "cache" / MODEL_DIR)]  # bcr.model.path = actor's model.path
     assert built_with(tmp_path / "cache" / MODEL_DIR) is not None
 
 
@@ -64,14 +75,19 @@ def test_missing_model_folder_is_one_line_naming_key_path_and_fix(tmp_path):
 
 
 def test_more_gpus_than_ray_sees_names_the_overrides_that_fit(monkeypatch):
-    with pytest.raises(PreflightError, match=r"asks for 4 GPU.*sees 1 \(ray_kwargs.ray_init.num_gpus\).*"
-                                             r"bcr.gpus=1 \| bcr_device=cpu \| \+recipe=bcr_toy"):
+    with pytest.raises(
+        PreflightError,
+        match=r"asks for 4 GPU.*sees 1 \(ray_kwargs.ray_init.num_gpus\).*"
+        r"bcr.gpus=1 \| bcr_device=cpu \| \+recipe=bcr_toy",
+    ):
         check_gpus(_run_cfg(num_gpus=1))
-    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1,2,3")   # what Ray detects without num_gpus
-    assert check_gpus(_run_cfg(per_node=2)) == ("2 GPU(s) asked, 4 visible to Ray (CUDA_VISIBLE_DEVICES); 2 left idle "
-                                                "(bcr.gpus=4 uses all)")
-    assert check_gpus(_run_cfg(per_node=1, device="cpu", num_gpus=8)) == ("1 GPU(s) asked, 8 visible to Ray "
-                                                                          "(ray_kwargs.ray_init.num_gpus)")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1,2,3")  # what Ray detects without num_gpus
+    assert check_gpus(_run_cfg(per_node=2)) == (
+        "2 GPU(s) asked, 4 visible to Ray (CUDA_VISIBLE_DEVICES); 2 left idle (bcr.gpus=4 uses all)"
+    )
+    assert check_gpus(_run_cfg(per_node=1, device="cpu", num_gpus=8)) == (
+        "1 GPU(s) asked, 8 visible to Ray (ray_kwargs.ray_init.num_gpus)"
+    )
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1")
     with pytest.raises(PreflightError, match=r"sees 2 \(CUDA_VISIBLE_DEVICES\)"):
         check_gpus(_run_cfg(per_node=4))
@@ -83,10 +99,12 @@ def test_a_running_cluster_has_its_nodes_probed(monkeypatch):
     probed = []
     monkeypatch.setattr(preflight, "check_cluster", lambda *a: probed.append(a) or "2 node(s) import the recipe: ...")
     monkeypatch.setenv("RAY_ADDRESS", "10.0.0.1:6379")
-    monkeypatch.setenv("PATH", "/nonexistent")   # this node has no GPU (a login node): nothing to hold against
+    monkeypatch.setenv("PATH", "/nonexistent")  # this node has no GPU (a login node): nothing to hold against
     platform_cpu.nvidia_gpus.cache_clear()
-    assert check_gpus(_run_cfg(per_node=64, nodes=2)) == ("trainer.n_gpus_per_node=64 x trainer.nnodes=2 on the Ray "
-                                                          "cluster at 10.0.0.1:6379: 2 node(s) import the recipe: ...")
+    assert check_gpus(_run_cfg(per_node=64, nodes=2)) == (
+        "trainer.n_gpus_per_node=64 x trainer.nnodes=2 on the Ray "
+        "cluster at 10.0.0.1:6379: 2 node(s) import the recipe: ..."
+    )
     assert probed == [("10.0.0.1:6379", 64, 2, "cuda")]
     platform_cpu.nvidia_gpus.cache_clear()
 
@@ -104,10 +122,10 @@ def test_two_nodes_without_a_cluster_name_how_to_start_one_not_a_setting_already
 def runbook_command(section: str) -> list[str]:
     """The overrides of the `main_ppo` command in docs/gpu.md's `## <section>` code block."""
     doc = (Path(__file__).resolve().parents[1] / "docs" / "gpu.md").read_text(encoding="utf-8")
-    block = doc[doc.index(f"## {section}"):].split("```")[1]
+    block = doc[doc.index(f"## {section}") :].split("```")[1]
     lines = block.replace("\\\n", " ").splitlines()
     [cmd] = [line.split("#")[0].split() for line in lines if line.startswith("python -m verl.trainer.main_ppo")]
-    assert cmd[3] == "+recipe=bcr"   # compose_recipe adds it
+    assert cmd[3] == "+recipe=bcr"  # compose_recipe adds it
     return cmd[4:]
 
 
@@ -115,10 +133,10 @@ def test_the_runbooks_commands_compose_and_pass(smi, monkeypatch):
     """docs/gpu.md's commands as written. 2 nodes: `+ray_kwargs.ray_init.address=auto` (verl's struct has
     no such key: without the `+` Hydra rejects it) makes the preflight probe the cluster and check this
     node's 8 GPUs against 8 per node."""
-    monkeypatch.setattr(preflight, "check_cluster", lambda *a: "2 node(s) import the recipe")   # no cluster here
+    monkeypatch.setattr(preflight, "check_cluster", lambda *a: "2 node(s) import the recipe")  # no cluster here
     smi(["NVIDIA H100 80GB HBM3, 580.65.06"] * 8)
     one = compose_recipe(runbook_command("One node, 8 GPUs"))
-    assert one.trainer.n_gpus_per_node == 8 and one.trainer.nnodes == 1   # bcr.gpus=auto: every GPU of the node
+    assert one.trainer.n_gpus_per_node == 8 and one.trainer.nnodes == 1  # bcr.gpus=auto: every GPU of the node
     assert check_batch(one) == "update of 32 completions = 8 GPU(s) x 2 per device x 2 accumulation step(s)"
     two_overrides = runbook_command("Two nodes, 8 GPUs each")
     assert "+ray_kwargs.ray_init.address=auto" in two_overrides
@@ -139,13 +157,16 @@ def _run(args, env_extra, cwd):
 
 @pytest.mark.verl
 def test_main_ppo_on_a_machine_without_gpus_stops_before_ray(tmp_path):
-    proc = _run(["verl.trainer.main_ppo", "+recipe=bcr"], {"PATH": f"/nonexistent{os.pathsep}{os.environ['PATH']}"},
-                tmp_path)
+    proc = _run(
+        ["verl.trainer.main_ppo", "+recipe=bcr"], {"PATH": f"/nonexistent{os.pathsep}{os.environ['PATH']}"}, tmp_path
+    )
     assert proc.returncode == 1
     errors = [line for line in proc.stderr.splitlines() if line.startswith("[bcr preflight]")]
-    assert errors == ["[bcr preflight] bcr_device=gpu, but torch cannot use a GPU here: no NVIDIA driver: "
-                      "nvidia-smi is not on PATH or fails -> fix: run on a machine with NVIDIA GPUs and their driver "
-                      "(a CPU run: bcr_device=cpu or +recipe=bcr_toy; `python -m recipe_bcr doctor` checks the install)"]
+    assert errors == [
+        "[bcr preflight] bcr_device=gpu, but torch cannot use a GPU here: no NVIDIA driver: "
+        "nvidia-smi is not on PATH or fails -> fix: run on a machine with NVIDIA GPUs and their driver "
+        "(a CPU run: bcr_device=cpu or +recipe=bcr_toy; `python -m recipe_bcr doctor` checks the install)"
+    ]
     assert "Started a local Ray instance" not in proc.stdout + proc.stderr
 
 
@@ -160,23 +181,32 @@ def test_main_ppo_with_a_driver_too_old_for_torch_stops_naming_the_floor(tmp_pat
     assert proc.returncode == 1
     [error] = [line for line in proc.stderr.splitlines() if line.startswith("[bcr preflight]")]
     floor = checks.driver_floor(torch.version.cuda)
-    assert (f"nvidia-smi lists 8 x NVIDIA H100 80GB HBM3, driver 570.124.06: older than the {floor} that torch "
-            f"{torch.__version__} (built for CUDA {torch.version.cuda}) needs -> fix: upgrade the NVIDIA driver") \
-        in error
+    assert (
+        f"nvidia-smi lists 8 x NVIDIA H100 80GB HBM3, driver 570.124.06: older than the {floor} that torch "
+        f"{torch.__version__} (built for CUDA {torch.version.cuda}) needs -> fix: upgrade the NVIDIA driver"
+    ) in error
 
 
 def test_eval_with_empty_cache_fails_in_one_line_naming_the_fix(tmp_path):
-    proc = _run(["recipe_bcr.eval", "bcr_model@model=tiny_qwen3", "engine=transformers", f"out={tmp_path / 'run'}"],
-                {"BCR_CACHE": str(tmp_path / "empty")}, tmp_path)
+    proc = _run(
+        ["recipe_bcr.eval", "bcr_model@model=tiny_qwen3", "engine=transformers", f"out={tmp_path / 'run'}"],
+        {"BCR_CACHE": str(tmp_path / "empty")},
+        tmp_path,
+    )
     assert proc.returncode == 2
     [error] = [line for line in (proc.stdout + proc.stderr).splitlines() if "ERROR" in line]
     assert f"model.path={tmp_path / 'empty' / MODEL_DIR}: no such folder -> fix: `python -m recipe_bcr toy`" in error
-    assert not (tmp_path / "run" / "config.yaml").exists()   # nothing of a run was written
+    assert not (tmp_path / "run" / "config.yaml").exists()  # nothing of a run was written
 
 
-@pytest.mark.parametrize("gpus_, per_device, split", [(4, 2, "4 GPU(s) x 2 per device x 4 accumulation step(s)"),
-                                                      (8, 2, "8 GPU(s) x 2 per device x 2 accumulation step(s)"),
-                                                      (1, 32, "1 GPU(s) x 32 per device x 1 accumulation step(s)")])
+@pytest.mark.parametrize(
+    "gpus_, per_device, split",
+    [
+        (4, 2, "4 GPU(s) x 2 per device x 4 accumulation step(s)"),
+        (8, 2, "8 GPU(s) x 2 per device x 2 accumulation step(s)"),
+        (1, 32, "1 GPU(s) x 32 per device x 1 accumulation step(s)"),
+    ],
+)
 def test_batch_split_is_the_papers_update_over_the_gpus(gpus_, per_device, split):
     cfg = compose_recipe([f"bcr.gpus={gpus_}", f"bcr.completions_per_device={per_device}"])
     assert check_batch(cfg) == f"update of 32 completions = {split}"
@@ -185,8 +215,11 @@ def test_batch_split_is_the_papers_update_over_the_gpus(gpus_, per_device, split
 def test_batch_that_does_not_split_is_refused_with_the_fix():
     with pytest.raises(PreflightError, match=r"do not split evenly into 6 GPU\(s\) -> fix: bcr.gpus=<a divisor of 32>"):
         check_batch(compose_recipe(["bcr.gpus=6"]))
-    with pytest.raises(PreflightError, match=r"gives 2 per GPU on 16 GPU\(s\), not a multiple of bcr.completions_per_"
-                                             r"device=4 -> fix: bcr.completions_per_device=<a divisor of 2>"):
+    with pytest.raises(
+        PreflightError,
+        match=r"gives 2 per GPU on 16 GPU\(s\), not a multiple of bcr.completions_per_"
+        r"device=4 -> fix: bcr.completions_per_device=<a divisor of 2>",
+    ):
         check_batch(compose_recipe(["bcr.gpus=8", "trainer.nnodes=2", "bcr.completions_per_device=4"]))
 
 
@@ -199,14 +232,17 @@ def test_grad_accum_is_gone_and_bcr_gpus_auto_counts_visible_gpus(smi, monkeypat
     assert cfg.trainer.n_gpus_per_node == 8
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1")
     assert cfg.trainer.n_gpus_per_node == 2
-    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")   # what Ray < 2.56 does in an actor without GPUs
-    with pytest.raises(Exception, match=r"CUDA_VISIBLE_DEVICES='' hides every GPU from this process \(Ray older than "
-                                        r"2.56"):
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # what Ray < 2.56 does in an actor without GPUs
+    with pytest.raises(
+        Exception,
+        match=r"CUDA_VISIBLE_DEVICES='' hides every GPU from this process \(Ray older than "
+        r"2.56",
+    ):
         _ = cfg.trainer.n_gpus_per_node
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
     monkeypatch.setenv("PATH", "/nonexistent")
     platform_cpu.nvidia_gpus.cache_clear()
-    assert cfg.trainer.n_gpus_per_node == 4   # no NVIDIA GPU: the paper's count, for inspecting the config
+    assert cfg.trainer.n_gpus_per_node == 4  # no NVIDIA GPU: the paper's count, for inspecting the config
 
 
 def test_missing_data_names_the_command_that_builds_it(tmp_path):
@@ -215,8 +251,10 @@ def test_missing_data_names_the_command_that_builds_it(tmp_path):
         check_data([cfg])
     msg = str(e.value)
     assert msg.startswith(f"data files missing: {tmp_path}/bcr/train_n4.parquet, {tmp_path}/eval/AIME25_n4.parquet")
-    assert msg.endswith(f"-> fix: python data_prep/build_groups.py n=[4] out={tmp_path}/bcr && "
-                        f"python data_prep/build_eval_sets.py n=[4] out={tmp_path}/eval")
+    assert msg.endswith(
+        f"-> fix: python data_prep/build_groups.py n=[4] out={tmp_path}/bcr && "
+        f"python data_prep/build_eval_sets.py n=[4] out={tmp_path}/eval"
+    )
 
 
 def _toy_data(folder, n):
@@ -234,8 +272,9 @@ def test_every_job_of_a_sweep_is_checked_before_the_first(tmp_path):
     from recipe_bcr.verl_ext.hydra_callbacks import sweep_jobs
 
     _toy_data(tmp_path, 3)
-    sweep = OmegaConf.create({"hydra": {"overrides": {"task": ["+recipe=bcr_toy", f"bcr.data_dir={tmp_path}",
-                                                               "bcr.n=3,4,5"]}}})
+    sweep = OmegaConf.create(
+        {"hydra": {"overrides": {"task": ["+recipe=bcr_toy", f"bcr.data_dir={tmp_path}", "bcr.n=3,4,5"]}}}
+    )
     jobs = sweep_jobs(sweep)
     assert [job[-1] for job in jobs] == ["bcr.n=3", "bcr.n=4", "bcr.n=5"]
     with initialize_config_module("verl.trainer.config", version_base=None):
@@ -244,19 +283,24 @@ def test_every_job_of_a_sweep_is_checked_before_the_first(tmp_path):
     with pytest.raises(PreflightError) as e:
         check_data(cfgs)
     assert f"(over the 3 jobs of this sweep): {tmp_path}/train_n4.parquet, {tmp_path}/val_n4.parquet" in str(e.value)
-    assert str(e.value).endswith(f"-> fix: python -m recipe_bcr toy out={tmp_path} data.n=4; "
-                                 f"python -m recipe_bcr toy out={tmp_path} data.n=5")
+    assert str(e.value).endswith(
+        f"-> fix: python -m recipe_bcr toy out={tmp_path} data.n=4; python -m recipe_bcr toy out={tmp_path} data.n=5"
+    )
 
 
 @pytest.mark.verl
 def test_a_sweep_with_missing_data_stops_before_its_first_job(tmp_path):
     _toy_data(tmp_path / "data", 3)
-    proc = _run(["verl.trainer.main_ppo", "-m", "+recipe=bcr_toy", f"bcr.data_dir={tmp_path / 'data'}", "bcr.n=3,4"],
-                {}, tmp_path)
+    proc = _run(
+        ["verl.trainer.main_ppo", "-m", "+recipe=bcr_toy", f"bcr.data_dir={tmp_path / 'data'}", "bcr.n=3,4"],
+        {},
+        tmp_path,
+    )
     assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
     [error] = [line for line in proc.stderr.splitlines() if line.startswith("[bcr preflight]")]
-    assert error.startswith("[bcr preflight] data files missing (over the 2 jobs of this sweep): "
-                            f"{tmp_path}/data/train_n4")
+    assert error.startswith(
+        f"[bcr preflight] data files missing (over the 2 jobs of this sweep): {tmp_path}/data/train_n4"
+    )
     assert "Started a local Ray instance" not in proc.stdout + proc.stderr and "#0 :" not in proc.stdout
 
 
@@ -266,15 +310,21 @@ def _node(host="n0", error=None, gpus=8, problem=None):
 
 def test_cluster_verdict_names_the_node_and_what_it_lacks():
     assert preflight.verdict([_node("a"), _node("b")], 8, 2, "cuda") is None
-    missing = preflight.verdict([_node("a"), _node("b", "ModuleNotFoundError: No module named 'recipe_bcr'")], 8, 2,
-                                "cuda")
-    assert missing.startswith("the recipe does not import on 1 of 2 node(s) (b: ModuleNotFoundError: No module named "
-                              "'recipe_bcr') -> fix: install bcr-recipe on every node")
-    assert preflight.verdict([_node("a"), _node("b", problem="CUDA_VISIBLE_DEVICES='' hides them")], 8, 2, "cuda") == \
-        "torch cannot use the GPUs of b: CUDA_VISIBLE_DEVICES='' hides them"
-    assert "only 1 node(s) have 8 GPUs (GPUs per node: a 8, b 4)" in preflight.verdict([_node("a"), _node("b", gpus=4)],
-                                                                                        8, 2, "cuda")
-    assert "only 1 node(s)" in preflight.verdict([_node("a")], 8, 2, "cuda")   # the second node never joined
+    missing = preflight.verdict(
+        [_node("a"), _node("b", "ModuleNotFoundError: No module named 'recipe_bcr'")], 8, 2, "cuda"
+    )
+    assert missing.startswith(
+        "the recipe does not import on 1 of 2 node(s) (b: ModuleNotFoundError: No module named "
+        "'recipe_bcr') -> fix: install bcr-recipe on every node"
+    )
+    assert (
+        preflight.verdict([_node("a"), _node("b", problem="CUDA_VISIBLE_DEVICES='' hides them")], 8, 2, "cuda")
+        == "torch cannot use the GPUs of b: CUDA_VISIBLE_DEVICES='' hides them"
+    )
+    assert "only 1 node(s) have 8 GPUs (GPUs per node: a 8, b 4)" in preflight.verdict(
+        [_node("a"), _node("b", gpus=4)], 8, 2, "cuda"
+    )
+    assert "only 1 node(s)" in preflight.verdict([_node("a")], 8, 2, "cuda")  # the second node never joined
 
 
 @pytest.mark.verl

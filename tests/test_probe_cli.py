@@ -22,17 +22,34 @@ def _run(args, shared, cwd):
 def test_estimate_difficulty_feeds_build_groups(tmp_path, shared):
     out = tmp_path / "roll" / "rollout_lengths.parquet"
     proc = _run(
-        [str(REPO / "data_prep/estimate_difficulty.py"), "bcr_model@model=tiny_random_qwen3", "source=sample", "limit=9",
-         "engine=transformers", "sampling.k=2", "sampling.max_tokens=6", f"out={out.parent}", "progress=false"],
-        shared, tmp_path,
+        [
+            str(REPO / "data_prep/estimate_difficulty.py"),
+            "bcr_model@model=tiny_random_qwen3",
+            "source=sample",
+            "limit=9",
+            "engine=transformers",
+            "sampling.k=2",
+            "sampling.max_tokens=6",
+            f"out={out.parent}",
+            "progress=false",
+        ],
+        shared,
+        tmp_path,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     df = pd.read_parquet(out)
     assert len(df) == 9 and all(len(x) == 2 for x in df["lengths"])
     assert ((df["mean_length"] > 0) & (df["mean_length"] <= 6)).all()
     m = build_groups(
-        source="sample", output_dir=tmp_path / "groups", n=[3], groups=2, val_groups=1, seed=0,
-        difficulty_method="rollouts", rollouts_file=str(out), progress=False,
+        source="sample",
+        output_dir=tmp_path / "groups",
+        n=[3],
+        groups=2,
+        val_groups=1,
+        seed=0,
+        difficulty_method="rollouts",
+        rollouts_file=str(out),
+        progress=False,
     )
     assert m["per_n"]["3"]["train_groups"] == 2 and m["cleaning"]["dropped_by_reason"]["no_difficulty"] > 8000
 
@@ -41,9 +58,21 @@ def test_estimate_difficulty_feeds_build_groups(tmp_path, shared):
 def test_calibrate_budget_probes_with_an_engine(tmp_path, shared):
     """The probe path (engine, context, probe_lengths) then Algorithm 3; the same path drives the real
     vLLM in test_vllm_cpu.py (estimate_difficulty), here the transformers engine keeps it cheap."""
-    proc = _run([str(REPO / "data_prep/calibrate_budget.py"), "bcr_model@model=tiny_random_qwen3", "engine=transformers",
-                 "probe.source=sample", "probe.size=4", "sampling.max_tokens=6", "n=3", "round_to=1", "progress=false"],
-                shared, tmp_path)
+    proc = _run(
+        [
+            str(REPO / "data_prep/calibrate_budget.py"),
+            "bcr_model@model=tiny_random_qwen3",
+            "engine=transformers",
+            "probe.source=sample",
+            "probe.size=4",
+            "sampling.max_tokens=6",
+            "n=3",
+            "round_to=1",
+            "progress=false",
+        ],
+        shared,
+        tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "probe: 4 lengths" in proc.stdout + proc.stderr  # probe.size x sampling.k (Hydra logs to stdout)
     budget = int(proc.stdout.split("bcr.n=3 bcr.budget=")[1].split()[0])
@@ -53,8 +82,11 @@ def test_calibrate_budget_probes_with_an_engine(tmp_path, shared):
 def test_calibrate_from_lengths_file(tmp_path, shared):
     lengths = tmp_path / "l.parquet"
     pd.DataFrame({"mean_length": [3000.0, 4000.0, 3500.0]}).to_parquet(lengths)
-    proc = _run([str(REPO / "data_prep/calibrate_budget.py"), f"lengths_file={lengths}", "n=3", f"out={tmp_path / 'b'}"],
-                shared, tmp_path)
+    proc = _run(
+        [str(REPO / "data_prep/calibrate_budget.py"), f"lengths_file={lengths}", "n=3", f"out={tmp_path / 'b'}"],
+        shared,
+        tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "bcr.n=3 bcr.budget=5120" in proc.stdout  # 3 x 3500 x 0.5 = 5250 -> nearest 1024-multiple
     saved = __import__("json").loads((tmp_path / "b" / "budget.json").read_text())

@@ -9,18 +9,76 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from recipe_bcr.grading.answers.gate import gives_answer, restatement_key, tree_verdict
-from recipe_bcr.grading.parse.extract import extract_group
 from recipe_bcr.grading.metrics import training_metrics
+from recipe_bcr.grading.parse.extract import extract_group
 
 _PIECES = [
-    "1", "0", "9", ".", ",", "2.5", "x", "e", "i", "\\pi", "\\frac", "\\sqrt", "{", "}", "(", ")", "[", "]", "^", "_",
-    "\\{", "\\}", "=", "<", "\\le", "+", "-", "\\pm", "!", "'", "%", "\\%", "\\text{", "cm", " or ", "\\times", "10",
-    "\\begin{pmatrix}", "\\end{pmatrix}", "&", "\\\\", "\\overline", "\\infty", "|", "\\cdot", "\\$", "$", " ", "\\circ",
-    "\\ln", "\\log", "\\binom", "\\mathbb", "\\angle", "\\dfrac", "e", "E", "-", "\\left(", "\\right)",
+    "1",
+    "0",
+    "9",
+    ".",
+    ",",
+    "2.5",
+    "x",
+    "e",
+    "i",
+    "\\pi",
+    "\\frac",
+    "\\sqrt",
+    "{",
+    "}",
+    "(",
+    ")",
+    "[",
+    "]",
+    "^",
+    "_",
+    "\\{",
+    "\\}",
+    "=",
+    "<",
+    "\\le",
+    "+",
+    "-",
+    "\\pm",
+    "!",
+    "'",
+    "%",
+    "\\%",
+    "\\text{",
+    "cm",
+    " or ",
+    "\\times",
+    "10",
+    "\\begin{pmatrix}",
+    "\\end{pmatrix}",
+    "&",
+    "\\\\",
+    "\\overline",
+    "\\infty",
+    "|",
+    "\\cdot",
+    "\\$",
+    "$",
+    " ",
+    "\\circ",
+    "\\ln",
+    "\\log",
+    "\\binom",
+    "\\mathbb",
+    "\\angle",
+    "\\dfrac",
+    "e",
+    "E",
+    "-",
+    "\\left(",
+    "\\right)",
 ]
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(st.sampled_from(_PIECES), max_size=30), st.lists(st.sampled_from(_PIECES), max_size=12))
 def test_the_in_process_reading_never_raises(verifier, pred_parts, gold_parts):
     pred, gold = "".join(pred_parts), "".join(gold_parts) or "5"

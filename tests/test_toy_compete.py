@@ -14,8 +14,17 @@ from recipe_bcr.grading.reward import score_completion
 from recipe_bcr.grading.verify import default_verifier
 from recipe_bcr.toy.model import load_specs
 from recipe_bcr.toy.profile import sections
-from recipe_bcr.toy.task import (CHECK, categories, chain, make_groups, make_problem, read_section, target_completion,
-                                 target_section, written_steps)
+from recipe_bcr.toy.task import (
+    CHECK,
+    categories,
+    chain,
+    make_groups,
+    make_problem,
+    read_section,
+    target_completion,
+    target_section,
+    written_steps,
+)
 
 
 @pytest.fixture(scope="module")

@@ -54,7 +54,13 @@ def test_rebuild_reproduces_the_recorded_warm_start(tmp_path):
     assert losses == pytest.approx(recorded[:CHECKED_STEPS], rel=LOSS_RTOL)
     saved = save_model(tmp_path / "prefix", model, tokenizer, losses, task, mspec)
     assert built_with(saved) == built_with(SHIPPED)
-    for name in ("config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json", "chat_template.jinja"):
+    for name in (
+        "config.json",
+        "generation_config.json",
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "chat_template.jinja",
+    ):
         assert (saved / name).read_bytes() == (SHIPPED / name).read_bytes(), name
 
 

@@ -38,9 +38,17 @@ def test_a_threshold_removed_or_malformed_is_refused(tmp_path, monkeypatch):
         pre.load_preregistration(["preconditions.thresholds.acc_n1=[null,null]"])
 
 
-@pytest.mark.parametrize("value, bounds, ok", [
-    (0.02, [0.02, 0.30], True), (0.019, [0.02, 0.30], False), (0.31, [0.02, 0.30], False),
-    (0.9, [None, 0.5], False), (-5.0, [None, 0.5], True), (math.nan, [0.1, None], False)])
+@pytest.mark.parametrize(
+    "value, bounds, ok",
+    [
+        (0.02, [0.02, 0.30], True),
+        (0.019, [0.02, 0.30], False),
+        (0.31, [0.02, 0.30], False),
+        (0.9, [None, 0.5], False),
+        (-5.0, [None, 0.5], True),
+        (math.nan, [0.1, None], False),
+    ],
+)
 def test_within_judges_both_sides_and_refuses_nan(value, bounds, ok):
     assert pre.within(value, bounds) is ok
 
@@ -75,6 +83,7 @@ def test_the_registered_arms_are_bcr_its_three_controls_and_the_ablations_at_eve
     by = {r.name: r for r in runs}
     assert len(by) == len(runs)
     for s in cfg["seeds"]:
+
         def arm(name):
             return by[f"{name}_s{s}"].n, by[f"{name}_s{s}"].budget, by[f"{name}_s{s}"].single
 

@@ -42,17 +42,42 @@ def test_thresholds_are_preregistered_for_every_check_and_judged_in_their_direct
 def _plant(root: Path, met: bool) -> tuple[dict, list[Run], dict[str, Path]]:
     cfg = load_config(["seeds=[0]", "ablation_seeds=[]", "eval.n=[1,2]", "bcr.tokens_per_problem=28"])
     values = {**THRESHOLDS, "redundancy_n1": 0.62 if met else 0.2}
-    details = {"problems_n1": 10, "groups_n3": 2, "written_n1": 9, "skipped_n1": 1, "acc_n1": 0.9, "acc_n3": 0.85,
-               "l_avg_n1": 80.0, "budget_n3": 120, "compression": 0.5, "essential_tokens_3": 75.0, "mean_tokens_n3": 250.0}
-    (root / "preconditions.json").write_text(json.dumps({"model": "m", "key": "k", "rows": verdicts(values, THRESHOLDS),
-                                                         "details": details}))
+    details = {
+        "problems_n1": 10,
+        "groups_n3": 2,
+        "written_n1": 9,
+        "skipped_n1": 1,
+        "acc_n1": 0.9,
+        "acc_n3": 0.85,
+        "l_avg_n1": 80.0,
+        "budget_n3": 120,
+        "compression": 0.5,
+        "essential_tokens_3": 75.0,
+        "mean_tokens_n3": 250.0,
+    }
+    (root / "preconditions.json").write_text(
+        json.dumps({"model": "m", "key": "k", "rows": verdicts(values, THRESHOLDS), "details": details})
+    )
     runs = [Run("baseline_n1_s0", "main", 1, 128, 0, single=True), Run("bcr_n3_s0", "main", 3, 84, 0)]
     evals = {}
     for label, tok in (("base", 35.0), ("baseline_n1_s0", 30.0), ("bcr_n3_s0", 20.0)):
         d = root / "eval" / label
         d.mkdir(parents=True)
-        (d / "summary.json").write_text(json.dumps([{"label": label, "benchmark": "Toy", "n": n, "acc": 0.6,
-                                                     "acc_stderr": 0.01, "tokens_per_problem": tok} for n in (1, 2)]))
+        (d / "summary.json").write_text(
+            json.dumps(
+                [
+                    {
+                        "label": label,
+                        "benchmark": "Toy",
+                        "n": n,
+                        "acc": 0.6,
+                        "acc_stderr": 0.01,
+                        "tokens_per_problem": tok,
+                    }
+                    for n in (1, 2)
+                ]
+            )
+        )
         rec = {"n": 1, "completion": "### Problem 1\n1 + 2 = 3.\nAnswer1: \\boxed{3}", "problems": [{"correct": True}]}
         (d / "samples.jsonl").write_text(json.dumps(rec) + "\n")
         evals[label] = d
@@ -102,9 +127,12 @@ def test_report_tables_the_training_rollouts_advantage_by_behaviour(tmp_path):
     lean = {"output": "### Problem 1\n1 + 2 = 3.\nAnswer1: \\boxed{3}", "score": 3.0, "gts": ["3"]}
     skip = {"output": "### Problem 1\nAnswer1: \\boxed{4}", "score": 1.0, "gts": ["3"]}
     for step in (1, 2):
-        (dump / f"{step}.jsonl").write_text("".join(json.dumps({**r, "input": "same prompt", "step": step,
-                                                                "uid": f"s{step}_{k}_0"}) + "\n"
-                                                    for k, r in enumerate((lean, skip))))
+        (dump / f"{step}.jsonl").write_text(
+            "".join(
+                json.dumps({**r, "input": "same prompt", "step": step, "uid": f"s{step}_{k}_0"}) + "\n"
+                for k, r in enumerate((lean, skip))
+            )
+        )
     report = write_report(tmp_path, cfg, runs, evals, 60.0).read_text()
     rows = [line for line in report.splitlines() if line.startswith("| bcr_n3_s0 ") and "reasoning" in line]
     assert len(rows) == 4  # two categories x first and last half of the steps
@@ -130,7 +158,12 @@ def test_every_training_run_gets_the_configured_grpo_sizes(tmp_path, monkeypatch
     run = Run("bcr_n3_s0", "main", 3, 135, 0)
     with pytest.raises(RuntimeError, match="stopped"):
         paper._train(run, tmp_path, tmp_path / "model", {"group": tmp_path / "g", "single": tmp_path / "s"}, cfg)
-    args = seen[0][seen[0].index("+recipe=bcr_toy"):]
-    for key in ("data.train_batch_size=16", "actor_rollout_ref.actor.ppo_mini_batch_size=16",
-                "actor_rollout_ref.rollout.n=8", "actor_rollout_ref.actor.optim.lr=0.0003", "bcr.budget=135"):
+    args = seen[0][seen[0].index("+recipe=bcr_toy") :]
+    for key in (
+        "data.train_batch_size=16",
+        "actor_rollout_ref.actor.ppo_mini_batch_size=16",
+        "actor_rollout_ref.rollout.n=8",
+        "actor_rollout_ref.actor.optim.lr=0.0003",
+        "bcr.budget=135",
+    ):
         assert key in args, key

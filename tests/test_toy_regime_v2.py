@@ -6,23 +6,47 @@ from __future__ import annotations
 
 import pytest
 
-from recipe_bcr.toy.preconditions import (REGIME_CHECKS, choose_budget, fit_shares, load_preregistration, regime_rows,
-                                          regime_table, regime_values)
+from recipe_bcr.toy.preconditions import (
+    REGIME_CHECKS,
+    choose_budget,
+    fit_shares,
+    load_preregistration,
+    regime_rows,
+    regime_table,
+    regime_values,
+)
 
 
 def _sec(tokens=60, steps=True, recheck=False, filler=False, narration=True, restatement=True, correct=True, ops=3):
-    return {"tokens": tokens, "steps": steps, "recheck": recheck, "filler": filler, "narration": narration,
-            "restatement": restatement, "correct": correct, "ops": ops}
+    return {
+        "tokens": tokens,
+        "steps": steps,
+        "recheck": recheck,
+        "filler": filler,
+        "narration": narration,
+        "restatement": restatement,
+        "correct": correct,
+        "ops": ops,
+    }
 
 
 def _group(tokens, steps=(True, True, True), finished=True, fmt=True, correct=(True, True, True)):
-    return {"tokens": tokens, "finished": finished, "fmt": fmt,
-            "sections": [_sec(steps=s, correct=c) for s, c in zip(steps, correct)]}
+    return {
+        "tokens": tokens,
+        "finished": finished,
+        "fmt": fmt,
+        "sections": [_sec(steps=s, correct=c) for s, c in zip(steps, correct)],
+    }
 
 
 def test_fit_counts_only_finished_formatted_samples_inside_the_budget():
-    n3 = [_group(100), _group(100, steps=(True, False, True)), _group(100, finished=False), _group(100, fmt=False),
-          _group(150)]
+    n3 = [
+        _group(100),
+        _group(100, steps=(True, False, True)),
+        _group(100, finished=False),
+        _group(100, fmt=False),
+        _group(150),
+    ]
     assert fit_shares(n3, 120) == (0.2, 0.4)  # one with steps everywhere, one more by a skip
     assert fit_shares(n3, 99) == (0.0, 0.0)
 
@@ -41,14 +65,23 @@ def test_lambda_is_the_grid_point_nearest_the_target_within_the_any_route_bound(
 
 def _values(**kw):
     pre = load_preregistration()["preconditions"]
-    n1 = ([{**_sec(tokens=40, recheck=False, filler=False, ops=1), "length": 41}] * 4
-          + [{**_sec(tokens=120, recheck=True, filler=True, ops=6, correct=False), "length": 121}] * 4
-          + [{**_sec(tokens=30, steps=False, correct=False, narration=False, restatement=False), "length": 31}] * 2)
+    n1 = (
+        [{**_sec(tokens=40, recheck=False, filler=False, ops=1), "length": 41}] * 4
+        + [{**_sec(tokens=120, recheck=True, filler=True, ops=6, correct=False), "length": 121}] * 4
+        + [{**_sec(tokens=30, steps=False, correct=False, narration=False, restatement=False), "length": 31}] * 2
+    )
     n3 = [_group(100)] * 9 + [_group(300)]
-    n5 = [{"tokens": 300, "finished": True, "fmt": True,
-           "sections": [_sec(correct=c) for c in (True, True, False, False, False)]}]
-    paired = ([{"recheck": True, "closed": False, "filler": False}] * 3
-              + [{"recheck": True, "closed": True, "filler": True}])
+    n5 = [
+        {
+            "tokens": 300,
+            "finished": True,
+            "fmt": True,
+            "sections": [_sec(correct=c) for c in (True, True, False, False, False)],
+        }
+    ]
+    paired = [{"recheck": True, "closed": False, "filler": False}] * 3 + [
+        {"recheck": True, "closed": True, "filler": True}
+    ]
     return regime_values(n1, n3, n5, paired, kw.get("n_values", [1, 2, 3, 4, 5]), 5, pre)
 
 
@@ -85,9 +118,16 @@ def test_measure_regime_runs_end_to_end_on_the_committed_demo_model(tmp_path):
     from recipe_bcr.toy.model import RESOURCES, load_specs
     from recipe_bcr.toy.preconditions import measure_regime
 
-    cfg = load_preregistration(["preconditions.problems=6", "preconditions.groups_n3=3", "preconditions.groups_n5=1",
-                                "preconditions.interventions=4", "preconditions.long_chain_ops=2",
-                                "preconditions.max_tokens_per_problem=40"])
+    cfg = load_preregistration(
+        [
+            "preconditions.problems=6",
+            "preconditions.groups_n3=3",
+            "preconditions.groups_n5=1",
+            "preconditions.interventions=4",
+            "preconditions.long_chain_ops=2",
+            "preconditions.max_tokens_per_problem=40",
+        ]
+    )
     spec = load_specs(["config=toy_compete", "task.max_ops=2", "task.min_ops=2"])[0]
     got = measure_regime(RESOURCES / "toy_model", spec, [1, 2, 3], cfg["preconditions"], batch_size=16)
     v, d = got["values"], got["details"]

@@ -10,8 +10,19 @@ import pytest
 from recipe_bcr.grading.reward import score_completion
 from recipe_bcr.toy.model import load_specs
 from recipe_bcr.toy.profile import profile, sections
-from recipe_bcr.toy.task import (FILLERS, RECHECK, chain, essential, make_groups, make_problem, read_section,
-                                 restated, steps_text, target_completion, target_section)
+from recipe_bcr.toy.task import (
+    FILLERS,
+    RECHECK,
+    chain,
+    essential,
+    make_groups,
+    make_problem,
+    read_section,
+    restated,
+    steps_text,
+    target_completion,
+    target_section,
+)
 
 
 @pytest.fixture(scope="module", params=["toy", "toy_verbose"])
@@ -85,9 +96,12 @@ def test_single_prompt_rows_take_one_problem(spec):
 
 def test_profile_splits_sections_and_pairs_accuracy():
     filler = FILLERS[0]
-    rec = {"n": 2, "completion": f"### Problem 1\n1 + 2 = 3. 3 + 4 = 7. {filler}\nAnswer1: \\boxed{{7}}\n\n"
-                                 "### Problem 2\nAnswer2: \\boxed{5}",
-           "problems": [{"correct": True}, {"correct": False}]}
+    rec = {
+        "n": 2,
+        "completion": f"### Problem 1\n1 + 2 = 3. 3 + 4 = 7. {filler}\nAnswer1: \\boxed{{7}}\n\n"
+        "### Problem 2\nAnswer2: \\boxed{5}",
+        "problems": [{"correct": True}, {"correct": False}],
+    }
     p = profile([rec, {**rec, "n": 1}], 2)
     assert p["problems"] == 2 and p["steps_per_problem"] == 1.0 and p["filler_per_problem"] == 0.5
     assert p["acc_with_steps"] == 1.0 and p["acc_skipped"] == 0.0

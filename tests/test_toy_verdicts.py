@@ -8,8 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from recipe_bcr.commands.paper_report import (VERDICTS, bootstrap_diff, collapsed, f1_accuracy, f5_testable, gates,
-                                             gates_table, kendall_tau, monotone, run_gates, verdict)
+from recipe_bcr.commands.paper_report import (
+    VERDICTS,
+    bootstrap_diff,
+    collapsed,
+    f1_accuracy,
+    f5_testable,
+    gates,
+    gates_table,
+    kendall_tau,
+    monotone,
+    run_gates,
+    verdict,
+)
 from recipe_bcr.toy.preconditions import load_preregistration
 
 G = load_preregistration()["gates"]
@@ -17,11 +28,24 @@ F = load_preregistration()["findings"]
 COMMITTED = Path(__file__).resolve().parents[1] / "benchmarks" / "paper"
 
 
-def _run(steps=100, trunc=lambda s: max(0.1, 1 - s / 40), fmt=lambda s: min(1.0, s / 30),
-         pos3=lambda s: min(0.8, s / 50), reward=lambda s: 0.5 + s / 100):
-    return [{"step": s, "bcr/truncation_rate": trunc(s), "bcr/fmt": fmt(s), "bcr/acc_pos1": 0.9,
-             "bcr/acc_pos3": pos3(s), "critic/score/mean": reward(s) + (0.05 if s % 2 else -0.05)}
-            for s in range(1, steps + 1)]
+def _run(
+    steps=100,
+    trunc=lambda s: max(0.1, 1 - s / 40),
+    fmt=lambda s: min(1.0, s / 30),
+    pos3=lambda s: min(0.8, s / 50),
+    reward=lambda s: 0.5 + s / 100,
+):
+    return [
+        {
+            "step": s,
+            "bcr/truncation_rate": trunc(s),
+            "bcr/fmt": fmt(s),
+            "bcr/acc_pos1": 0.9,
+            "bcr/acc_pos3": pos3(s),
+            "critic/score/mean": reward(s) + (0.05 if s % 2 else -0.05),
+        }
+        for s in range(1, steps + 1)
+    ]
 
 
 def test_an_engaged_run_meets_every_gate():
@@ -30,14 +54,17 @@ def test_an_engaged_run_meets_every_gate():
     assert g["format"]["step_reached"] == 29 and g["truncation"]["last"] == pytest.approx(0.1)
 
 
-@pytest.mark.parametrize("change, missed", [
-    (dict(trunc=lambda s: 1.0, fmt=lambda s: 0.0, pos3=lambda s: 0.0), {"truncation", "format", "last_position"}),
-    (dict(trunc=lambda s: 0.6 - s / 1000), {"truncation"}),          # ends at 0.5: above 0.30
-    (dict(trunc=lambda s: 0.35 - s / 1000), {"truncation"}),         # low, but never fell by 0.40
-    (dict(fmt=lambda s: min(1.0, s / 60)), {"format"}),              # 0.90 first reached after step 50
-    (dict(pos3=lambda s: 0.4), {"last_position"}),                   # 0.40 < half of 0.90
-    (dict(reward=lambda s: 1.0), {"reward_trend"}),                  # flat (alternating noise only)
-])
+@pytest.mark.parametrize(
+    "change, missed",
+    [
+        (dict(trunc=lambda s: 1.0, fmt=lambda s: 0.0, pos3=lambda s: 0.0), {"truncation", "format", "last_position"}),
+        (dict(trunc=lambda s: 0.6 - s / 1000), {"truncation"}),  # ends at 0.5: above 0.30
+        (dict(trunc=lambda s: 0.35 - s / 1000), {"truncation"}),  # low, but never fell by 0.40
+        (dict(fmt=lambda s: min(1.0, s / 60)), {"format"}),  # 0.90 first reached after step 50
+        (dict(pos3=lambda s: 0.4), {"last_position"}),  # 0.40 < half of 0.90
+        (dict(reward=lambda s: 1.0), {"reward_trend"}),  # flat (alternating noise only)
+    ],
+)
 def test_each_gate_misses_on_its_own_failure(change, missed):
     g = gates(_run(**change), 3, G)
     assert {k for k, v in g.items() if k != "all_met" and not v["met"]} == missed and not g["all_met"]
@@ -85,9 +112,9 @@ def test_f1_is_not_testable_at_the_ceiling_and_judged_by_the_lower_bound():
     boot = {**F["bootstrap"], "resamples": 300}  # the rule, at a test-sized resample count
     top = {i: [1.0, 1.0, 1.0] for i in range(500)}
     assert f1_accuracy(top, top, F["F1"], boot)["testable"] is False
-    base = {i: [float(i % 4 != 0)] * 3 for i in range(500)}      # 75%
+    base = {i: [float(i % 4 != 0)] * 3 for i in range(500)}  # 75%
     close = {i: [float(i % 4 != 0 or i % 40 == 0)] * 3 for i in range(500)}  # 77.5%
-    far = {i: [float(i % 2 != 0)] * 3 for i in range(500)}       # 50%
+    far = {i: [float(i % 2 != 0)] * 3 for i in range(500)}  # 50%
     assert f1_accuracy(close, base, F["F1"], boot)["ok"] is True
     assert f1_accuracy(far, base, F["F1"], boot)["ok"] is False
 
@@ -115,5 +142,5 @@ def test_the_length_penalty_ablation_is_testable_only_when_lengths_vary_within_g
 def test_collapse_is_defined_in_advance():
     falling = [{"step": s, "bcr/acc": 0.8 if s <= 10 else 0.3, "response_length/mean": 120.0} for s in range(1, 41)]
     steady = [{"step": s, "bcr/acc": 0.8, "response_length/mean": 50.0} for s in range(1, 41)]
-    assert collapsed(falling, 120.0, F["F5"], 10)           # 0.3 <= 0.5 x 0.8
-    assert not collapsed(steady, 120.0, F["F5"], 10)        # short, but accuracy held
+    assert collapsed(falling, 120.0, F["F5"], 10)  # 0.3 <= 0.5 x 0.8
+    assert not collapsed(steady, 120.0, F["F5"], 10)  # short, but accuracy held

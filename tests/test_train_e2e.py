@@ -42,8 +42,15 @@ def trained(request, tmp_path_factory, toy):
     def run(steps: int, log_name: str, extra: tuple[str, ...] = ()) -> tuple[subprocess.CompletedProcess, list[dict]]:
         log = root / f"{log_name}.jsonl"
         tensorboard = f"+ray_kwargs.ray_init.runtime_env.env_vars.TENSORBOARD_DIR={root / 'tensorboard' / log_name}"
-        cmd = train_command(data, model, root / "ckpt", log, steps, extra=(*RUNTIMES[request.param], tensorboard, *extra),
-                            loggers=("console", "file", "tensorboard"))
+        cmd = train_command(
+            data,
+            model,
+            root / "ckpt",
+            log,
+            steps,
+            extra=(*RUNTIMES[request.param], tensorboard, *extra),
+            loggers=("console", "file", "tensorboard"),
+        )
         proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=1500)
         assert proc.returncode == 0, (proc.stdout + proc.stderr)[-5000:]
         return proc, flatten_metrics(log, root / f"{log_name}.flat.jsonl")
@@ -65,8 +72,10 @@ class EndToEnd:
         root, (proc, rows), (_, resumed_rows), _ = trained
         out = proc.stdout + proc.stderr
         rollout = root.name.removeprefix("e2e_").rstrip("0123456789")  # the fixture parameter
-        assert (f"bcr-recipe trainer: BCRTrainer mode=sync replay_buffer=ReplayBuffer gen_batch_size=8 rollout={rollout} "
-                "device=cpu") in out
+        assert (
+            f"bcr-recipe trainer: BCRTrainer mode=sync replay_buffer=ReplayBuffer gen_batch_size=8 rollout={rollout} "
+            "device=cpu"
+        ) in out
         for step in (FIRST, STEPS):
             step_dir = root / "ckpt" / f"global_step_{step}"
             assert (step_dir / "actor").is_dir() and (step_dir / "data.pt").exists()
@@ -79,9 +88,19 @@ class EndToEnd:
         rows = first + resumed
         assert [r["step"] for r in rows] == list(range(1, STEPS + 1))
         for r in rows:
-            for key in ("bcr/acc", "bcr/fmt", "bcr/answered", "bcr/acc_pos1", "bcr/acc_pos3", "bcr/tokens_per_problem",
-                        "bcr/truncation_rate", "critic/score/mean", "critic/advantages/max", "actor/grad_norm",
-                        "timing_s/step"):  # gpu-check and bench_step read the step time
+            for key in (
+                "bcr/acc",
+                "bcr/fmt",
+                "bcr/answered",
+                "bcr/acc_pos1",
+                "bcr/acc_pos3",
+                "bcr/tokens_per_problem",
+                "bcr/truncation_rate",
+                "critic/score/mean",
+                "critic/advantages/max",
+                "actor/grad_norm",
+                "timing_s/step",
+            ):  # gpu-check and bench_step read the step time
                 assert key in r, (r["step"], key)
             # the rollout's log-probs equal the FSDP actor's: weights synced, same model, same tokens. The CPU
             # preset takes the PPO anchor from the rollout (bcr_device=cpu: bypass), so the update compares them:

@@ -13,8 +13,13 @@ def _as_trl_calls_it(reward, completions, **columns):
     """GRPOTrainer calls each reward function with keywords: prompts, completions, completion_ids, trainer_state and
     every dataset column but the prompt, one value per completion."""
     n = len(completions)
-    return reward(prompts=[[{"role": "user", "content": "..."}]] * n, completions=completions,
-                  completion_ids=[[1, 2]] * n, trainer_state=None, **columns)
+    return reward(
+        prompts=[[{"role": "user", "content": "..."}]] * n,
+        completions=completions,
+        completion_ids=[[1, 2]] * n,
+        trainer_state=None,
+        **columns,
+    )
 
 
 def test_scores_standard_and_conversational_completions_as_compute_score_does():

@@ -39,7 +39,11 @@ def run_pytest(args: Sequence[str]) -> subprocess.CompletedProcess[str]:
     """pytest with this interpreter and environment, from the repository root (so its configuration applies)."""
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
-        cwd=TESTS.parent, capture_output=True, text=True, env=dict(os.environ), timeout=FUSE_S,
+        cwd=TESTS.parent,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=FUSE_S,
     )
 
 
@@ -55,4 +59,8 @@ def test_timing_tests_pass_beside_two_cpu_bound_processes():
 
 if __name__ == "__main__":
     with cpu_burners():
-        sys.exit(subprocess.call([sys.executable, "-m", "pytest", f"--ignore={Path(__file__)}", *sys.argv[1:]], cwd=TESTS.parent))
+        sys.exit(
+            subprocess.call(
+                [sys.executable, "-m", "pytest", f"--ignore={Path(__file__)}", *sys.argv[1:]], cwd=TESTS.parent
+            )
+        )

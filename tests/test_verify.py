@@ -90,7 +90,11 @@ def test_no_credit_for_overlap_or_approximation(verifier, gold, pred):
         ("\\frac{1}{2}", "0.5", "numeric"),
         ("1/12", "0.0833333333333333", "numeric"),
         ("7425000", "7,425,000", "numeric"),
-        ("\\dfrac{3}{4}", "\\frac34", "string"),  # the same tree: the answer tree reads TeX's single-token arguments exactly
+        (
+            "\\dfrac{3}{4}",
+            "\\frac34",
+            "string",
+        ),  # the same tree: the answer tree reads TeX's single-token arguments exactly
         ("x^2+2x+1", "(x+1)^2", "numeric"),  # polynomials: an exact expansion in process (answer_poly)
         ("\\sqrt{17}", "4.123105625617661", "numeric"),  # the decimal rule, applied in process at 50 digits
         ("\\text{odd}", "odd", "string"),
@@ -144,7 +148,11 @@ def test_an_unreadable_gold_matches_nothing_and_warns_once(caplog):
 
 def test_tower_times_out_without_credit(verifier):
     verdict = verifier.check("10^{10^{10^{10}}}", "10^{10^{10^{9}}}")
-    assert not verdict.correct and verdict.method in ("timeout", "symbolic", "numeric")  # numeric: same base, other exponent
+    assert not verdict.correct and verdict.method in (
+        "timeout",
+        "symbolic",
+        "numeric",
+    )  # numeric: same base, other exponent
 
 
 def test_numbers_match_rules():

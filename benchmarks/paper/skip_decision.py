@@ -49,9 +49,11 @@ def main() -> None:
         raw_p.append(logits.softmax(-1)[think[0]].item())
         hot_p.append(hot[think[0]].item())
         inside += hot[think[0]].item() >= cutoff.item()
-    print(f"{args.model}: p(skip) raw mean {statistics.fmean(raw_p):.4f} (max {max(raw_p):.4f}); "
-          f"at T={args.temperature} mean {statistics.fmean(hot_p):.4f} (max {max(hot_p):.4f}); "
-          f"inside top-p {args.top_p} on {inside} of {args.problems} problems")
+    print(
+        f"{args.model}: p(skip) raw mean {statistics.fmean(raw_p):.4f} (max {max(raw_p):.4f}); "
+        f"at T={args.temperature} mean {statistics.fmean(hot_p):.4f} (max {max(hot_p):.4f}); "
+        f"inside top-p {args.top_p} on {inside} of {args.problems} problems"
+    )
 
 
 if __name__ == "__main__":

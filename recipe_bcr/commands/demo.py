@@ -51,32 +51,70 @@ def run_stage(cmd: list[str], log: Path, what: str) -> None:
         raise RuntimeError(f"{what} failed (exit {proc.returncode}); full log: {log}\n{tail}")
 
 
-def train_command(data_dir: Path, model: Path, ckpt: Path, metrics_log: Path, steps: int,
-                  save_freq: int | None = None, extra: tuple[str, ...] = (),
-                  loggers: tuple[str, ...] = ("console", "file")) -> list[str]:
+def train_command(
+    data_dir: Path,
+    model: Path,
+    ckpt: Path,
+    metrics_log: Path,
+    steps: int,
+    save_freq: int | None = None,
+    extra: tuple[str, ...] = (),
+    loggers: tuple[str, ...] = ("console", "file"),
+) -> list[str]:
     """The stock verl entry point with the toy recipe: validation at start and end, a checkpoint
     every `save_freq` steps (default: at the end), verl's `loggers`, its file logger at `metrics_log`."""
     return [
-        sys.executable, "-m", "verl.trainer.main_ppo", "+recipe=bcr_toy",
-        f"bcr.data_dir={data_dir}", f"bcr.model.path={model}", f"trainer.default_local_dir={ckpt}",
-        f"trainer.total_training_steps={steps}", f"trainer.save_freq={save_freq or steps}", f"trainer.test_freq={steps}",
+        sys.executable,
+        "-m",
+        "verl.trainer.main_ppo",
+        "+recipe=bcr_toy",
+        f"bcr.data_dir={data_dir}",
+        f"bcr.model.path={model}",
+        f"trainer.default_local_dir={ckpt}",
+        f"trainer.total_training_steps={steps}",
+        f"trainer.save_freq={save_freq or steps}",
+        f"trainer.test_freq={steps}",
         f"trainer.logger=[{','.join(loggers)}]",
         f"+ray_kwargs.ray_init.runtime_env.env_vars.VERL_FILE_LOGGER_PATH={metrics_log}",
         *extra,
     ]
 
 
-def toy_eval_command(model: Path, label: str, run_dir: Path, bench: Path, ns: list[int], max_tokens: int,
-                     engine: str = "transformers", temperature: float = 0.6, top_p: float = 0.9,
-                     k: int | None = None, seed: int | None = None) -> list[str]:
+def toy_eval_command(
+    model: Path,
+    label: str,
+    run_dir: Path,
+    bench: Path,
+    ns: list[int],
+    max_tokens: int,
+    engine: str = "transformers",
+    temperature: float = 0.6,
+    top_p: float = 0.9,
+    k: int | None = None,
+    seed: int | None = None,
+) -> list[str]:
     """`python -m recipe_bcr.eval` of a tiny toy model (float32) on the toy benchmark at the group sizes `ns`:
     the one spelling of the evaluation stage for the demo, the paper command and the GPU check."""
-    return [sys.executable, "-m", "recipe_bcr.eval", f"engine={engine}", "bcr_model@model=tiny_qwen3",
-            f"model.path={model}", f"label={label}", f"out={run_dir}", f"n=[{','.join(map(str, ns))}]",
-            f"+benchmarks.Toy={{path:{bench},question:problem,answer:answer}}", "only=[Toy]",
-            f"sampling.max_tokens={max_tokens}", f"sampling.temperature={temperature}", f"sampling.top_p={top_p}",
-            *([f"sampling.k={k}"] if k is not None else []), *([f"sampling.seed={seed}"] if seed is not None else []),
-            "engine_options.dtype=float32", "progress=false"]
+    return [
+        sys.executable,
+        "-m",
+        "recipe_bcr.eval",
+        f"engine={engine}",
+        "bcr_model@model=tiny_qwen3",
+        f"model.path={model}",
+        f"label={label}",
+        f"out={run_dir}",
+        f"n=[{','.join(map(str, ns))}]",
+        f"+benchmarks.Toy={{path:{bench},question:problem,answer:answer}}",
+        "only=[Toy]",
+        f"sampling.max_tokens={max_tokens}",
+        f"sampling.temperature={temperature}",
+        f"sampling.top_p={top_p}",
+        *([f"sampling.k={k}"] if k is not None else []),
+        *([f"sampling.seed={seed}"] if seed is not None else []),
+        "engine_options.dtype=float32",
+        "progress=false",
+    ]
 
 
 def flatten_metrics(verl_log: Path, out: Path) -> list[dict[str, Any]]:
@@ -98,8 +136,10 @@ def paper_trained(path: Path, base_key: str) -> dict[str, Any]:
     """The committed BCR model's provenance, if it was trained from the base with settings key `base_key`."""
     made = provenance(path)
     if made.get("base_key") != base_key or "run" not in made or "paper_config" not in made:
-        raise ValueError(f"{path / 'provenance.json'}: not a model trained from this base (settings key {base_key}); "
-                         "ship one from today's base: `python -m recipe_bcr paper out=DIR --ship bcr_n3_s0`")
+        raise ValueError(
+            f"{path / 'provenance.json'}: not a model trained from this base (settings key {base_key}); "
+            "ship one from today's base: `python -m recipe_bcr paper out=DIR --ship bcr_n3_s0`"
+        )
     return made
 
 
@@ -110,15 +150,18 @@ def closing_sentence(summary: Path, labels: dict[str, str]) -> str:
     tok = {k: float(rows[k]["tokens_per_problem"]) for k in labels}
     acc = {k: float(rows[k]["acc"]) for k in labels}
     base, paper, live = labels
-    return (f"At N=1 the BCR model the paper command trained ({labels[paper]}) writes {tok[paper]:.0f} tokens a problem "
-            f"against the base's {tok[base]:.0f} ({100 * (tok[paper] / tok[base] - 1):+.0f}%) at {acc[paper]:.0%} "
-            f"accuracy against {acc[base]:.0%}; this demo's {labels[live]} give {tok[live]:.0f} tokens at {acc[live]:.0%}.")
+    return (
+        f"At N=1 the BCR model the paper command trained ({labels[paper]}) writes {tok[paper]:.0f} tokens a problem "
+        f"against the base's {tok[base]:.0f} ({100 * (tok[paper] / tok[base] - 1):+.0f}%) at {acc[paper]:.0%} "
+        f"accuracy against {acc[base]:.0%}; this demo's {labels[live]} give {tok[live]:.0f} tokens at {acc[live]:.0%}."
+    )
 
 
 def run_demo(out: str, rollout: str | None = None) -> int:
     cfg = _cfg()
-    engine = [o for o in cfg["train_overrides"] if not o.startswith("bcr_runtime=")] + \
-        ([f"bcr_runtime={rollout}"] if rollout else [o for o in cfg["train_overrides"] if o.startswith("bcr_runtime=")])
+    engine = [o for o in cfg["train_overrides"] if not o.startswith("bcr_runtime=")] + (
+        [f"bcr_runtime={rollout}"] if rollout else [o for o in cfg["train_overrides"] if o.startswith("bcr_runtime=")]
+    )
     root = Path(out).resolve()
     task, mspec, toy = load_specs([f"config={cfg['toy']}"])
     paper_model = RESOURCES / cfg["paper_model"]
@@ -129,50 +172,99 @@ def run_demo(out: str, rollout: str | None = None) -> int:
         return 2
     t0 = time.time()
     print(f"[1/5] build_groups on the bundled DeepMath-shaped sample -> {root / 'data'}")
-    m = build_groups(source="sample", output_dir=root / "data", n=[3], groups=300, val_groups=20, seed=42, progress=False)
+    m = build_groups(
+        source="sample", output_dir=root / "data", n=[3], groups=300, val_groups=20, seed=42, progress=False
+    )
     q = m["per_n"]["3"]["quality"]
-    print(f"      {m['input_rows']} rows read, {m['cleaning']['dropped']} dropped; {m['per_n']['3']['train_groups']} train "
-          f"/ {m['per_n']['3']['val_groups']} val groups; group-mean spread vs random {q['spread_ratio']:.2f}")
+    print(
+        f"      {m['input_rows']} rows read, {m['cleaning']['dropped']} dropped; {m['per_n']['3']['train_groups']} train "
+        f"/ {m['per_n']['3']['val_groups']} val groups; group-mean spread vs random {q['spread_ratio']:.2f}"
+    )
 
     print(f"[2/5] toy arithmetic-chain task ({cfg['toy']}) + tiny Qwen3 warm-started on it (committed copy, cached)")
-    model = ensure_model(Path(toy["cache_dir"]), task, mspec, model_dir=toy["model_dir"], shipped=RESOURCES / toy["shipped"])
+    model = ensure_model(
+        Path(toy["cache_dir"]), task, mspec, model_dir=toy["model_dir"], shipped=RESOURCES / toy["shipped"]
+    )
     data_dir = root / "toy"
-    write_toy_data(data_dir, toy["data"]["n"], toy["data"]["train_groups"], toy["data"]["val_groups"], toy["data"]["seed"], task)
+    write_toy_data(
+        data_dir, toy["data"]["n"], toy["data"]["train_groups"], toy["data"]["val_groups"], toy["data"]["seed"], task
+    )
     bench = write_toy_benchmark(data_dir / "toy_benchmark.jsonl", cfg["eval_problems"], toy["data"]["seed"], task)
     print(f"      model {model}; data {data_dir}")
 
     steps, run, grpo = int(cfg["train_steps"]), made["run"], made["paper_config"]["grpo"]
     # the committed model's run: its N, budget, reward and GRPO sizes (only the steps and the data differ)
-    overrides = [f"bcr.n={run['n']}", f"bcr.budget={run['budget']}", f"bcr_reward@bcr.reward={run['reward']}",
-                 f"data.train_batch_size={grpo['prompts_per_step']}",
-                 f"actor_rollout_ref.actor.ppo_mini_batch_size={grpo['prompts_per_step']}",
-                 f"actor_rollout_ref.rollout.n={grpo['rollouts']}", f"actor_rollout_ref.actor.optim.lr={grpo['lr']}",
-                 *engine]
+    overrides = [
+        f"bcr.n={run['n']}",
+        f"bcr.budget={run['budget']}",
+        f"bcr_reward@bcr.reward={run['reward']}",
+        f"data.train_batch_size={grpo['prompts_per_step']}",
+        f"actor_rollout_ref.actor.ppo_mini_batch_size={grpo['prompts_per_step']}",
+        f"actor_rollout_ref.rollout.n={grpo['rollouts']}",
+        f"actor_rollout_ref.actor.optim.lr={grpo['lr']}",
+        *engine,
+    ]
     train = root / "train"
-    print(f"[3/5] GRPO, {steps} steps at N={run['n']} under B={run['budget']} (the committed model's run "
-          f"{run['name']}: {run['steps']} steps): stock verl entry point, CPU, {' '.join(engine) or 'vLLM rollout'} -> {train}")
+    print(
+        f"[3/5] GRPO, {steps} steps at N={run['n']} under B={run['budget']} (the committed model's run "
+        f"{run['name']}: {run['steps']} steps): stock verl entry point, CPU, {' '.join(engine) or 'vLLM rollout'} -> {train}"
+    )
     verl_log = train / "verl_metrics.jsonl"
-    run_stage(train_command(data_dir, model, train / "checkpoints", verl_log, steps, extra=tuple(overrides)),
-              train / "train.log", "training")
+    run_stage(
+        train_command(data_dir, model, train / "checkpoints", verl_log, steps, extra=tuple(overrides)),
+        train / "train.log",
+        "training",
+    )
     rows = flatten_metrics(verl_log, train / "metrics.jsonl")
 
     print(f"[4/5] merge the last checkpoint -> {train / 'hf_model'}")
-    run_stage([sys.executable, "-m", "verl.model_merger", "merge", "--backend", "fsdp",
-          "--local_dir", str(train / "checkpoints" / f"global_step_{steps}" / "actor"),
-          "--target_dir", str(train / "hf_model")], train / "merge.log", "model merge")
+    run_stage(
+        [
+            sys.executable,
+            "-m",
+            "verl.model_merger",
+            "merge",
+            "--backend",
+            "fsdp",
+            "--local_dir",
+            str(train / "checkpoints" / f"global_step_{steps}" / "actor"),
+            "--target_dir",
+            str(train / "hf_model"),
+        ],
+        train / "merge.log",
+        "model merge",
+    )
 
-    models = {"base": (model, "the warm-started base"),
-              "paper_bcr": (paper_model, f"{run['steps']} GRPO steps, committed"),
-              "demo_bcr": (train / "hf_model", f"{steps} live steps")}
+    models = {
+        "base": (model, "the warm-started base"),
+        "paper_bcr": (paper_model, f"{run['steps']} GRPO steps, committed"),
+        "demo_bcr": (train / "hf_model", f"{steps} live steps"),
+    }
     compare_dir = root / "compare"
-    print(f"[5/5] evaluate {', '.join(models)} at N = 1..3 ({cfg['eval_engine']} engine), side by side -> {compare_dir}")
+    print(
+        f"[5/5] evaluate {', '.join(models)} at N = 1..3 ({cfg['eval_engine']} engine), side by side -> {compare_dir}"
+    )
     for label, (path, _) in models.items():
-        run_stage(toy_eval_command(path, label, root / f"eval_{label}", bench, [1, 2, 3],
-                                   3 * int(cfg["eval_tokens_per_problem"]), cfg["eval_engine"], k=cfg["eval_samples"]),
-                  root / f"eval_{label}.log", f"evaluating {label}")
+        run_stage(
+            toy_eval_command(
+                path,
+                label,
+                root / f"eval_{label}",
+                bench,
+                [1, 2, 3],
+                3 * int(cfg["eval_tokens_per_problem"]),
+                cfg["eval_engine"],
+                k=cfg["eval_samples"],
+            ),
+            root / f"eval_{label}.log",
+            f"evaluating {label}",
+        )
     runs = ",".join(str(root / f"eval_{label}") for label in models)
-    run_stage([sys.executable, "-m", "recipe_bcr.eval", "mode=compare", f"compare.runs=[{runs}]",
-               f"out={compare_dir}"], root / "compare.log", "comparison")
+    run_stage(
+        [sys.executable, "-m", "recipe_bcr.eval", "mode=compare", f"compare.runs=[{runs}]", f"out={compare_dir}"],
+        root / "compare.log",
+        "comparison",
+    )
 
     print("\nreport")
     keys = ("critic/score/mean", "bcr/acc", "bcr/fmt", "bcr/tokens_per_problem", "actor/grad_norm")
@@ -182,10 +274,15 @@ def run_demo(out: str, rollout: str | None = None) -> int:
     print((compare_dir / "table.md").read_text())
     for label in models:
         recs = list(iter_records(root / f"eval_{label}" / SAMPLES))
-        line = "  ".join(f"N={n}: {100 * p['redundancy']:.0f}% redundant text, {100 * p['share_with_steps']:.0f}% with steps"
-                         for n in (1, 2, 3) for p in [profile(recs, n)])
+        line = "  ".join(
+            f"N={n}: {100 * p['redundancy']:.0f}% redundant text, {100 * p['share_with_steps']:.0f}% with steps"
+            for n in (1, 2, 3)
+            for p in [profile(recs, n)]
+        )
         print(f"  {label:>9} per problem  {line}")
     print(closing_sentence(compare_dir / "summary.csv", {k: what for k, (_, what) in models.items()}))
-    print(f"done in {time.time() - t0:.0f} s: {train / 'metrics.jsonl'}, {train / 'checkpoints'}, "
-          f"{train / 'hf_model'}, {compare_dir / 'table.md'}, {compare_dir / 'plots'}")
+    print(
+        f"done in {time.time() - t0:.0f} s: {train / 'metrics.jsonl'}, {train / 'checkpoints'}, "
+        f"{train / 'hf_model'}, {compare_dir / 'table.md'}, {compare_dir / 'plots'}"
+    )
     return 0

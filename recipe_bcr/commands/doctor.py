@@ -9,7 +9,6 @@ recipe's) must run here, or the doctor names what is missing (driver, its versio
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from functools import partial
 
@@ -24,8 +23,10 @@ def required_pair(overrides: list[str]) -> tuple[str, str] | None:
     unknown = [o for o in overrides if "=" not in o or o.split("=", 1)[0] not in ("bcr_device", "bcr_runtime")]
     device, runtime = asked.get("bcr_device"), asked.get("bcr_runtime", "vllm")
     if unknown or device not in (None, *DEVICES) or runtime not in RUNTIMES:
-        raise ValueError(f"doctor takes bcr_device={'|'.join(DEVICES)} and bcr_runtime={'|'.join(RUNTIMES)}, got "
-                         f"{' '.join(overrides)}")
+        raise ValueError(
+            f"doctor takes bcr_device={'|'.join(DEVICES)} and bcr_runtime={'|'.join(RUNTIMES)}, got "
+            f"{' '.join(overrides)}"
+        )
     return (device, runtime) if device else None
 
 

@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 
 from recipe_bcr.commands.demo import flatten_metrics, run_stage, toy_eval_command, train_command
-from recipe_bcr.verl_ext import checks
 from recipe_bcr.toy.model import ensure_model, load_specs
 from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
+from recipe_bcr.verl_ext import checks
 
 # the rollout's log-probs against the actor's: fp32 on a CPU agrees to ~1e-5; bf16 kernels on a GPU
 # differ by up to a few 1e-2 (verl's own CI threshold for bf16 is of that order)
@@ -33,7 +33,11 @@ def _train(out: Path, data: Path, model: Path, device: str, runtime: str, steps:
     run = out / f"train_{runtime}"
     log = run / "verl_metrics.jsonl"
     extra = (f"bcr_device={device}", f"bcr_runtime={runtime}", "bcr.gpus=1", "bcr.completions_per_device=4")
-    run_stage(train_command(data, model, run / "checkpoints", log, steps, extra=extra), run / "train.log", f"training ({runtime})")
+    run_stage(
+        train_command(data, model, run / "checkpoints", log, steps, extra=extra),
+        run / "train.log",
+        f"training ({runtime})",
+    )
     rows = flatten_metrics(log, run / "metrics.jsonl")
     return {
         "steps": len(rows),
@@ -46,8 +50,11 @@ def _train(out: Path, data: Path, model: Path, device: str, runtime: str, steps:
 
 def _evaluate(out: Path, model: Path, bench: Path, engine: str) -> dict[str, float]:
     run_dir = out / f"eval_{engine}"
-    run_stage(toy_eval_command(model, f"gpu-check-{engine}", run_dir, bench, [1, 2, 3], 72, engine, 0.0, 1.0),
-              run_dir.with_suffix(".log"), f"evaluation ({engine})")
+    run_stage(
+        toy_eval_command(model, f"gpu-check-{engine}", run_dir, bench, [1, 2, 3], 72, engine, 0.0, 1.0),
+        run_dir.with_suffix(".log"),
+        f"evaluation ({engine})",
+    )
     with (run_dir / "summary.csv").open() as f:
         rows = list(csv.DictReader(f))
     return {f"acc_n{r['n']}": float(r["acc"]) for r in rows}
@@ -59,8 +66,14 @@ ENGINE = {"vllm": "vllm", "hf": "transformers"}  # the inference engine that eac
 
 def _skip_reasons(cannot: dict[str, str | None], runtimes: tuple[str, ...]) -> dict[str, str | None]:
     """Per rollout: None (check it) or why its stages are skipped (not asked, or cannot run here)."""
-    return {r: f"not asked (--runtimes {' '.join(runtimes)})" if r not in runtimes else
-            f"cannot run here: {cannot[r]}" if cannot[r] else None for r in RUNTIMES}
+    return {
+        r: f"not asked (--runtimes {' '.join(runtimes)})"
+        if r not in runtimes
+        else f"cannot run here: {cannot[r]}"
+        if cannot[r]
+        else None
+        for r in RUNTIMES
+    }
 
 
 def run_gpu_check(out: str, device: str = "gpu", steps: int = 3, runtimes: tuple[str, ...] = RUNTIMES) -> int:
@@ -70,7 +83,10 @@ def run_gpu_check(out: str, device: str = "gpu", steps: int = 3, runtimes: tuple
     root = Path(out).resolve()
     t0 = time.time()
     for runtime in RUNTIMES:  # a rerun starts afresh: training would resume from the last run's checkpoint,
-        for stage_dir in (root / f"train_{runtime}", root / f"eval_{ENGINE[runtime]}"):  # evaluation refuse another model's run
+        for stage_dir in (
+            root / f"train_{runtime}",
+            root / f"eval_{ENGINE[runtime]}",
+        ):  # evaluation refuse another model's run
             shutil.rmtree(stage_dir, ignore_errors=True)
     found = checks.runtimes()  # doctor's verdict per device x rollout
     cannot = {r: found[checks.runtime_name(device, r)] for r in RUNTIMES}
@@ -100,9 +116,22 @@ def run_gpu_check(out: str, device: str = "gpu", steps: int = 3, runtimes: tuple
     if trained:  # the first trained checkpoint (vLLM's when both ran) is merged and evaluated
         run = root / f"train_{trained[0]}"
         try:
-            run_stage([sys.executable, "-m", "verl.model_merger", "merge", "--backend", "fsdp", "--local_dir",
-                       str(run / "checkpoints" / f"global_step_{steps}" / "actor"), "--target_dir", str(run / "hf_model")],
-                      root / "merge.log", "model merge")
+            run_stage(
+                [
+                    sys.executable,
+                    "-m",
+                    "verl.model_merger",
+                    "merge",
+                    "--backend",
+                    "fsdp",
+                    "--local_dir",
+                    str(run / "checkpoints" / f"global_step_{steps}" / "actor"),
+                    "--target_dir",
+                    str(run / "hf_model"),
+                ],
+                root / "merge.log",
+                "model merge",
+            )
             evaluated = run / "hf_model"
             verdicts[f"merge (train_{trained[0]} checkpoint)"] = ("ok", str(evaluated))
         except RuntimeError as e:
@@ -128,13 +157,17 @@ def run_gpu_check(out: str, device: str = "gpu", steps: int = 3, runtimes: tuple
     else:
         verdicts[stage] = ("skip", "needs both evaluations")
     counts = {s: sum(v == s for v, _ in verdicts.values()) for s in ("ok", "FAIL", "skip")}
-    print(f"\ngpu-check on {device} ({time.time() - t0:.0f} s), logs in {root}: "
-          f"{counts['ok']} ok, {counts['FAIL']} failed, {counts['skip']} skipped")
+    print(
+        f"\ngpu-check on {device} ({time.time() - t0:.0f} s), logs in {root}: "
+        f"{counts['ok']} ok, {counts['FAIL']} failed, {counts['skip']} skipped"
+    )
     for stage, (status, evidence) in verdicts.items():
         print(f"  [{status}] {stage}: {evidence}")
     unrunnable = [r for r in runtimes if cannot[r]]
     if unrunnable:
         runnable = " ".join(r for r in RUNTIMES if not cannot[r])
-        print(f"asked for {' '.join(unrunnable)}, which cannot run here"
-              + (f"; `--runtimes {runnable}` checks what this machine can" if runnable else ""))
+        print(
+            f"asked for {' '.join(unrunnable)}, which cannot run here"
+            + (f"; `--runtimes {runnable}` checks what this machine can" if runnable else "")
+        )
     return 0 if not counts["FAIL"] and not unrunnable else 1

@@ -58,12 +58,12 @@ class Run:
     """One GRPO run: its name (folder), what it is, and its main_ppo overrides."""
 
     name: str
-    group: str               # main | budget | reward (second miniature: also control)
+    group: str  # main | budget | reward (second miniature: also control)
     n: int
     budget: int
     seed: int
     reward: str = "paper"
-    single: bool = False     # single-problem prompt (the N=1 baseline)
+    single: bool = False  # single-problem prompt (the N=1 baseline)
     extra: tuple[str, ...] = field(default_factory=tuple)
 
 
@@ -100,8 +100,9 @@ def plan_arms(cfg: dict[str, Any], budget: int) -> list[Run]:
     for s in cfg["seeds"]:
         for scale in cfg["ablations"]["budget_scales"]:
             if round(budget * float(scale)) != budget:
-                runs.append(Run(f"bcr_n{n}_b{round(budget * float(scale))}_s{s}", "budget", n,
-                                round(budget * float(scale)), s))
+                runs.append(
+                    Run(f"bcr_n{n}_b{round(budget * float(scale))}_s{s}", "budget", n, round(budget * float(scale)), s)
+                )
         for preset in cfg["ablations"]["reward"]:
             runs.append(Run(f"bcr_n{n}_{preset}_s{s}", "reward", n, budget, s, reward=preset))
     return runs
@@ -119,27 +120,52 @@ def _train(run: Run, root: Path, model: Path, data: dict[str, Path], cfg: dict[s
     steps = int(cfg["train_steps"])
     s = run.seed
     g = cfg["grpo"]
-    extra = [f"bcr.n={run.n}", f"bcr.budget={run.budget}", f"bcr_reward@bcr.reward={run.reward}",
-             f"data.train_batch_size={g['prompts_per_step']}",  # one optimizer step per GRPO step
-             f"actor_rollout_ref.actor.ppo_mini_batch_size={g['prompts_per_step']}",
-             f"actor_rollout_ref.rollout.n={g['rollouts']}", f"actor_rollout_ref.actor.optim.lr={g['lr']}",
-             f"trainer.experiment_name={run.name}", "trainer.val_before_train=false",
-             f"data.seed={s}", f"actor_rollout_ref.rollout.seed={s}", f"actor_rollout_ref.actor.data_loader_seed={s}",
-             f"trainer.rollout_data_dir={out / 'rollouts'}",  # every rollout per step: the report's advantage table
-             *cfg["train_overrides"]]
+    extra = [
+        f"bcr.n={run.n}",
+        f"bcr.budget={run.budget}",
+        f"bcr_reward@bcr.reward={run.reward}",
+        f"data.train_batch_size={g['prompts_per_step']}",  # one optimizer step per GRPO step
+        f"actor_rollout_ref.actor.ppo_mini_batch_size={g['prompts_per_step']}",
+        f"actor_rollout_ref.rollout.n={g['rollouts']}",
+        f"actor_rollout_ref.actor.optim.lr={g['lr']}",
+        f"trainer.experiment_name={run.name}",
+        "trainer.val_before_train=false",
+        f"data.seed={s}",
+        f"actor_rollout_ref.rollout.seed={s}",
+        f"actor_rollout_ref.actor.data_loader_seed={s}",
+        f"trainer.rollout_data_dir={out / 'rollouts'}",  # every rollout per step: the report's advantage table
+        *cfg["train_overrides"],
+    ]
     verl_log = out / "verl_metrics.jsonl"
     t = time.time()
-    cmd = train_command(data["single" if run.single else "group"], model, out / "checkpoints", verl_log, steps,
-                        extra=tuple(extra))
+    cmd = train_command(
+        data["single" if run.single else "group"], model, out / "checkpoints", verl_log, steps, extra=tuple(extra)
+    )
     cmd[cmd.index(f"trainer.test_freq={steps}")] = "trainer.test_freq=-1"
     run_stage(cmd, out / "train.log", f"training {run.name}")
     flatten_metrics(verl_log, out / "metrics.jsonl")
-    run_stage([sys.executable, "-m", "verl.model_merger", "merge", "--backend", "fsdp",
-               "--local_dir", str(out / "checkpoints" / f"global_step_{steps}" / "actor"),
-               "--target_dir", str(hf)], out / "merge.log", f"merging {run.name}")
+    run_stage(
+        [
+            sys.executable,
+            "-m",
+            "verl.model_merger",
+            "merge",
+            "--backend",
+            "fsdp",
+            "--local_dir",
+            str(out / "checkpoints" / f"global_step_{steps}" / "actor"),
+            "--target_dir",
+            str(hf),
+        ],
+        out / "merge.log",
+        f"merging {run.name}",
+    )
     shutil.rmtree(out / "checkpoints")  # optimizer states; the merged model is what is evaluated
-    (out / "run.json").write_text(json.dumps({**run.__dict__, "extra": list(run.extra), "steps": steps,
-                                              "seconds": round(time.time() - t, 1)}, indent=1))
+    (out / "run.json").write_text(
+        json.dumps(
+            {**run.__dict__, "extra": list(run.extra), "steps": steps, "seconds": round(time.time() - t, 1)}, indent=1
+        )
+    )
     print(f"      {run.name}: {time.time() - t:.0f} s")
     return hf
 
@@ -150,9 +176,23 @@ def _evaluate(label: str, model: Path, ns: list[int], root: Path, bench: Path, c
     run_dir = root / "eval" / label
     if (run_dir / "summary.json").exists():
         return run_dir
-    run_stage(toy_eval_command(model, label, run_dir, bench, ns, int(ev["tokens_per_problem"]) * max(ns), ev["engine"],
-                               ev["temperature"], ev["top_p"], k=ev["samples"], seed=ev["seed"]),
-              root / "eval" / f"{label}.log", f"evaluating {label}")
+    run_stage(
+        toy_eval_command(
+            model,
+            label,
+            run_dir,
+            bench,
+            ns,
+            int(ev["tokens_per_problem"]) * max(ns),
+            ev["engine"],
+            ev["temperature"],
+            ev["top_p"],
+            k=ev["samples"],
+            seed=ev["seed"],
+        ),
+        root / "eval" / f"{label}.log",
+        f"evaluating {label}",
+    )
     return run_dir
 
 
@@ -165,8 +205,10 @@ def ship_run(root: Path, name: str, dest: Path = PAPER_TRAINED) -> Path:
     evaluated = root / "eval" / name / "summary.json"
     if not ((hf / "config.json").exists() and evaluated.exists()):
         done = sorted(p.parent.name for p in (root / "eval").glob("*/summary.json") if p.parent.name != "base")
-        raise ValueError(f"--ship {name}: {root} holds no trained and evaluated run {name!r} "
-                         f"(runs there: {', '.join(done) or 'none'})")
+        raise ValueError(
+            f"--ship {name}: {root} holds no trained and evaluated run {name!r} "
+            f"(runs there: {', '.join(done) or 'none'})"
+        )
     pre = json.loads((root / "preconditions.json").read_text())
     record = {
         "made_by": f"python -m recipe_bcr paper out={root.name} --ship {name}",
@@ -198,9 +240,11 @@ def run_paper(out: str, overrides: list[str], ship_name: str | None = None) -> i
         old = json.loads(made_with.read_text())
         changed = sorted(k for k in set(old) | set(cfg) if old.get(k) != cfg.get(k))
         if changed:
-            print(f"error: {root} holds a paper run made with other settings ({', '.join(changed)} differ; "
-                  f"see {made_with}); resuming would mix its runs into this one. Use another out=DIR, or delete it.",
-                  file=sys.stderr)
+            print(
+                f"error: {root} holds a paper run made with other settings ({', '.join(changed)} differ; "
+                f"see {made_with}); resuming would mix its runs into this one. Use another out=DIR, or delete it.",
+                file=sys.stderr,
+            )
             return 2
     root.mkdir(parents=True, exist_ok=True)
     made_with.write_text(json.dumps(cfg, indent=1))
@@ -208,8 +252,9 @@ def run_paper(out: str, overrides: list[str], ship_name: str | None = None) -> i
     print(f"[1/4] the warm-started toy model ({cfg['toy']}), its preconditions and data -> {root / 'data'}")
     toy_overrides = [f"config={cfg['toy']}"]
     task, mspec, toy = load_specs(toy_overrides)
-    model = ensure_model(Path(toy["cache_dir"]), task, mspec, model_dir=toy["model_dir"],
-                         shipped=RESOURCES / toy["shipped"])
+    model = ensure_model(
+        Path(toy["cache_dir"]), task, mspec, model_dir=toy["model_dir"], shipped=RESOURCES / toy["shipped"]
+    )
     if not (root / "preconditions.json").exists():
         measure_preconditions(root, toy_overrides, cfg["preconditions"])
     pre = json.loads((root / "preconditions.json").read_text())
@@ -220,7 +265,9 @@ def run_paper(out: str, overrides: list[str], ship_name: str | None = None) -> i
         print(f"      budget from calibration: {cfg['bcr']['tokens_per_problem']} tokens per problem")
     runs = plan(cfg)
     if ship_name and ship_name not in {r.name for r in runs}:
-        print(f"error: --ship {ship_name}: no such run in this plan ({', '.join(r.name for r in runs)})", file=sys.stderr)
+        print(
+            f"error: --ship {ship_name}: no such run in this plan ({', '.join(r.name for r in runs)})", file=sys.stderr
+        )
         return 2
     d = toy["data"]
     # one epoch holds every step's prompts (+recipe=bcr_toy trains one epoch: a shorter one would end the
@@ -229,8 +276,9 @@ def run_paper(out: str, overrides: list[str], ship_name: str | None = None) -> i
     data = {"group": root / "data" / f"group_n{cfg['bcr']['n']}", "single": root / "data" / "single_n1"}
     write_toy_data(data["group"], int(cfg["bcr"]["n"]), train_groups, d["val_groups"], d["seed"], task)
     write_toy_data(data["single"], 1, train_groups, d["val_groups"], d["seed"], task, prompt_style="single")
-    bench = write_toy_benchmark(root / "data" / "toy_benchmark.jsonl", int(cfg["eval"]["problems"]),
-                                int(cfg["eval"]["seed"]), task)
+    bench = write_toy_benchmark(
+        root / "data" / "toy_benchmark.jsonl", int(cfg["eval"]["problems"]), int(cfg["eval"]["seed"]), task
+    )
 
     print(f"[2/4] {len(runs)} GRPO runs of {cfg['train_steps']} steps (stock main_ppo, CPU) -> {root / 'runs'}")
     models, spent_train = {}, []
@@ -239,7 +287,11 @@ def run_paper(out: str, overrides: list[str], ship_name: str | None = None) -> i
         models[run.name] = _train(run, root, model, data, cfg)
         if time.time() - t > 60:  # a run trained now, not one done earlier
             spent_train.append(time.time() - t)
-        eta = f"{statistics.fmean(spent_train) * (len(runs) - k) / 60:.0f} min more" if spent_train else "after the next run"
+        eta = (
+            f"{statistics.fmean(spent_train) * (len(runs) - k) / 60:.0f} min more"
+            if spent_train
+            else "after the next run"
+        )
         print(f"      [{k}/{len(runs)} runs] {(time.time() - t0) / 60:.1f} min so far; training ETA {eta}", flush=True)
 
     print(f"[3/4] evaluation: base and every trained model -> {root / 'eval'}")

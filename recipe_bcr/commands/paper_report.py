@@ -24,8 +24,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 from recipe_bcr.eval.runner import SAMPLES, iter_records  # noqa: E402
 from recipe_bcr.toy.profile import profile  # noqa: E402
 
-CURVES = (("critic/score/mean", "reward (score)"), ("bcr/acc", "accuracy"),
-          ("bcr/tokens_per_problem", "tokens per problem"), ("bcr/truncation_rate", "truncation rate"))
+CURVES = (
+    ("critic/score/mean", "reward (score)"),
+    ("bcr/acc", "accuracy"),
+    ("bcr/tokens_per_problem", "tokens per problem"),
+    ("bcr/truncation_rate", "truncation rate"),
+)
 
 
 def _summary(run_dir: Path) -> dict[int, dict[str, Any]]:
@@ -78,7 +82,9 @@ def table1(models: dict[str, list[Path]]) -> tuple[str, dict[str, Any]]:
     return "\n".join(lines) + "\n", {"stats": stats, "d_acc": d_acc, "d_tok": d_tok, "bcr": bcr_label}
 
 
-def table2(models: dict[str, list[Path]], ns: Sequence[int]) -> tuple[str, dict[str, dict[int, tuple[float, float, float, float]]]]:
+def table2(
+    models: dict[str, list[Path]], ns: Sequence[int]
+) -> tuple[str, dict[str, dict[int, tuple[float, float, float, float]]]]:
     head = "| Model | " + " | ".join(f"N={n} Acc | N={n} Tok" for n in ns) + " |"
     lines = [head, "|---|" + "---:|---:|" * len(ns)]
     curves: dict[str, dict[int, tuple[float, float, float, float]]] = {}
@@ -101,8 +107,14 @@ def plot_scaling(curves: dict[str, dict[int, tuple[float, float, float, float]]]
     fig, (a, t) = plt.subplots(1, 2, figsize=(9, 3.4))
     for label, pts in curves.items():
         ns = sorted(pts)
-        a.errorbar(ns, [pts[n][0] for n in ns], yerr=[[pts[n][0] - pts[n][2] for n in ns], [pts[n][3] - pts[n][0] for n in ns]],
-                   marker="o", capsize=3, label=label)
+        a.errorbar(
+            ns,
+            [pts[n][0] for n in ns],
+            yerr=[[pts[n][0] - pts[n][2] for n in ns], [pts[n][3] - pts[n][0] for n in ns]],
+            marker="o",
+            capsize=3,
+            label=label,
+        )
         t.plot(ns, [pts[n][1] for n in ns], marker="o", label=label)
     for ax, y in ((a, "accuracy (%)"), (t, "tokens per problem")):
         ax.set_xlabel("N (problems per prompt)")
@@ -136,14 +148,19 @@ def plot_curves(series: dict[str, list[dict[str, Any]]], title: str, path: Path)
 
 def ablation_table(rows: Sequence[tuple[str, list[Path], list[list[dict[str, Any]]]]], first: str) -> str:
     """One row per setting: its runs over the ablation seeds, "mean (min..max)" when there are several."""
-    lines = [f"| {first} | Acc (%) N=1 | Tok / problem N=1 | train acc (last 3) | train tok / problem (last 3) | "
-             "train truncation (last 3) | seeds |", "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"| {first} | Acc (%) N=1 | Tok / problem N=1 | train acc (last 3) | train tok / problem (last 3) | "
+        "train truncation (last 3) | seeds |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for label, evs, metrics in rows:
         s = [_summary(ev)[1] for ev in evs]
-        lines.append(f"| {label} | {_cell([x['acc'] for x in s], 100)} | {_cell([x['tokens_per_problem'] for x in s])} | "
-                     f"{_cell([_tail_mean(m, 'bcr/acc') for m in metrics], 100)} | "
-                     f"{_cell([_tail_mean(m, 'bcr/tokens_per_problem') for m in metrics])} | "
-                     f"{_cell([_tail_mean(m, 'bcr/truncation_rate') for m in metrics], fmt='.2f')} | {len(evs)} |")
+        lines.append(
+            f"| {label} | {_cell([x['acc'] for x in s], 100)} | {_cell([x['tokens_per_problem'] for x in s])} | "
+            f"{_cell([_tail_mean(m, 'bcr/acc') for m in metrics], 100)} | "
+            f"{_cell([_tail_mean(m, 'bcr/tokens_per_problem') for m in metrics])} | "
+            f"{_cell([_tail_mean(m, 'bcr/truncation_rate') for m in metrics], fmt='.2f')} | {len(evs)} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -153,8 +170,12 @@ def _mean_curve(seeds: Sequence[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     out = []
     for step in steps:
         at = [r for rows in seeds for r in rows if r["step"] == step]
-        out.append({"step": step, **{k: statistics.fmean(r[k] for r in at if k in r)
-                                     for k, _ in CURVES if any(k in r for r in at)}})
+        out.append(
+            {
+                "step": step,
+                **{k: statistics.fmean(r[k] for r in at if k in r) for k, _ in CURVES if any(k in r for r in at)},
+            }
+        )
     return out
 
 
@@ -178,8 +199,11 @@ def _ablations(runs: Sequence[Any], cfg: dict[str, Any]) -> tuple[dict[int, list
 
 
 def profile_table(models: dict[str, list[Path]]) -> tuple[str, dict[str, dict[str, float]]]:
-    lines = ["| Model (N=1) | steps / problem | filler / problem | redundancy | share with steps | acc with steps | "
-             "acc skipped | acc with filler | acc no filler |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| Model (N=1) | steps / problem | filler / problem | redundancy | share with steps | acc with steps | "
+        "acc skipped | acc with filler | acc no filler |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     profiles = {}
     for label, dirs in models.items():
         recs = [r for d in dirs for r in iter_records(d / SAMPLES)]
@@ -188,16 +212,21 @@ def profile_table(models: dict[str, list[Path]]) -> tuple[str, dict[str, dict[st
         def pct(x: float) -> str:
             return "-" if x != x else f"{100 * x:.0f}%"
 
-        lines.append(f"| {label} | {p['steps_per_problem']:.2f} | {p['filler_per_problem']:.2f} | {pct(p['redundancy'])} | "
-                     f"{pct(p['share_with_steps'])} | "
-                     f"{pct(p['acc_with_steps'])} | {pct(p['acc_skipped'])} | {pct(p['acc_with_filler'])} | {pct(p['acc_no_filler'])} |")
+        lines.append(
+            f"| {label} | {p['steps_per_problem']:.2f} | {p['filler_per_problem']:.2f} | {pct(p['redundancy'])} | "
+            f"{pct(p['share_with_steps'])} | "
+            f"{pct(p['acc_with_steps'])} | {pct(p['acc_skipped'])} | {pct(p['acc_with_filler'])} | {pct(p['acc_no_filler'])} |"
+        )
     return "\n".join(lines) + "\n", profiles
 
 
 def training_table(runs: Sequence[Any], metrics: dict[str, list[dict[str, Any]]]) -> str:
     """Each main run's training reward, accuracy and tokens per problem over its first and last 3 steps."""
-    lines = ["| run | reward, first 3 steps | reward, last 3 | train acc first 3 -> last 3 | tok / problem first 3 -> "
-             "last 3 | truncation first 3 -> last 3 |", "|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| run | reward, first 3 steps | reward, last 3 | train acc first 3 -> last 3 | tok / problem first 3 -> "
+        "last 3 | truncation first 3 -> last 3 |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for run in (r for r in runs if r.group == "main"):
         rows = metrics[run.name]
 
@@ -205,10 +234,12 @@ def training_table(runs: Sequence[Any], metrics: dict[str, list[dict[str, Any]]]
             vals = [r[key] for r in rows if key in r][:3]
             return statistics.fmean(vals) if vals else float("nan")
 
-        lines.append(f"| {run.name} | {head('critic/score/mean'):.2f} | {_tail_mean(rows, 'critic/score/mean'):.2f} | "
-                     f"{100 * head('bcr/acc'):.1f}% -> {100 * _tail_mean(rows, 'bcr/acc'):.1f}% | "
-                     f"{head('bcr/tokens_per_problem'):.1f} -> {_tail_mean(rows, 'bcr/tokens_per_problem'):.1f} | "
-                     f"{head('bcr/truncation_rate'):.2f} -> {_tail_mean(rows, 'bcr/truncation_rate'):.2f} |")
+        lines.append(
+            f"| {run.name} | {head('critic/score/mean'):.2f} | {_tail_mean(rows, 'critic/score/mean'):.2f} | "
+            f"{100 * head('bcr/acc'):.1f}% -> {100 * _tail_mean(rows, 'bcr/acc'):.1f}% | "
+            f"{head('bcr/tokens_per_problem'):.1f} -> {_tail_mean(rows, 'bcr/tokens_per_problem'):.1f} | "
+            f"{head('bcr/truncation_rate'):.2f} -> {_tail_mean(rows, 'bcr/truncation_rate'):.2f} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -218,8 +249,10 @@ def rollout_table(root: Path, runs: Sequence[Any]) -> str:
     gradient favoured, over the first and the last half of the steps."""
     from recipe_bcr.toy.rollouts import read_dump, summarize
 
-    lines = ["| run | steps | rollouts | share | acc | format | truncated | reward | mean advantage | redundancy |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| run | steps | rollouts | share | acc | format | truncated | reward | mean advantage | redundancy |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for run in (r for r in runs if r.group == "main"):
         dump = read_dump(root / "runs" / run.name / "rollouts")
         if not dump:
@@ -231,9 +264,11 @@ def rollout_table(root: Path, runs: Sequence[Any]) -> str:
                 continue
             rows = [row for s in part for row in dump[s]]
             for cat, c in summarize(rows).items():
-                lines.append(f"| {run.name} {cat} | {part[0]}-{part[-1]} | {int(c['rollouts'])} | "
-                             f"{100 * c['rollouts'] / len(rows):.0f}% | {c['acc']:.2f} | {c['fmt']:.2f} | "
-                             f"{'-' if c['truncated'] != c['truncated'] else format(c['truncated'], '.2f')} | {c['score']:.2f} | {c['advantage']:+.3f} | {c['redundancy']:.2f} |")
+                lines.append(
+                    f"| {run.name} {cat} | {part[0]}-{part[-1]} | {int(c['rollouts'])} | "
+                    f"{100 * c['rollouts'] / len(rows):.0f}% | {c['acc']:.2f} | {c['fmt']:.2f} | "
+                    f"{'-' if c['truncated'] != c['truncated'] else format(c['truncated'], '.2f')} | {c['score']:.2f} | {c['advantage']:+.3f} | {c['redundancy']:.2f} |"
+                )
     if len(lines) == 2:
         return "No rollout dumps (runs made before the paper command recorded them).\n"
     return "\n".join(lines) + "\n"
@@ -252,18 +287,33 @@ def _precondition_table(pre: dict[str, Any] | None) -> tuple[str, bool]:
 
     d = pre["details"]
     met = all(r["met"] for r in pre["rows"])
-    return (table(pre["rows"]) + f"\n\nMeasured on the base ({pre['model']}, key {pre['key']}): {d['problems_n1']} problems at "
-            f"N=1 ({d['written_n1']} with written steps, {d['skipped_n1']} without), {d['groups_n3']} groups at N=3, "
-            f"temperature 0.6, top-p 0.9, no binding limit; accuracy {100 * d['acc_n1']:.1f}% at N=1, "
-            f"{100 * d['acc_n3']:.1f}% at N=3; L_avg {d['l_avg_n1']:.1f} tokens per problem, so Algorithm 3's budget for "
-            f"N=3 at lambda {d['compression']} is {d['budget_n3']} tokens, against {d['essential_tokens_3']:.1f} tokens of "
-            f"essential reasoning for 3 problems and {d['mean_tokens_n3']:.1f} tokens the base writes for them. "
-            + ("Every precondition is met." if met else "**Not every precondition is met: the findings below are not "
-               "interpretable as a test of the paper's mechanism.**") + "\n", met)
+    return (
+        table(pre["rows"])
+        + f"\n\nMeasured on the base ({pre['model']}, key {pre['key']}): {d['problems_n1']} problems at "
+        f"N=1 ({d['written_n1']} with written steps, {d['skipped_n1']} without), {d['groups_n3']} groups at N=3, "
+        f"temperature 0.6, top-p 0.9, no binding limit; accuracy {100 * d['acc_n1']:.1f}% at N=1, "
+        f"{100 * d['acc_n3']:.1f}% at N=3; L_avg {d['l_avg_n1']:.1f} tokens per problem, so Algorithm 3's budget for "
+        f"N=3 at lambda {d['compression']} is {d['budget_n3']} tokens, against {d['essential_tokens_3']:.1f} tokens of "
+        f"essential reasoning for 3 problems and {d['mean_tokens_n3']:.1f} tokens the base writes for them. "
+        + (
+            "Every precondition is met."
+            if met
+            else "**Not every precondition is met: the findings below are not "
+            "interpretable as a test of the paper's mechanism.**"
+        )
+        + "\n",
+        met,
+    )
 
 
-def write_report(root: Path, cfg: dict[str, Any], runs: Sequence[Any], evals: dict[str, Path], seconds: float,
-                 overrides: Sequence[str] = ()) -> Path:
+def write_report(
+    root: Path,
+    cfg: dict[str, Any],
+    runs: Sequence[Any],
+    evals: dict[str, Path],
+    seconds: float,
+    overrides: Sequence[str] = (),
+) -> Path:
     """report.md, figures/ and findings.json under `root`; `seconds`: the command's wall time (all invocations).
     The preconditions come from `root`/preconditions.json (written by the paper command's first stage)."""
     pre_file = root / "preconditions.json"
@@ -286,8 +336,11 @@ def write_report(root: Path, cfg: dict[str, Any], runs: Sequence[Any], evals: di
     metrics = {run.name: _metrics(root / "runs" / run.name) for run in runs}
     bcr_seed_accs = [_tail_mean(metrics[r.name], "bcr/acc") for r in runs if r.group == "main" and not r.single]
     noise = max(bcr_seed_accs) - min(bcr_seed_accs) if len(bcr_seed_accs) > 1 else 0.0
-    plot_curves({f"{'baseline' if r.single else 'BCR'} s{r.seed}": metrics[r.name] for r in runs if r.group == "main"},
-                "Training: N=1 RL baseline and BCR (N=3), every seed", figs / "training_curves.png")
+    plot_curves(
+        {f"{'baseline' if r.single else 'BCR'} s{r.seed}": metrics[r.name] for r in runs if r.group == "main"},
+        "Training: N=1 RL baseline and BCR (N=3), every seed",
+        figs / "training_curves.png",
+    )
     budgets, rewards = _ablations(runs, cfg)
     rule = round(cfg["bcr"]["n"] * float(cfg["bcr"]["tokens_per_problem"]))
 
@@ -300,12 +353,17 @@ def write_report(root: Path, cfg: dict[str, Any], runs: Sequence[Any], evals: di
     tb = ablation_table(budget_rows, "Budget") if budget_rows else ""
     tr = ablation_table(reward_rows, "Reward") if reward_rows else ""
     if budget_rows:
-        plot_curves({label: _mean_curve(m) for label, _, m in budget_rows}, "Budget ablation (BCR, N=3; mean over seeds)",
-                    figs / "budget_ablation_curves.png")
+        plot_curves(
+            {label: _mean_curve(m) for label, _, m in budget_rows},
+            "Budget ablation (BCR, N=3; mean over seeds)",
+            figs / "budget_ablation_curves.png",
+        )
     if reward_rows:
-        plot_curves({label: _mean_curve(m) for label, _, m in reward_rows},
-                    "Reward ablation: implicit budget vs explicit length penalty (mean over seeds)",
-                    figs / "reward_ablation_curves.png")
+        plot_curves(
+            {label: _mean_curve(m) for label, _, m in reward_rows},
+            "Reward ablation: implicit budget vs explicit length penalty (mean over seeds)",
+            figs / "reward_ablation_curves.png",
+        )
 
     # Findings, each with its numbers.
     st = s1["stats"]
@@ -329,16 +387,21 @@ def write_report(root: Path, cfg: dict[str, Any], runs: Sequence[Any], evals: di
         findings.append(
             f"2. **Task-scaling law (Table 2, Finding 2)**: {_verdict(f2, '2')}. BCR tokens per problem from N={ns[0]} to "
             f"N={ns[-1]}: {' -> '.join(f'{x:.1f}' for x in toks)} (non-increasing: {mono}); accuracy drop N={ns[0]} -> "
-            f"N={ns[-1]}: BCR {drop_c:.1f} pts, baseline {drop_b:.1f} pts (BCR degrades no faster: {drop_c <= drop_b}).")
+            f"N={ns[-1]}: BCR {drop_c:.1f} pts, baseline {drop_b:.1f} pts (BCR degrades no faster: {drop_c <= drop_b})."
+        )
     pb, pc = profiles.get("Base (warm start)"), profiles.get(bcr_l)
     if pb and pc:
-        f3 = pc["redundancy"] < pb["redundancy"] and pc["share_with_steps"] >= pb["share_with_steps"] - judge["steps_kept_within"]
+        f3 = (
+            pc["redundancy"] < pb["redundancy"]
+            and pc["share_with_steps"] >= pb["share_with_steps"] - judge["steps_kept_within"]
+        )
         findings.append(
             f"3. **Compression is syntactic (Finding 3)**: {_verdict(f3, '3')}. Redundant text (re-checks, restatements, "
             f"narration, filler: characters outside the header, steps and answer) per problem at N=1: base "
             f"{100 * pb['redundancy']:.0f}% -> BCR {100 * pc['redundancy']:.0f}% (filler sentences {pb['filler_per_problem']:.2f} "
             f"-> {pc['filler_per_problem']:.2f}); share of problems with written steps: base {100 * pb['share_with_steps']:.0f}% "
-            f"-> BCR {100 * pc['share_with_steps']:.0f}% (kept: within {100 * judge['steps_kept_within']:.0f} pts or higher).")
+            f"-> BCR {100 * pc['share_with_steps']:.0f}% (kept: within {100 * judge['steps_kept_within']:.0f} pts or higher)."
+        )
     if len(budget_rows) >= 2:
         toks = [statistics.fmean(_summary(ev)[1]["tokens_per_problem"] for ev in evs) for _, evs, _ in budget_rows]
         accs = [statistics.fmean(100 * _summary(ev)[1]["acc"] for ev in evs) for _, evs, _ in budget_rows]
@@ -347,22 +410,36 @@ def write_report(root: Path, cfg: dict[str, Any], runs: Sequence[Any], evals: di
             f"4. **The budget trades tokens for accuracy (budget ablation)**: {_verdict(fb, '4')}. Tokens per problem at N=1 for "
             f"B_max = {', '.join(str(b) for b in budgets)}: {', '.join(f'{x:.1f}' for x in toks)} "
             f"(non-decreasing with the budget: {fb}); accuracy {', '.join(f'{x:.1f}' for x in accs)}%. "
-            f"Mean over {', '.join(str(len(evs)) for _, evs, _ in budget_rows)} seed(s) per budget.")
+            f"Mean over {', '.join(str(len(evs)) for _, evs, _ in budget_rows)} seed(s) per budget."
+        )
     if len(reward_rows) >= 2:
         bcr_acc = statistics.fmean(_tail_mean(m, "bcr/acc") for m in reward_rows[0][2])
-        pens = [(label, statistics.fmean(_tail_mean(m, "bcr/acc") for m in ms),
-                 statistics.fmean(_tail_mean(m, "bcr/tokens_per_problem") for m in ms), len(ms))
-                for label, _, ms in reward_rows[1:]]
+        pens = [
+            (
+                label,
+                statistics.fmean(_tail_mean(m, "bcr/acc") for m in ms),
+                statistics.fmean(_tail_mean(m, "bcr/tokens_per_problem") for m in ms),
+                len(ms),
+            )
+            for label, _, ms in reward_rows[1:]
+        ]
         f4 = all(bcr_acc - a > noise for _, a, _, _ in pens)
         findings.append(
             f"5. **Explicit length penalties destabilise training (reward ablation, Finding 4)**: {_verdict(f4, '5')}. Training "
-            f"accuracy over the last 3 steps: BCR {100 * bcr_acc:.1f}%, " +
-            ", ".join(f"{name} {100 * a:.1f}% ({t:.1f} tokens per problem)" for name, a, t, _ in pens) +
-            f"; a gap counts when larger than the BCR seed spread of {100 * noise:.1f} pts. Mean over "
-            f"{', '.join(str(k) for *_, k in pens)} seed(s) per penalty.")
-    pb_steps = (f"Base model at N=1: accuracy {100 * pb['acc_with_steps']:.0f}% with written steps, "
-                f"{100 * pb['acc_skipped']:.0f}% when it skips them; {100 * pb['acc_with_filler']:.0f}% with filler, "
-                f"{100 * pb['acc_no_filler']:.0f}% without.") if pb else ""
+            f"accuracy over the last 3 steps: BCR {100 * bcr_acc:.1f}%, "
+            + ", ".join(f"{name} {100 * a:.1f}% ({t:.1f} tokens per problem)" for name, a, t, _ in pens)
+            + f"; a gap counts when larger than the BCR seed spread of {100 * noise:.1f} pts. Mean over "
+            f"{', '.join(str(k) for *_, k in pens)} seed(s) per penalty."
+        )
+    pb_steps = (
+        (
+            f"Base model at N=1: accuracy {100 * pb['acc_with_steps']:.0f}% with written steps, "
+            f"{100 * pb['acc_skipped']:.0f}% when it skips them; {100 * pb['acc_with_filler']:.0f}% with filler, "
+            f"{100 * pb['acc_no_filler']:.0f}% without."
+        )
+        if pb
+        else ""
+    )
 
     not_run = "Not run (`{}` or `ablation_seeds` empty).\n"
     tb, tr = tb or not_run.format("budget_ablation"), tr or not_run.format("reward_ablation")
@@ -372,17 +449,17 @@ def write_report(root: Path, cfg: dict[str, Any], runs: Sequence[Any], evals: di
     rollout = "transformers (HF)" if "bcr_runtime=hf" in cfg["train_overrides"] else "vLLM"
     text = f"""# BCR in miniature: the paper's findings on the toy task
 
-Made by `python -m recipe_bcr paper out={root.name}{''.join(' ' + o for o in overrides)}` in {seconds / 60:.1f} min of wall time
+Made by `python -m recipe_bcr paper out={root.name}{"".join(" " + o for o in overrides)}` in {seconds / 60:.1f} min of wall time
 on this machine ({os.cpu_count()} CPUs).
 Toy task: short chains of additions and subtractions (README "The toy task"): written steps raise accuracy, filler
 costs tokens and nothing else. {pb_steps}
-Training: {cfg['train_steps']} GRPO steps per run through the stock `python -m verl.trainer.main_ppo +recipe=bcr_toy`
-on the CPU runtime ({rollout} rollout); BCR at N={cfg['bcr']['n']} under B_max = N x {cfg['bcr']['tokens_per_problem']} tokens;
-the N=1 RL baseline with the single-problem prompt and B_max = {cfg['baseline']['budget']} (never binding).
-Seeds {cfg['seeds']} for the main comparison, {cfg['ablation_seeds']} for the ablations; cells with several seeds read
-"mean (min..max)". Evaluation: `python -m recipe_bcr.eval` ({ev['engine']} engine), {ev['problems']} toy problems,
-{ev['samples']} samples per prompt, temperature {ev['temperature']}, top-p {ev['top_p']}, at most
-{ev['tokens_per_problem']} x N tokens (binding for no model); the N=1 prompt is the group template for every model.
+Training: {cfg["train_steps"]} GRPO steps per run through the stock `python -m verl.trainer.main_ppo +recipe=bcr_toy`
+on the CPU runtime ({rollout} rollout); BCR at N={cfg["bcr"]["n"]} under B_max = N x {cfg["bcr"]["tokens_per_problem"]} tokens;
+the N=1 RL baseline with the single-problem prompt and B_max = {cfg["baseline"]["budget"]} (never binding).
+Seeds {cfg["seeds"]} for the main comparison, {cfg["ablation_seeds"]} for the ablations; cells with several seeds read
+"mean (min..max)". Evaluation: `python -m recipe_bcr.eval` ({ev["engine"]} engine), {ev["problems"]} toy problems,
+{ev["samples"]} samples per prompt, temperature {ev["temperature"]}, top-p {ev["top_p"]}, at most
+{ev["tokens_per_problem"]} x N tokens (binding for no model); the N=1 prompt is the group template for every model.
 
 ## Preconditions: is the base in the paper's regime? (pre-registered in hydra_configs/paper.yaml)
 
@@ -419,7 +496,7 @@ and answer line); advantage as verl computes it under the recipe's mean-only bas
 checked by hand in `tests/test_bcr_advantage.py`). A behaviour the update reinforces has a positive mean advantage.
 
 {rollout_table(root, runs)}
-## Budget ablation (BCR, N={cfg['bcr']['n']})
+## Budget ablation (BCR, N={cfg["bcr"]["n"]})
 
 {tb}{fig_b}
 
@@ -431,11 +508,21 @@ checked by hand in `tests/test_bcr_advantage.py`). A behaviour the update reinfo
     tmp = report.with_suffix(".tmp")
     tmp.write_text(text)
     tmp.replace(report)
-    (root / "findings.json").write_text(json.dumps({
-        "seconds": seconds, "preconditions": pre["rows"] if pre else [], "seeds": list(cfg["seeds"]),
-        "table1": {k: v for k, v in s1.items() if k != "stats"},
-        "findings": [{"id": fid, "verdict": _word(ok, interpretable), "text": text}
-                     for (fid, ok), text in zip(judged, findings)]}, indent=1))
+    (root / "findings.json").write_text(
+        json.dumps(
+            {
+                "seconds": seconds,
+                "preconditions": pre["rows"] if pre else [],
+                "seeds": list(cfg["seeds"]),
+                "table1": {k: v for k, v in s1.items() if k != "stats"},
+                "findings": [
+                    {"id": fid, "verdict": _word(ok, interpretable), "text": text}
+                    for (fid, ok), text in zip(judged, findings)
+                ],
+            },
+            indent=1,
+        )
+    )
     return report
 
 
@@ -483,28 +570,35 @@ def gates(rows: Sequence[dict[str, Any]], n: int, g: dict[str, Any]) -> dict[str
     trunc = [v for _, v in _series(rows, "bcr/truncation_rate")]
     first_t, last_t = _mean(trunc[:w]), _mean(trunc[-w:])
     fmt = _series(rows, "bcr/fmt")
-    windows = [(fmt[k + 4][0], _mean([v for _, v in fmt[k:k + 5]])) for k in range(len(fmt) - 4)]
+    windows = [(fmt[k + 4][0], _mean([v for _, v in fmt[k : k + 5]])) for k in range(len(fmt) - 4)]
     reached = next((step for step, m in windows if m >= g["format_min"]), None)
     pos1 = _mean([v for _, v in _series(rows, "bcr/acc_pos1")][-w:])
     posn = _mean([v for _, v in _series(rows, f"bcr/acc_pos{n}")][-w:])
     reward = _series(rows, "critic/score/mean")
     tau = kendall_tau([s for s, _ in reward], [v for _, v in reward])
     out = {
-        "truncation": {"first": first_t, "last": last_t,
-                       "met": len(trunc) >= 2 * w and last_t <= g["truncation_last_max"]
-                       and first_t - last_t >= g["truncation_drop_min"]},
-        "format": {"step_reached": reached, "max_5_step_mean": max((m for _, m in windows), default=float("nan")),
-                   "met": reached is not None and reached <= g["format_by"]},
-        "last_position": {"acc_pos1": pos1, f"acc_pos{n}": posn,
-                          "met": posn >= g["last_position_ratio"] * pos1},
+        "truncation": {
+            "first": first_t,
+            "last": last_t,
+            "met": len(trunc) >= 2 * w
+            and last_t <= g["truncation_last_max"]
+            and first_t - last_t >= g["truncation_drop_min"],
+        },
+        "format": {
+            "step_reached": reached,
+            "max_5_step_mean": max((m for _, m in windows), default=float("nan")),
+            "met": reached is not None and reached <= g["format_by"],
+        },
+        "last_position": {"acc_pos1": pos1, f"acc_pos{n}": posn, "met": posn >= g["last_position_ratio"] * pos1},
         "reward_trend": {"kendall_tau": tau, "met": tau >= g["reward_tau_min"]},
     }
     out["all_met"] = all(v["met"] for v in out.values())
     return out
 
 
-def bootstrap_diff(a: dict[Any, list[float]], b: dict[Any, list[float]], resamples: int, level: float,
-                   seed: int) -> tuple[float, float, float]:
+def bootstrap_diff(
+    a: dict[Any, list[float]], b: dict[Any, list[float]], resamples: int, level: float, seed: int
+) -> tuple[float, float, float]:
     """(mean(a) - mean(b), CI low, CI high): a and b map a problem id to its values over seeds; problems are
     resampled (shared ids paired), then each problem's seeds."""
     ids = sorted(set(a) & set(b))
@@ -517,8 +611,9 @@ def bootstrap_diff(a: dict[Any, list[float]], b: dict[Any, list[float]], resampl
         return _mean(vals)
 
     point = _mean([v for i in ids for v in a[i]]) - _mean([v for i in ids for v in b[i]])
-    diffs = sorted(mean_of(a, pick) - mean_of(b, pick) for pick in
-                   ([rng.choice(ids) for _ in ids] for _ in range(resamples)))
+    diffs = sorted(
+        mean_of(a, pick) - mean_of(b, pick) for pick in ([rng.choice(ids) for _ in ids] for _ in range(resamples))
+    )
     lo = diffs[int((1 - level) / 2 * (resamples - 1))]
     hi = diffs[int((1 + level) / 2 * (resamples - 1))]
     return point, lo, hi
@@ -533,16 +628,23 @@ def verdict(ok: bool | None, interpretable: bool, testable: bool = True) -> str:
     return "reproduced" if ok else "not reproduced"
 
 
-def f1_accuracy(bcr: dict[Any, list[float]], baseline: dict[Any, list[float]], rule: dict[str, Any],
-                boot: dict[str, Any]) -> dict[str, Any]:
+def f1_accuracy(
+    bcr: dict[Any, list[float]], baseline: dict[Any, list[float]], rule: dict[str, Any], boot: dict[str, Any]
+) -> dict[str, Any]:
     """F1's accuracy half: BCR minus the never-binding baseline at N=1, by an absolute margin on the lower bound of
     the bootstrap CI; not testable when both arms are above the ceiling."""
     d, lo, hi = bootstrap_diff(bcr, baseline, int(boot["resamples"]), float(boot["level"]), int(boot["seed"]))
     acc_b = _mean([v for vs in bcr.values() for v in vs])
     acc_0 = _mean([v for vs in baseline.values() for v in vs])
     testable = not (acc_b > rule["ceiling"] and acc_0 > rule["ceiling"])
-    return {"diff_pts": 100 * d, "ci_pts": [100 * lo, 100 * hi], "acc_bcr": acc_b, "acc_baseline": acc_0,
-            "testable": testable, "ok": 100 * lo >= rule["acc_margin_pts"]}
+    return {
+        "diff_pts": 100 * d,
+        "ci_pts": [100 * lo, 100 * hi],
+        "acc_bcr": acc_b,
+        "acc_baseline": acc_0,
+        "testable": testable,
+        "ok": 100 * lo >= rule["acc_margin_pts"],
+    }
 
 
 def monotone(values: Sequence[float], slack: float, increasing: bool) -> bool:
@@ -590,17 +692,21 @@ def run_gates(root: Path) -> list[dict[str, Any]]:
 
 
 def gates_table(results: Sequence[dict[str, Any]]) -> str:
-    lines = ["| run | steps | truncation first 10 -> last 10 | max 5-step format (step reached 0.90) | "
-             "acc last position / first (last 10) | Kendall tau of reward | gates met |",
-             "|---|---:|---|---|---|---:|---|"]
+    lines = [
+        "| run | steps | truncation first 10 -> last 10 | max 5-step format (step reached 0.90) | "
+        "acc last position / first (last 10) | Kendall tau of reward | gates met |",
+        "|---|---:|---|---|---|---:|---|",
+    ]
     for r in results:
         g, n = r["gates"], r["n"]
         missed = [k for k, v in g.items() if k != "all_met" and not v["met"]]
         lp = g["last_position"]
-        lines.append(f"| {r['run']} | {r['steps']} | {g['truncation']['first']:.3f} -> {g['truncation']['last']:.3f} | "
-                     f"{g['format']['max_5_step_mean']:.3f} ({g['format']['step_reached'] or 'never'}) | "
-                     f"{lp[f'acc_pos{n}']:.3f} / {lp['acc_pos1']:.3f} | {g['reward_trend']['kendall_tau']:.2f} | "
-                     f"{'all' if g['all_met'] else 'no: ' + ', '.join(missed)} |")
+        lines.append(
+            f"| {r['run']} | {r['steps']} | {g['truncation']['first']:.3f} -> {g['truncation']['last']:.3f} | "
+            f"{g['format']['max_5_step_mean']:.3f} ({g['format']['step_reached'] or 'never'}) | "
+            f"{lp[f'acc_pos{n}']:.3f} / {lp['acc_pos1']:.3f} | {g['reward_trend']['kendall_tau']:.2f} | "
+            f"{'all' if g['all_met'] else 'no: ' + ', '.join(missed)} |"
+        )
     return "\n".join(lines)
 
 

@@ -34,15 +34,23 @@ def run_toy(out: str, overrides: list[str], rebuild: bool = False, to_ship: bool
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    model = ensure_model(Path(cfg["cache_dir"]), task, mspec, rebuild=rebuild, model_dir=cfg["model_dir"],
-                         shipped=RESOURCES / cfg["shipped"])
+    model = ensure_model(
+        Path(cfg["cache_dir"]),
+        task,
+        mspec,
+        rebuild=rebuild,
+        model_dir=cfg["model_dir"],
+        shipped=RESOURCES / cfg["shipped"],
+    )
     if to_ship:
         print(f"committed warm start replaced: {ship(model, RESOURCES / cfg['shipped'])}")
     d = cfg["data"]
     paths = write_toy_data(Path(out), d["n"], d["train_groups"], d["val_groups"], d["seed"], task)
     bench = write_toy_benchmark(Path(out) / "toy_benchmark.jsonl", 60, d["seed"], task)
     print(f"model: {model}\ndata: {paths['train']}, {paths['val']}, {bench}")
-    print(f"train: python -m verl.trainer.main_ppo +recipe=bcr_toy bcr.data_dir={out} bcr.n={d['n']} bcr.model.path={model}")
+    print(
+        f"train: python -m verl.trainer.main_ppo +recipe=bcr_toy bcr.data_dir={out} bcr.n={d['n']} bcr.model.path={model}"
+    )
     return 0
 
 
@@ -63,11 +71,17 @@ def measure_preconditions(out: Path, overrides: list[str], pre: dict) -> dict:
     from recipe_bcr.toy.preconditions import measure, verdicts
 
     task, mspec, cfg = load_specs(overrides)
-    model = ensure_model(Path(cfg["cache_dir"]), task, mspec, model_dir=cfg["model_dir"],
-                         shipped=RESOURCES / cfg["shipped"])
+    model = ensure_model(
+        Path(cfg["cache_dir"]), task, mspec, model_dir=cfg["model_dir"], shipped=RESOURCES / cfg["shipped"]
+    )
     got = measure(model, task, int(pre["problems"]), int(pre["groups"]), int(pre["seed"]), float(pre["compression"]))
-    result = {"model": str(model), "key": built_with(model), "toy_overrides": overrides,
-              "rows": verdicts(got["values"], pre["thresholds"]), "details": got["details"]}
+    result = {
+        "model": str(model),
+        "key": built_with(model),
+        "toy_overrides": overrides,
+        "rows": verdicts(got["values"], pre["thresholds"]),
+        "details": got["details"],
+    }
     out.mkdir(parents=True, exist_ok=True)
     (out / "preconditions.json").write_text(json.dumps(result, indent=1))
     return result
@@ -78,20 +92,33 @@ def measure_base(out: Path, overrides: list[str]) -> dict:
     written to OUT/base_preconditions.json with the commit that registered the thresholds and the launch time.
     `overrides`: paper.yaml dotlist overrides (smoke sizes, e.g. preconditions.problems=8)."""
     from recipe_bcr.toy.model import built_with
-    from recipe_bcr.toy.preconditions import (launched_at, load_preregistration, measure_regime, regime_rows,
-                                              thresholds_commit)
+    from recipe_bcr.toy.preconditions import (
+        launched_at,
+        load_preregistration,
+        measure_regime,
+        regime_rows,
+        thresholds_commit,
+    )
 
     cfg = load_preregistration(overrides)
     commit, launched = thresholds_commit(), launched_at()
     pre = cfg["preconditions"]
     task, mspec, toy = load_specs([f"config={cfg['toy']}"])
-    model = ensure_model(Path(toy["cache_dir"]), task, mspec, model_dir=toy["model_dir"],
-                         shipped=RESOURCES / toy["shipped"])
+    model = ensure_model(
+        Path(toy["cache_dir"]), task, mspec, model_dir=toy["model_dir"], shipped=RESOURCES / toy["shipped"]
+    )
     got = measure_regime(model, task, mspec.n_values, pre, batch_size=128)  # a tiny model: per-step overhead dominates
-    result = {"thresholds_commit": commit, "launched_at": launched, "made_by": "python -m recipe_bcr.commands.toy "
-              f"--preconditions out={out}" + "".join(f" {o}" for o in overrides), "toy": cfg["toy"],
-              "model": toy["shipped"], "key": built_with(model), "sampling": pre["sampling"],
-              "rows": regime_rows(got["values"], pre["thresholds"]), "details": got["details"]}
+    result = {
+        "thresholds_commit": commit,
+        "launched_at": launched,
+        "made_by": f"python -m recipe_bcr.commands.toy --preconditions out={out}" + "".join(f" {o}" for o in overrides),
+        "toy": cfg["toy"],
+        "model": toy["shipped"],
+        "key": built_with(model),
+        "sampling": pre["sampling"],
+        "rows": regime_rows(got["values"], pre["thresholds"]),
+        "details": got["details"],
+    }
     result["all_met"] = all(r["met"] for r in result["rows"])
     out.mkdir(parents=True, exist_ok=True)
     tmp = out / "base_preconditions.json.tmp"
@@ -105,13 +132,22 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(prog="python -m recipe_bcr.commands.toy")
     which = ap.add_mutually_exclusive_group(required=True)
-    which.add_argument("--preconditions", action="store_true",
-                       help="measure the second miniature's base (hydra_configs/paper.yaml) "
-                       "-> OUT/base_preconditions.json")
-    which.add_argument("--preconditions-v1", action="store_true",
-                       help="measure a toy base against the first miniature's thresholds (paper_v1.yaml)")
-    ap.add_argument("overrides", nargs="*", help="out=DIR (default: toy_preconditions), then paper.yaml overrides "
-                    "(--preconditions) or toy config overrides (--preconditions-v1, e.g. config=toy_verbose)")
+    which.add_argument(
+        "--preconditions",
+        action="store_true",
+        help="measure the second miniature's base (hydra_configs/paper.yaml) -> OUT/base_preconditions.json",
+    )
+    which.add_argument(
+        "--preconditions-v1",
+        action="store_true",
+        help="measure a toy base against the first miniature's thresholds (paper_v1.yaml)",
+    )
+    ap.add_argument(
+        "overrides",
+        nargs="*",
+        help="out=DIR (default: toy_preconditions), then paper.yaml overrides "
+        "(--preconditions) or toy config overrides (--preconditions-v1, e.g. config=toy_verbose)",
+    )
     args = ap.parse_args(argv)
     outs = [o for o in args.overrides if o.startswith("out=")]
     args.out = outs[-1][4:] if outs else "toy_preconditions"
@@ -121,8 +157,10 @@ def main(argv: list[str] | None = None) -> int:
             result = measure_base(Path(args.out), args.overrides)
             print(regime_table(result["rows"]))
             d = result["details"]
-            print(f"budget B = {d['budget_n3']} (lambda {d['compression']}, L_avg {d['l_avg_n1']:.1f}); "
-                  f"thresholds_commit {result['thresholds_commit']}; all met: {result['all_met']}")
+            print(
+                f"budget B = {d['budget_n3']} (lambda {d['compression']}, L_avg {d['l_avg_n1']:.1f}); "
+                f"thresholds_commit {result['thresholds_commit']}; all met: {result['all_met']}"
+            )
             return 0
         result = measure_preconditions(Path(args.out), args.overrides, paper_preconditions())
     except ValueError as e:

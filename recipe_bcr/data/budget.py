@@ -16,7 +16,9 @@ def budget_for(n: int, tokens_per_problem: float, pinned: int | None = None) -> 
     return int(round(n * float(tokens_per_problem)))
 
 
-def calibrate(lengths: Sequence[float], n: int, compression: float = 0.5, round_to: int = 1024) -> tuple[float, float, int]:
+def calibrate(
+    lengths: Sequence[float], n: int, compression: float = 0.5, round_to: int = 1024
+) -> tuple[float, float, int]:
     """(L_avg, N x L_avg x lambda, the nearest multiple of `round_to`, at least one)."""
     if not lengths:
         raise ValueError("no probe lengths to calibrate from")

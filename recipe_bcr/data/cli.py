@@ -27,15 +27,23 @@ def refuse_renamed(argv: Sequence[str], command: str, renamed: Mapping[str, str]
             new = renamed[key]
             shown = value or "DIR"
             given = f"--out {value}" if key == "--out" and not sep and value else arg
-            raise ConfigError(f"{command}: `{given}` is now spelled `{new}={shown}` (one spelling for the output "
-                              f"folder across commands); rerun with {new}={shown}")
+            raise ConfigError(
+                f"{command}: `{given}` is now spelled `{new}={shown}` (one spelling for the output "
+                f"folder across commands); rerun with {new}={shown}"
+            )
 
 
 # spec types: int, float, bool, str, ints (a list of ints; one int is read as [int]), strs (likewise), a choice
 # "a|b|c"; a trailing "?" allows null
 _EXAMPLES = {"int": "3", "float": "0.5", "bool": "true", "str": "NAME", "ints": "[3,4,5]", "strs": "[A,B]"}
-_NAMES = {"int": "an integer", "float": "a number", "bool": "true or false", "str": "a string",
-          "ints": "a list of integers", "strs": "a list of names"}
+_NAMES = {
+    "int": "an integer",
+    "float": "a number",
+    "bool": "true or false",
+    "str": "a string",
+    "ints": "a list of integers",
+    "strs": "a list of names",
+}
 
 
 def _is_int(v: Any) -> bool:
@@ -104,20 +112,37 @@ def check_config(cfg: dict[str, Any], spec: Mapping[str, str], command: str) -> 
         if not ok:
             expected = _NAMES.get(kind) or "one of " + ", ".join(kind.split("|"))
             example = _EXAMPLES.get(kind) or kind.split("|")[0]
-            raise ConfigError(f"{command}: {key}={value!r} ({type(value).__name__}): expected {expected}"
-                              f"{' or null' if optional else ''}, e.g. {key}={example}")
+            raise ConfigError(
+                f"{command}: {key}={value!r} ({type(value).__name__}): expected {expected}"
+                f"{' or null' if optional else ''}, e.g. {key}={example}"
+            )
         parent[leaf] = used
     return cfg
 
 
-SAMPLING_SPEC = {"sampling.k": "int", "sampling.temperature": "float", "sampling.top_p": "float",
-                 "sampling.top_k": "int", "sampling.min_p": "float", "sampling.repetition_penalty": "float",
-                 "sampling.max_tokens": "int", "sampling.seed": "int"}
-ENGINE_SPEC = {"engine": "str", "engine_options.replicas": "int",
-               "engine_options.tensor_parallel_size": "int", "engine_options.batch_size": "int",
-               "engine_options.max_model_len": "int?", "engine_options.gpu_memory_utilization": "float",
-               "engine_options.cpu_kv_cache_gib": "int?", "engine_options.in_flight": "int?",
-               "model.path": "str", "model.tokenizer": "str?", "model.thinking": "bool"}
+SAMPLING_SPEC = {
+    "sampling.k": "int",
+    "sampling.temperature": "float",
+    "sampling.top_p": "float",
+    "sampling.top_k": "int",
+    "sampling.min_p": "float",
+    "sampling.repetition_penalty": "float",
+    "sampling.max_tokens": "int",
+    "sampling.seed": "int",
+}
+ENGINE_SPEC = {
+    "engine": "str",
+    "engine_options.replicas": "int",
+    "engine_options.tensor_parallel_size": "int",
+    "engine_options.batch_size": "int",
+    "engine_options.max_model_len": "int?",
+    "engine_options.gpu_memory_utilization": "float",
+    "engine_options.cpu_kv_cache_gib": "int?",
+    "engine_options.in_flight": "int?",
+    "model.path": "str",
+    "model.tokenizer": "str?",
+    "model.thinking": "bool",
+}
 
 
 def run_cli(main: Any, command: str) -> None:

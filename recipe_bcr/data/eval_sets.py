@@ -23,8 +23,13 @@ def task_record(task: Task) -> dict[str, Any]:
     """One verl row for one evaluation group (data_source = the benchmark name)."""
     return to_record(
         GroupRow(
-            task.problems, split="test", index=task.group, data_source=task.benchmark,
-            benchmark=task.benchmark, scored=task.scored, prompt_style=task.style,
+            task.problems,
+            split="test",
+            index=task.group,
+            data_source=task.benchmark,
+            benchmark=task.benchmark,
+            scored=task.scored,
+            prompt_style=task.style,
         )
     )
 

@@ -71,7 +71,7 @@ def check_shards(files: list[Path], root: Path) -> None:
                 f"{root}: {where / stem}-*{suffix} mixes shard sets of {sorted(totals)} files (two downloads or "
                 f"revisions in one folder); keep one set"
             )
-        (total, present), = totals.items()
+        ((total, present),) = totals.items()
         missing = [str(where / f"{stem}-{i:05d}-of-{total:05d}{suffix}") for i in range(total) if i not in present]
         if missing:
             raise DataError(
@@ -87,8 +87,11 @@ def table_files(path: Path) -> list[Path]:
     if path.is_dir():
         root = hf_cache_snapshot(path) or path
         files = sorted(
-            p for p in root.rglob("*")
-            if p.suffix in TABLE_SUFFIXES and p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+            p
+            for p in root.rglob("*")
+            if p.suffix in TABLE_SUFFIXES
+            and p.is_file()
+            and not any(part.startswith(".") for part in p.relative_to(root).parts)
         )
         if not files:
             raise DataError(f"{path}: directory holds no .parquet, .jsonl or .json files")

@@ -75,7 +75,12 @@ def prompt_token_report(rows: list[dict[str, Any]], tokenizer: Any, limit: int |
     texts = [tokenizer.apply_chat_template(list(r["prompt"]), tokenize=False, add_generation_prompt=True) for r in rows]
     lengths = [len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]] if texts else []
     over = [i for i, n in enumerate(lengths) if limit and n > limit]
-    return {"max": max(lengths, default=0), "mean": float(np.mean(lengths)) if lengths else 0.0, "limit": limit, "over_limit": over}
+    return {
+        "max": max(lengths, default=0),
+        "mean": float(np.mean(lengths)) if lengths else 0.0,
+        "limit": limit,
+        "over_limit": over,
+    }
 
 
 def build_groups(
@@ -173,7 +178,10 @@ def build_groups(
         from transformers import AutoTokenizer
 
         tokenizer = AutoTokenizer.from_pretrained(prompt_tokenizer)
-    cols = {c: kept[c].tolist() if c in kept.columns else [""] * len(kept) for c in ("problem_id", "question", "final_answer", "topic")}
+    cols = {
+        c: kept[c].tolist() if c in kept.columns else [""] * len(kept)
+        for c in ("problem_id", "question", "final_answer", "topic")
+    }
     files, file_rows = kept["_file"].to_numpy(), kept["_row"].to_numpy()
     with Staging() as stage:
         for size in tqdm([int(k) for k in n], desc="group sizes", disable=not progress):
@@ -199,12 +207,22 @@ def build_groups(
                     if rep["over_limit"]:
                         logger.warning(
                             "n=%d %s: %d group prompts exceed %d tokens (max %d); verl would drop them: raise "
-                            "bcr.prompt_length or rebuild with fewer long problems", size, split_name,
-                            len(rep["over_limit"]), max_prompt_tokens, rep["max"],
+                            "bcr.prompt_length or rebuild with fewer long problems",
+                            size,
+                            split_name,
+                            len(rep["over_limit"]),
+                            max_prompt_tokens,
+                            rep["max"],
                         )
             q = quality(d, train, seed) if len(train) else None
             if len(train) < groups:
-                logger.warning("n=%d: only %d training groups (asked for %d): %d usable problems", size, len(train), groups, len(kept))
+                logger.warning(
+                    "n=%d: only %d training groups (asked for %d): %d usable problems",
+                    size,
+                    len(train),
+                    groups,
+                    len(kept),
+                )
             manifest["per_n"][str(size)] = {
                 "train_groups": int(len(train)),
                 "val_groups": int(len(val)),
@@ -213,9 +231,9 @@ def build_groups(
                 "problems_in_train": int(train.size),
                 "problems_in_val": int(val.size),
                 "not_selected": int(len(unused)),
-                "not_selected_rows": _rows_by_reason(
-                    ("not_selected", files[i], file_rows[i]) for i in unused
-                ).get("not_selected", {}),
+                "not_selected_rows": _rows_by_reason(("not_selected", files[i], file_rows[i]) for i in unused).get(
+                    "not_selected", {}
+                ),
                 "accounting": {
                     "input": n_input,
                     "train": int(train.size),

@@ -28,7 +28,9 @@ def model_context_limit(model: str) -> int | None:
     return int(limit) if limit else None
 
 
-def plan_context(longest_prompt: int, max_tokens: int, model_limit: int | None, configured: int | None) -> tuple[int, str]:
+def plan_context(
+    longest_prompt: int, max_tokens: int, model_limit: int | None, configured: int | None
+) -> tuple[int, str]:
     """(max_model_len, a sentence saying how it was chosen); ValueError when the work does not fit."""
     needed = longest_prompt + max_tokens
     if configured:
@@ -46,7 +48,9 @@ def plan_context(longest_prompt: int, max_tokens: int, model_limit: int | None, 
             f"{how} exceeds the model's context of {model_limit} tokens (max_position_embeddings): lower "
             f"sampling.max_tokens to at most {model_limit - longest_prompt}"
         )
-    limit = f"model limit {model_limit}" if model_limit is not None else "model limit unknown (no max_position_embeddings)"
+    limit = (
+        f"model limit {model_limit}" if model_limit is not None else "model limit unknown (no max_position_embeddings)"
+    )
     return value, f"{how}; {limit}"
 
 
@@ -63,7 +67,9 @@ def with_context(
         tokenizer = AutoTokenizer.from_pretrained(options.get("tokenizer") or options["model"])
     kwargs = options.get("chat_template_kwargs")
     longest = max(len(render_ids(tokenizer, p, kwargs)) for p in prompts)
-    value, how = plan_context(longest, sampling.max_tokens, model_context_limit(options["model"]), options.get("max_model_len"))
+    value, how = plan_context(
+        longest, sampling.max_tokens, model_context_limit(options["model"]), options.get("max_model_len")
+    )
     log.info("vLLM context: %s", how)
     options["max_model_len"] = value
     return options

@@ -112,7 +112,10 @@ class TransformersEngine:
         return gens
 
     def submit(self, requests: Sequence[Request], sampling: Sampling) -> None:
-        rendered = [r if r.prompt_ids is not None else Request(r.id, r.messages, tuple(self.render_ids(r.messages)), r.sample) for r in requests]
+        rendered = [
+            r if r.prompt_ids is not None else Request(r.id, r.messages, tuple(self.render_ids(r.messages)), r.sample)
+            for r in requests
+        ]
         for unit in units(rendered, self.batch_size):
             self._queue.append((unit, sampling))
 

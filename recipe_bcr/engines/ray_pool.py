@@ -93,7 +93,10 @@ class RayPool:
         self._polls: dict[Any, int] = {}  # outstanding poll ref -> replica
 
     def submit(self, requests: Sequence[Request], sampling: Sampling) -> None:
-        rendered = [r if r.prompt_ids is not None else Request(r.id, r.messages, tuple(self.render_ids(r.messages)), r.sample) for r in requests]
+        rendered = [
+            r if r.prompt_ids is not None else Request(r.id, r.messages, tuple(self.render_ids(r.messages)), r.sample)
+            for r in requests
+        ]
         self._queue.extend((unit, sampling) for unit in units(rendered, self.unit))
 
     def unfinished(self) -> int:

@@ -57,7 +57,10 @@ class ReplayEngine:
                     rec = json_record(line, self.source, line_no)
                     ids = rec.get("token_ids")
                     gen = Generation(
-                        rec["completion"], tuple(ids) if ids is not None else None, rec["finish_reason"], int(rec["generated_tokens"])
+                        rec["completion"],
+                        tuple(ids) if ids is not None else None,
+                        rec["finish_reason"],
+                        int(rec["generated_tokens"]),
                     )
                     out.append((wanted[line_no], gen))
         return out

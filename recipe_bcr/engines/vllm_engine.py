@@ -115,10 +115,18 @@ class VLLMEngine:
         if on_cpu:
             os.environ.update(cpu_environment(cpu_kv_cache_gib, cpu_threads_bind))
         eager = on_cpu if enforce_eager is None else bool(enforce_eager)
-        chunked = {} if enable_chunked_prefill is None and not on_cpu else \
-            {"enable_chunked_prefill": bool(enable_chunked_prefill)}  # None on a CPU: off
-        log.info("vLLM on %s: dtype=%s enforce_eager=%s %s", "CPU" if on_cpu else current_platform.device_name, dtype,
-                 eager, chunked or "")
+        chunked = (
+            {}
+            if enable_chunked_prefill is None and not on_cpu
+            else {"enable_chunked_prefill": bool(enable_chunked_prefill)}
+        )  # None on a CPU: off
+        log.info(
+            "vLLM on %s: dtype=%s enforce_eager=%s %s",
+            "CPU" if on_cpu else current_platform.device_name,
+            dtype,
+            eager,
+            chunked or "",
+        )
         self.llm = LLM(
             model=model,
             tokenizer=tokenizer or model,
@@ -143,7 +151,10 @@ class VLLMEngine:
     def submit(self, requests: Sequence[Request], sampling: Sampling) -> None:
         from vllm import SamplingParams
 
-        rendered = [r if r.prompt_ids is not None else Request(r.id, r.messages, tuple(self.render_ids(r.messages)), r.sample) for r in requests]
+        rendered = [
+            r if r.prompt_ids is not None else Request(r.id, r.messages, tuple(self.render_ids(r.messages)), r.sample)
+            for r in requests
+        ]
         for r in rendered:
             if len(r.prompt_ids or ()) + sampling.max_tokens > self.max_model_len:
                 raise ValueError(

@@ -22,9 +22,24 @@ from recipe_bcr.grading.verify import configure_default
 
 log = logging.getLogger("recipe_bcr.eval")
 CONFIG_NAME = "config.yaml"
-SPEC = {"only": "strs?", "mode": "run|compare", "label": "str", "out": "str", "n": "ints", "n1_style": "group|single",
-        "limit": "int?", "seed": "int", "keep_token_ids": "bool", "verify.timeout_s": "float", "verify.workers": "int",
-        "markers": "strs", "compare.runs": "strs", "progress": "bool", **SAMPLING_SPEC, **ENGINE_SPEC}
+SPEC = {
+    "only": "strs?",
+    "mode": "run|compare",
+    "label": "str",
+    "out": "str",
+    "n": "ints",
+    "n1_style": "group|single",
+    "limit": "int?",
+    "seed": "int",
+    "keep_token_ids": "bool",
+    "verify.timeout_s": "float",
+    "verify.workers": "int",
+    "markers": "strs",
+    "compare.runs": "strs",
+    "progress": "bool",
+    **SAMPLING_SPEC,
+    **ENGINE_SPEC,
+}
 
 
 def _default_out(mode: str, label: str) -> str:
@@ -76,9 +91,15 @@ def check_model_path(cfg: DictConfig) -> None:
     checked): else transformers fails later with "Repo id must be in the form ...", no hint given."""
     for key in ("model.path", "model.tokenizer"):
         value = OmegaConf.select(cfg, key, default=None)
-        if value and (str(value).startswith(("/", ".", "~")) or str(value).count("/") > 1) and not Path(value).expanduser().exists():
-            raise DataError(f"{key}={value}: no such folder -> fix: `python -m recipe_bcr toy` if it is the toy model "
-                            f"(bcr_model@model=tiny_qwen3), else set {key} to a model folder or a hub id")
+        if (
+            value
+            and (str(value).startswith(("/", ".", "~")) or str(value).count("/") > 1)
+            and not Path(value).expanduser().exists()
+        ):
+            raise DataError(
+                f"{key}={value}: no such folder -> fix: `python -m recipe_bcr toy` if it is the toy model "
+                f"(bcr_model@model=tiny_qwen3), else set {key} to a model folder or a hub id"
+            )
 
 
 def checked(cfg: DictConfig) -> DictConfig:
@@ -93,8 +114,10 @@ def selected_benchmarks(cfg: DictConfig) -> dict[str, Any]:
         return benchmarks
     unknown = sorted(set(cfg.only) - set(benchmarks))
     if unknown:
-        raise DataError(f"only={list(cfg.only)}: unknown benchmark(s) {unknown}; configured: {sorted(benchmarks)} "
-                        f"(add one with +benchmarks.NAME={{path:FILE,question:COL,answer:COL}})")
+        raise DataError(
+            f"only={list(cfg.only)}: unknown benchmark(s) {unknown}; configured: {sorted(benchmarks)} "
+            f"(add one with +benchmarks.NAME={{path:FILE,question:COL,answer:COL}})"
+        )
     return {name: benchmarks[name] for name in cfg.only}
 
 
@@ -111,15 +134,24 @@ def evaluate(cfg: DictConfig) -> Path:
     sampling = Sampling(**OmegaConf.to_container(cfg.sampling, resolve=True))
     options = {k: v for k, v in OmegaConf.to_container(cfg.engine_options, resolve=True).items() if v is not None}
     if cfg.engine != "replay":
-        options.update(model=cfg.model.path, tokenizer=cfg.model.tokenizer, random_init=cfg.model.get("random_init", False))
+        options.update(
+            model=cfg.model.path, tokenizer=cfg.model.tokenizer, random_init=cfg.model.get("random_init", False)
+        )
         options = with_context(cfg.engine, options, [t.messages for t in tasks], sampling)
     engine = make_engine(cfg.engine, options)
     verifier = configure_default(cfg.verify.timeout_s, cfg.verify.workers)
     try:
         new = run_tasks(
-            tasks, engine, sampling, run_dir, verifier, _tokenizer(engine, cfg),
-            thinking=bool(cfg.model.thinking), markers=list(cfg.markers),
-            keep_token_ids=cfg.keep_token_ids, progress=cfg.progress,
+            tasks,
+            engine,
+            sampling,
+            run_dir,
+            verifier,
+            _tokenizer(engine, cfg),
+            thinking=bool(cfg.model.thinking),
+            markers=list(cfg.markers),
+            keep_token_ids=cfg.keep_token_ids,
+            progress=cfg.progress,
         )
     finally:
         if hasattr(engine, "close"):  # Ray replicas
@@ -149,7 +181,14 @@ def compare(cfg: DictConfig) -> Path:
 def main(cfg: DictConfig) -> None:
     try:
         out = compare(cfg) if cfg.mode == "compare" else evaluate(cfg)
-    except (DataError, OSError, KeyError, ValueError, ImportError, RuntimeError) as e:  # bad input, missing model, bad option, engine failure
+    except (
+        DataError,
+        OSError,
+        KeyError,
+        ValueError,
+        ImportError,
+        RuntimeError,
+    ) as e:  # bad input, missing model, bad option, engine failure
         log.error("%s", e)
         sys.exit(2)
     log.info("wrote %s (summary.csv, summary.json, table.md, plots/)", out)

@@ -45,7 +45,11 @@ def pareto(rows: Sequence[dict[str, Any]], path: Path) -> None:
     fig, axes = plt.subplots(1, len(benches), figsize=(3.2 * len(benches), 3.0), squeeze=False)
     for ax, bench in zip(axes[0], benches):
         for label in labels:
-            pts = sorted((r["n"], r["tokens_per_problem"], 100 * r["acc"]) for r in rows if r["benchmark"] == bench and r["label"] == label)
+            pts = sorted(
+                (r["n"], r["tokens_per_problem"], 100 * r["acc"])
+                for r in rows
+                if r["benchmark"] == bench and r["label"] == label
+            )
             if not pts:
                 continue
             ax.plot([p[1] for p in pts], [p[2] for p in pts], marker="o", label=label)

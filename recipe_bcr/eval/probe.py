@@ -30,6 +30,8 @@ def probe_lengths(
         for start in range(0, len(questions), chunk):
             batch = [build_messages([q], style="single") for q in questions[start : start + chunk]]
             for gens in engine.generate(batch, sampling):
-                results.append(ProbeResult([g.num_tokens for g in gens], sum(g.finish_reason == "length" for g in gens)))
+                results.append(
+                    ProbeResult([g.num_tokens for g in gens], sum(g.finish_reason == "length" for g in gens))
+                )
             bar.update(len(batch))
     return results

@@ -95,8 +95,15 @@ def run_tasks(
                     continue
                 t_score = time.perf_counter()
                 record = score_sample(
-                    task, j, gen, verifier, tokenizer,
-                    thinking=thinking, markers=markers, seed=sampling.seed, keep_token_ids=keep_token_ids,
+                    task,
+                    j,
+                    gen,
+                    verifier,
+                    tokenizer,
+                    thinking=thinking,
+                    markers=markers,
+                    seed=sampling.seed,
+                    keep_token_ids=keep_token_ids,
                 )
                 f.write(json.dumps(record, ensure_ascii=False) + "\n")
                 f.flush()
@@ -108,7 +115,9 @@ def run_tasks(
                 new += 1
                 tokens += gen.num_tokens
                 elapsed = max(now - t0, 1e-9)
-                bar.set_postfix(tok_per_s=f"{tokens / elapsed:.0f}", samples_per_s=f"{new / elapsed:.2f}", refresh=False)
+                bar.set_postfix(
+                    tok_per_s=f"{tokens / elapsed:.0f}", samples_per_s=f"{new / elapsed:.2f}", refresh=False
+                )
         finally:
             f.flush()
             os.fsync(f.fileno())
@@ -120,8 +129,15 @@ def run_tasks(
     if failed:
         log.warning(
             "%d request(s) produced no model answer (%s): not scored, listed in %s; rerun to retry them",
-            len(failed), ", ".join(f"{r} {c}" for r, c in sorted(reasons.items()) if r in FAILED), run_dir / FAILED_FILE,
+            len(failed),
+            ", ".join(f"{r} {c}" for r, c in sorted(reasons.items()) if r in FAILED),
+            run_dir / FAILED_FILE,
         )
     if new:
-        log.info("scoring: %d samples in %.2f s (%.0f samples/s, generation excluded)", new, scoring_s, new / max(scoring_s, 1e-9))
+        log.info(
+            "scoring: %d samples in %.2f s (%.0f samples/s, generation excluded)",
+            new,
+            scoring_s,
+            new / max(scoring_s, 1e-9),
+        )
     return new

@@ -93,7 +93,9 @@ class _Acc:
             "markers_per_1k_tokens": 1000 * self.markers / self.tokens if self.tokens else 0.0,
             "degenerate_rate": self.degenerate / c,
             "think_tokens_per_completion": self.think_tokens / c,
-            "tokens_correct_problem": self.tok_correct[0] / self.tok_correct[1] if self.tok_correct[1] else float("nan"),
+            "tokens_correct_problem": self.tok_correct[0] / self.tok_correct[1]
+            if self.tok_correct[1]
+            else float("nan"),
             "tokens_incorrect_problem": self.tok_wrong[0] / self.tok_wrong[1] if self.tok_wrong[1] else float("nan"),
             "difficulty_token_corr": corr,
         }

@@ -42,12 +42,12 @@ class ModelSpec:
     sft_batch: int
     sft_lr: float
     n_values: tuple[int, ...]
-    groups_per_n: int    # supervised groups per group size (and for the single-problem prompt)
+    groups_per_n: int  # supervised groups per group size (and for the single-problem prompt)
     seed: int
-    threads: int         # torch threads for the warm start (1: no oversubscription on a busy machine)
+    threads: int  # torch threads for the warm start (1: no oversubscription on a busy machine)
     length_buckets: int = 0  # >0: batches of similar length (blocks of this many batches sorted by length), so a
-                             # mixture of N = 1..5 pads less (hydra_configs/toy_compete.yaml); 0: the order of the
-                             # first models, whose recorded losses a rebuild reproduces
+    # mixture of N = 1..5 pads less (hydra_configs/toy_compete.yaml); 0: the order of the
+    # first models, whose recorded losses a rebuild reproduces
 
 
 def load_specs(overrides: list[str] | None = None) -> tuple[ToySpec, ModelSpec, dict]:
@@ -63,8 +63,9 @@ def load_specs(overrides: list[str] | None = None) -> tuple[ToySpec, ModelSpec, 
     path = Path(str(resources.files("hydra_configs") / f"{name}.yaml"))
     if not name.startswith("toy") or not path.exists():
         raise ValueError(f"config={name}: no toy config hydra_configs/{name}.yaml (toy or toy_verbose)")
-    cfg = OmegaConf.merge({"model_dir": MODEL_DIR, "shipped": SHIPPED.name}, OmegaConf.load(path),
-                          OmegaConf.from_dotlist(rest))
+    cfg = OmegaConf.merge(
+        {"model_dir": MODEL_DIR, "shipped": SHIPPED.name}, OmegaConf.load(path), OmegaConf.from_dotlist(rest)
+    )
     raw = OmegaConf.to_container(cfg, resolve=True)
     try:
         model = dict(raw["model"], n_values=tuple(raw["model"]["n_values"]))
@@ -111,11 +112,16 @@ def train_tokenizer(texts: list[str], vocab_size: int):
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=SPECIAL,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=SPECIAL,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
     tok.train_from_iterator(texts, trainer)
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>",
-                                   bos_token=None)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>", bos_token=None
+    )
     fast.chat_template = CHAT_TEMPLATE
     return fast
 
@@ -142,10 +148,18 @@ def warm_start(spec: ToySpec, mspec: ModelSpec, progress: bool = True, steps: in
     eos = tokenizer.convert_tokens_to_ids("<|im_end|>")
     pad = tokenizer.convert_tokens_to_ids("<|endoftext|>")
     config = Qwen3Config(
-        vocab_size=len(tokenizer), hidden_size=mspec.hidden_size, intermediate_size=2 * mspec.hidden_size,
-        num_hidden_layers=mspec.layers, num_attention_heads=mspec.heads, num_key_value_heads=mspec.heads,
-        head_dim=mspec.hidden_size // mspec.heads, max_position_embeddings=2048, tie_word_embeddings=True,
-        eos_token_id=eos, pad_token_id=pad, bos_token_id=None,
+        vocab_size=len(tokenizer),
+        hidden_size=mspec.hidden_size,
+        intermediate_size=2 * mspec.hidden_size,
+        num_hidden_layers=mspec.layers,
+        num_attention_heads=mspec.heads,
+        num_key_value_heads=mspec.heads,
+        head_dim=mspec.hidden_size // mspec.heads,
+        max_position_embeddings=2048,
+        tie_word_embeddings=True,
+        eos_token_id=eos,
+        pad_token_id=pad,
+        bos_token_id=None,
     )
     model = Qwen3ForCausalLM(config)
     examples = []
@@ -169,7 +183,7 @@ def warm_start(spec: ToySpec, mspec: ModelSpec, progress: bool = True, steps: in
         for i, (p, a) in enumerate(batch):
             seq = p + a
             ids[i, : len(seq)] = torch.tensor(seq)
-            labels[i, len(p): len(seq)] = torch.tensor(a)
+            labels[i, len(p) : len(seq)] = torch.tensor(a)
             mask[i, : len(seq)] = 1
         loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
         loss.backward()
@@ -189,8 +203,8 @@ def _bucketed(examples: list, batch: int, block: int, rng: random.Random) -> lis
     size = batch * block
     batches = []
     for start in range(0, len(examples), size):
-        chunk = sorted(examples[start:start + size], key=lambda e: len(e[0]) + len(e[1]))
-        batches += [chunk[k:k + batch] for k in range(0, len(chunk), batch)]
+        chunk = sorted(examples[start : start + size], key=lambda e: len(e[0]) + len(e[1]))
+        batches += [chunk[k : k + batch] for k in range(0, len(chunk), batch)]
     rng.shuffle(batches)
     return [e for b in batches for e in b]
 
@@ -209,9 +223,18 @@ def save_model(out: Path, model, tokenizer, losses: list[float], spec: ToySpec, 
     try:
         model.save_pretrained(stage, safe_serialization=True)
         tokenizer.save_pretrained(stage)
-        (stage / "toy_spec.json").write_text(json.dumps({"key": cache_key(spec, mspec), "task": asdict(spec),
-                                                         "model": asdict(mspec), "final_sft_loss": losses[-1],
-                                                         "sft_losses": losses}, indent=1))
+        (stage / "toy_spec.json").write_text(
+            json.dumps(
+                {
+                    "key": cache_key(spec, mspec),
+                    "task": asdict(spec),
+                    "model": asdict(mspec),
+                    "final_sft_loss": losses[-1],
+                    "sft_losses": losses,
+                },
+                indent=1,
+            )
+        )
         if out.exists():
             shutil.rmtree(out)
         stage.rename(out)
@@ -229,8 +252,15 @@ def built_with(path: Path) -> str | None:
     return json.loads(meta.read_text()).get("key")
 
 
-def ensure_model(cache_dir: Path, spec: ToySpec, mspec: ModelSpec, progress: bool = True,
-                 rebuild: bool = False, model_dir: str = MODEL_DIR, shipped: Path = SHIPPED) -> Path:
+def ensure_model(
+    cache_dir: Path,
+    spec: ToySpec,
+    mspec: ModelSpec,
+    progress: bool = True,
+    rebuild: bool = False,
+    model_dir: str = MODEL_DIR,
+    shipped: Path = SHIPPED,
+) -> Path:
     """The model for these settings at CACHE/<model_dir>: kept when it was built with them, else
     copied from the committed warm start (`shipped`, recipe_bcr/resources/toy_model) when that was,
     else built (minutes). `rebuild` builds it whatever is there."""
@@ -255,10 +285,13 @@ def provenance(path: Path = PAPER_TRAINED) -> dict:
     """A committed trained model's provenance.json: which paper run and settings made it."""
     meta = Path(path) / PROVENANCE
     if not meta.exists():
-        raise FileNotFoundError(f"{meta}: no provenance beside the trained model; ship one with "
-                                "`python -m recipe_bcr paper out=DIR --ship RUN`")
+        raise FileNotFoundError(
+            f"{meta}: no provenance beside the trained model; ship one with "
+            "`python -m recipe_bcr paper out=DIR --ship RUN`"
+        )
     try:
         return json.loads(meta.read_text())
     except json.JSONDecodeError as e:
-        raise ValueError(f"{meta}: not valid JSON ({e}); ship the model again with "
-                         "`python -m recipe_bcr paper out=DIR --ship RUN`") from None
+        raise ValueError(
+            f"{meta}: not valid JSON ({e}); ship the model again with `python -m recipe_bcr paper out=DIR --ship RUN`"
+        ) from None

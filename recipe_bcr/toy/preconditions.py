@@ -24,8 +24,8 @@ from __future__ import annotations
 import datetime
 import random
 import subprocess
-from importlib import resources
 from collections.abc import Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -46,9 +46,18 @@ CHECKS = {
 }
 
 
-def measure(model: Path, spec: ToySpec, problems: int, groups: int, seed: int, compression: float,
-            temperature: float = 0.6, top_p: float = 0.9, max_tokens_per_problem: int = 256,
-            batch_size: int = 32) -> dict[str, Any]:
+def measure(
+    model: Path,
+    spec: ToySpec,
+    problems: int,
+    groups: int,
+    seed: int,
+    compression: float,
+    temperature: float = 0.6,
+    top_p: float = 0.9,
+    max_tokens_per_problem: int = 256,
+    batch_size: int = 32,
+) -> dict[str, Any]:
     """Sample the base and return the measured quantities, with the counts behind them."""
     from recipe_bcr.engines.base import Sampling, generate_all
     from recipe_bcr.engines.hf_engine import TransformersEngine
@@ -57,19 +66,30 @@ def measure(model: Path, spec: ToySpec, problems: int, groups: int, seed: int, c
 
     rng = random.Random(f"{seed}:preconditions")
     pool = [make_problem(rng, spec, k) for k in range(problems + 3 * groups)]
-    sets = [[p] for p in pool[:problems]] + [pool[problems + 3 * i: problems + 3 * i + 3] for i in range(groups)]
+    sets = [[p] for p in pool[:problems]] + [pool[problems + 3 * i : problems + 3 * i + 3] for i in range(groups)]
     engine = TransformersEngine(str(model), dtype="float32", batch_size=batch_size)
     tok = engine.tokenizer
-    gens = generate_all(engine, [build_messages([p.question for p in s]) for s in sets],
-                        Sampling(temperature=temperature, top_p=top_p, seed=seed,
-                                 max_tokens=max_tokens_per_problem * 3))
+    gens = generate_all(
+        engine,
+        [build_messages([p.question for p in s]) for s in sets],
+        Sampling(temperature=temperature, top_p=top_p, seed=seed, max_tokens=max_tokens_per_problem * 3),
+    )
     verifier = default_verifier()
 
     def count(text: str) -> int:
         return len(tok(text, add_special_tokens=False)["input_ids"])
 
-    n1 = {"written": 0, "written_ok": 0, "skipped": 0, "skipped_ok": 0, "lengths": [], "redundancy": [],
-          "essential": [], "restated": 0, "restated_ok": 0}
+    n1 = {
+        "written": 0,
+        "written_ok": 0,
+        "skipped": 0,
+        "skipped_ok": 0,
+        "lengths": [],
+        "redundancy": [],
+        "essential": [],
+        "restated": 0,
+        "restated_ok": 0,
+    }
     n3 = {"correct": 0, "problems": 0, "lengths": []}
     for s, (gen, *_) in zip(sets, gens):
         correct = score_completion(gen.text, [p.answers[0] for p in s], verifier).correct
@@ -106,11 +126,21 @@ def measure(model: Path, spec: ToySpec, problems: int, groups: int, seed: int, c
         "truncated_n3_at_budget": sum(n > budget for n in n3["lengths"]) / max(1, len(n3["lengths"])),
         "essential_slack_at_budget": 1 - essential_3 / budget,
     }
-    details = {"problems_n1": problems, "groups_n3": groups, "written_n1": n1["written"],
-               "skipped_n1": n1["skipped"], "acc_n1": acc1, "acc_n3": acc3, "l_avg_n1": l_avg,
-               "budget_n3": budget, "compression": compression, "essential_tokens_3": essential_3,
-               "mean_tokens_n3": _mean(n3["lengths"]), "restatements_n1": n1["restated"],
-               "restatement_matches_n1": n1["restated_ok"] / n1["restated"] if n1["restated"] else float("nan")}
+    details = {
+        "problems_n1": problems,
+        "groups_n3": groups,
+        "written_n1": n1["written"],
+        "skipped_n1": n1["skipped"],
+        "acc_n1": acc1,
+        "acc_n3": acc3,
+        "l_avg_n1": l_avg,
+        "budget_n3": budget,
+        "compression": compression,
+        "essential_tokens_3": essential_3,
+        "mean_tokens_n3": _mean(n3["lengths"]),
+        "restatements_n1": n1["restated"],
+        "restatement_matches_n1": n1["restated_ok"] / n1["restated"] if n1["restated"] else float("nan"),
+    }
     return {"values": values, "details": details}
 
 
@@ -132,8 +162,10 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
     lines = ["| precondition | measured | pre-registered | met |", "|---|---|---|---|"]
     for r in rows:
         op, what = CHECKS[r["name"]]
-        lines.append(f"| {what} (`{r['name']}`) | {r['value']:.3f} | {op} {r['threshold']:.2f} | "
-                     f"{'yes' if r['met'] else '**no**'} |")
+        lines.append(
+            f"| {what} (`{r['name']}`) | {r['value']:.3f} | {op} {r['threshold']:.2f} | "
+            f"{'yes' if r['met'] else '**no**'} |"
+        )
     return "\n".join(lines)
 
 
@@ -170,16 +202,19 @@ def load_preregistration(overrides: list[str] | None = None) -> dict[str, Any]:
     """paper.yaml (+ dotlist overrides, for smoke sizes) as a dict; refuses one that lacks a check's threshold."""
     from omegaconf import OmegaConf
 
-    cfg = OmegaConf.to_container(OmegaConf.merge(OmegaConf.load(config_path()),
-                                                 OmegaConf.from_dotlist(list(overrides or []))), resolve=True)
+    cfg = OmegaConf.to_container(
+        OmegaConf.merge(OmegaConf.load(config_path()), OmegaConf.from_dotlist(list(overrides or []))), resolve=True
+    )
     th = cfg.get("preconditions", {}).get("thresholds", {})
     missing, unknown = sorted(set(REGIME_CHECKS) - set(th)), sorted(set(th) - set(REGIME_CHECKS))
     if missing or unknown:
         raise ValueError(f"hydra_configs/{CONFIG} preconditions.thresholds: missing {missing}, unknown {unknown}")
     for name, bounds in th.items():
         if not (isinstance(bounds, list) and len(bounds) == 2 and any(b is not None for b in bounds)):
-            raise ValueError(f"hydra_configs/{CONFIG} preconditions.thresholds.{name}: want [low, high] "
-                             f"(one may be null), got {bounds!r}")
+            raise ValueError(
+                f"hydra_configs/{CONFIG} preconditions.thresholds.{name}: want [low, high] "
+                f"(one may be null), got {bounds!r}"
+            )
     return cfg
 
 
@@ -216,8 +251,10 @@ def thresholds_commit(repo: Path | None = None) -> str:
     except (OSError, subprocess.CalledProcessError) as e:
         raise ValueError(f"{path}: cannot read its commit ({e}); run from a git checkout of the repository") from None
     if dirty or not commit:
-        raise ValueError(f"{path} has uncommitted changes: commit the thresholds before measuring "
-                         f"(`git commit {rel}`), so outputs can name the commit that registered them")
+        raise ValueError(
+            f"{path} has uncommitted changes: commit the thresholds before measuring "
+            f"(`git commit {rel}`), so outputs can name the commit that registered them"
+        )
     return commit
 
 
@@ -238,8 +275,12 @@ def section_record(text: str, problem, correct: bool, tok) -> dict[str, Any]:
     """One problem's section of a base sample: its tokens, categories (task.categories), ops and correctness."""
     from recipe_bcr.toy.task import categories, chain
 
-    return {"tokens": _tokens(tok, text.strip()), "ops": len(chain(problem)[1]), "correct": bool(correct),
-            **categories(text)}
+    return {
+        "tokens": _tokens(tok, text.strip()),
+        "ops": len(chain(problem)[1]),
+        "correct": bool(correct),
+        **categories(text),
+    }
 
 
 def fits(sample: dict[str, Any], budget: int, with_steps: bool) -> bool:
@@ -253,12 +294,15 @@ def fit_shares(samples: Sequence[dict[str, Any]], budget: int) -> tuple[float, f
     """(share finishing inside `budget` with steps on every problem, share finishing inside it by any route)."""
     if not samples:
         return float("nan"), float("nan")
-    return (sum(fits(s, budget, True) for s in samples) / len(samples),
-            sum(fits(s, budget, False) for s in samples) / len(samples))
+    return (
+        sum(fits(s, budget, True) for s in samples) / len(samples),
+        sum(fits(s, budget, False) for s in samples) / len(samples),
+    )
 
 
-def choose_budget(l_avg: float, samples_n3: Sequence[dict[str, Any]], grid: Sequence[float], target: float,
-                  any_fit_max: float | None) -> dict[str, Any]:
+def choose_budget(
+    l_avg: float, samples_n3: Sequence[dict[str, Any]], grid: Sequence[float], target: float, any_fit_max: float | None
+) -> dict[str, Any]:
     """The registered rule (paper.yaml `preconditions.compression_grid`, `fit_target`): of Algorithm 3's budgets
     B = 3 x L_avg x lambda over the grid, the one whose reachable-fit share is nearest `target` among those whose
     any-route share is within its bound (all of them when none is); ties go to the larger lambda."""
@@ -272,17 +316,24 @@ def choose_budget(l_avg: float, samples_n3: Sequence[dict[str, Any]], grid: Sequ
     return {**best, "grid": rows}
 
 
-def regime_values(n1: Sequence[dict[str, Any]], n3: Sequence[dict[str, Any]], n5: Sequence[dict[str, Any]],
-                  paired: Sequence[dict[str, bool]], n_values: Sequence[int], separator_tokens: int,
-                  pre: dict[str, Any]) -> dict[str, Any]:
+def regime_values(
+    n1: Sequence[dict[str, Any]],
+    n3: Sequence[dict[str, Any]],
+    n5: Sequence[dict[str, Any]],
+    paired: Sequence[dict[str, bool]],
+    n_values: Sequence[int],
+    separator_tokens: int,
+    pre: dict[str, Any],
+) -> dict[str, Any]:
     """The registered values from the samples. n1: section records (section_record) of N=1 samples plus "length"
     (the completion's tokens); n3/n5: group samples {"tokens", "finished", "fmt", "sections": [records]};
     paired: per long-chain problem {"recheck", "closed", "filler"}: correct after continuing the base's own steps
     with a re-check, with the closing line at once, with a filler sentence then the closing line."""
     lengths = [s["length"] for s in n1]
     l_avg = _mean(lengths)
-    chosen = choose_budget(l_avg, n3, pre["compression_grid"], float(pre["fit_target"]),
-                           pre["thresholds"]["any_fit_n3"][1])
+    chosen = choose_budget(
+        l_avg, n3, pre["compression_grid"], float(pre["fit_target"]), pre["thresholds"]["any_fit_n3"][1]
+    )
     budget = chosen["budget"]
     short = [s["tokens"] for s in n1 if s["steps"] and not s["recheck"] and not s["filler"]]
     l_short = _mean(short)
@@ -307,20 +358,34 @@ def regime_values(n1: Sequence[dict[str, Any]], n3: Sequence[dict[str, Any]], n5
     }
     long_ops = int(pre["long_chain_ops"])
     details = {
-        "l_avg_n1": l_avg, "budget_n3": budget, "compression": chosen["compression"], "budget_grid": chosen["grid"],
-        "l_short_n1": l_short, "short_sections_n1": len(short), "separator_tokens": separator_tokens,
-        "acc_n5": acc5, "acc_n3": _mean([float(r["correct"]) for g in n3 for r in g["sections"]]),
-        "acc_n1_by_ops": {str(k): _mean([float(s["correct"]) for s in n1 if s["ops"] == k])
-                          for k in sorted({s["ops"] for s in n1})},
-        "skip_share_by_ops": {str(k): _mean([float(not s["steps"]) for s in n1 if s["ops"] == k])
-                              for k in sorted({s["ops"] for s in n1})},
-        "acc_n1_long_recheck_observed": _mean([float(s["correct"]) for s in n1
-                                               if s["ops"] >= long_ops and s["steps"] and s["recheck"]]),
-        "acc_n1_long_plain_observed": _mean([float(s["correct"]) for s in n1
-                                             if s["ops"] >= long_ops and s["steps"] and not s["recheck"]]),
-        "share_n1": {c: _mean([float(s[c]) for s in n1]) for c in ("narration", "restatement", "steps", "filler",
-                                                                     "recheck")},
-        "paired_problems": len(paired), "problems_n1": len(n1), "groups_n3": len(n3), "groups_n5": len(n5),
+        "l_avg_n1": l_avg,
+        "budget_n3": budget,
+        "compression": chosen["compression"],
+        "budget_grid": chosen["grid"],
+        "l_short_n1": l_short,
+        "short_sections_n1": len(short),
+        "separator_tokens": separator_tokens,
+        "acc_n5": acc5,
+        "acc_n3": _mean([float(r["correct"]) for g in n3 for r in g["sections"]]),
+        "acc_n1_by_ops": {
+            str(k): _mean([float(s["correct"]) for s in n1 if s["ops"] == k]) for k in sorted({s["ops"] for s in n1})
+        },
+        "skip_share_by_ops": {
+            str(k): _mean([float(not s["steps"]) for s in n1 if s["ops"] == k]) for k in sorted({s["ops"] for s in n1})
+        },
+        "acc_n1_long_recheck_observed": _mean(
+            [float(s["correct"]) for s in n1 if s["ops"] >= long_ops and s["steps"] and s["recheck"]]
+        ),
+        "acc_n1_long_plain_observed": _mean(
+            [float(s["correct"]) for s in n1 if s["ops"] >= long_ops and s["steps"] and not s["recheck"]]
+        ),
+        "share_n1": {
+            c: _mean([float(s[c]) for s in n1]) for c in ("narration", "restatement", "steps", "filler", "recheck")
+        },
+        "paired_problems": len(paired),
+        "problems_n1": len(n1),
+        "groups_n3": len(n3),
+        "groups_n5": len(n5),
         "mean_tokens_n3": _mean([g["tokens"] for g in n3]),
         "finished_n3": _mean([float(g["finished"]) for g in n3]),
     }
@@ -329,27 +394,32 @@ def regime_values(n1: Sequence[dict[str, Any]], n3: Sequence[dict[str, Any]], n5
 
 def regime_rows(values: dict[str, float], thresholds: dict[str, list]) -> list[dict[str, Any]]:
     """[{"name", "value", "range", "met"}] in REGIME_CHECKS order."""
-    return [{"name": k, "value": float(values[k]), "range": thresholds[k],
-             "met": within(float(values[k]), thresholds[k])} for k in REGIME_CHECKS]
+    return [
+        {"name": k, "value": float(values[k]), "range": thresholds[k], "met": within(float(values[k]), thresholds[k])}
+        for k in REGIME_CHECKS
+    ]
 
 
 def regime_table(rows: Sequence[dict[str, Any]]) -> str:
     lines = ["| precondition | measured | pre-registered | met |", "|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {REGIME_CHECKS[r['name']]} (`{r['name']}`) | {r['value']:.3f} | {describe(r['range'])} | "
-                     f"{'yes' if r['met'] else '**no**'} |")
+        lines.append(
+            f"| {REGIME_CHECKS[r['name']]} (`{r['name']}`) | {r['value']:.3f} | {describe(r['range'])} | "
+            f"{'yes' if r['met'] else '**no**'} |"
+        )
     return "\n".join(lines)
 
 
-def measure_regime(model: Path, spec: ToySpec, n_values: Sequence[int], pre: dict[str, Any],
-                   batch_size: int = 32) -> dict[str, Any]:
+def measure_regime(
+    model: Path, spec: ToySpec, n_values: Sequence[int], pre: dict[str, Any], batch_size: int = 32
+) -> dict[str, Any]:
     """Sample the base at the registered sampling: N=1, N=3 and N=5 groups (limits that never bind) and the
     paired continuations of its own steps on long chains; return regime_values' values and details."""
     from recipe_bcr.engines.base import Request, Sampling, drain, generate_all
     from recipe_bcr.engines.hf_engine import TransformersEngine
     from recipe_bcr.grading.reward import score_completion
     from recipe_bcr.grading.verify import default_verifier
-    from recipe_bcr.toy.task import CHECK, CLOSING, FILLERS, _STEP, chain
+    from recipe_bcr.toy.task import _STEP, CHECK, CLOSING, FILLERS, chain
 
     seed, per = int(pre["seed"]), int(pre["max_tokens_per_problem"])
     rng = random.Random(f"{seed}:regime")
@@ -365,8 +435,12 @@ def measure_regime(model: Path, spec: ToySpec, n_values: Sequence[int], pre: dic
         return out
 
     def sampling(n: int, offset: int, max_tokens: int | None = None) -> Sampling:
-        return Sampling(temperature=float(pre["sampling"]["temperature"]), top_p=float(pre["sampling"]["top_p"]),
-                        seed=seed + offset, max_tokens=max_tokens or per * n)
+        return Sampling(
+            temperature=float(pre["sampling"]["temperature"]),
+            top_p=float(pre["sampling"]["top_p"]),
+            seed=seed + offset,
+            max_tokens=max_tokens or per * n,
+        )
 
     samples: dict[int, list[dict[str, Any]]] = {}
     for n, count in sizes.items():
@@ -376,8 +450,14 @@ def measure_regime(model: Path, spec: ToySpec, n_values: Sequence[int], pre: dic
         for s, (gen, *_) in zip(sets, gens):
             scored = score_completion(gen.text, [p.answers[0] for p in s], verifier)
             secs = [section_record(t, p, c, tok) for t, p, c in zip(sections(gen.text, n), s, scored.correct)]
-            rows.append({"tokens": gen.num_tokens, "finished": gen.finish_reason == "stop",
-                         "fmt": scored.breakdown["fmt"] == 1.0, "sections": secs})
+            rows.append(
+                {
+                    "tokens": gen.num_tokens,
+                    "finished": gen.finish_reason == "stop",
+                    "fmt": scored.breakdown["fmt"] == 1.0,
+                    "sections": secs,
+                }
+            )
         samples[n] = rows
     n1 = [{**g["sections"][0], "length": g["tokens"]} for g in samples[1]]
 
@@ -400,9 +480,15 @@ def measure_regime(model: Path, spec: ToySpec, n_values: Sequence[int], pre: dic
     arms = {"recheck": f" {CHECK}", "closed": close, "filler": f" {FILLERS[0]}{close}"}
     paired: list[dict[str, bool]] = [{} for _ in prefixes]
     for a, (arm, suffix) in enumerate(arms.items()):
-        requests = [Request(i, msgs, tuple(engine.render_ids(msgs)) + tuple(tok(text + suffix, add_special_tokens=False)
-                                                                          ["input_ids"]), 0)
-                    for i, (_, msgs, text) in enumerate(prefixes)]
+        requests = [
+            Request(
+                i,
+                msgs,
+                tuple(engine.render_ids(msgs)) + tuple(tok(text + suffix, add_special_tokens=False)["input_ids"]),
+                0,
+            )
+            for i, (_, msgs, text) in enumerate(prefixes)
+        ]
         engine.submit(requests, sampling(1, 100 + a))
         for rid, gen in drain(engine):
             p, _, text = prefixes[rid]

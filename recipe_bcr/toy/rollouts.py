@@ -32,8 +32,9 @@ def advantages(scores: Sequence[float], groups: Sequence[Any]) -> list[float]:
     members: dict[Any, list[float]] = defaultdict(list)
     for s, g in zip(scores, groups, strict=True):
         members[g].append(float(s))
-    return [float(s) - (sum(members[g]) / len(members[g]) if len(members[g]) > 1 else 0.0)
-            for s, g in zip(scores, groups)]
+    return [
+        float(s) - (sum(members[g]) / len(members[g]) if len(members[g]) > 1 else 0.0) for s, g in zip(scores, groups)
+    ]
 
 
 def tag(output: str, n: int, redundancy_cut: float = 0.3) -> dict[str, Any]:
@@ -45,8 +46,11 @@ def tag(output: str, n: int, redundancy_cut: float = 0.3) -> dict[str, Any]:
     parts = [redundant_chars(s) for s in written]
     total = sum(t for t, _ in parts)
     share = sum(r for _, r in parts) / total if total else 0.0
-    return {"kept_reasoning": bool(judged) and all(read_section(s)[0] for s in judged),
-            "redundancy": share, "redundant": share > redundancy_cut}
+    return {
+        "kept_reasoning": bool(judged) and all(read_section(s)[0] for s in judged),
+        "redundancy": share,
+        "redundant": share > redundancy_cut,
+    }
 
 
 def _golds(gts: Any) -> list[str]:
@@ -85,12 +89,20 @@ def summarize(rows: Iterable[dict[str, Any]], redundancy_cut: float = 0.3) -> di
         cat = CATEGORIES[2] if not t["kept_reasoning"] else CATEGORIES[1] if t["redundant"] else CATEGORIES[0]
         c = acc[cat]
         c["rollouts"] += 1
-        for key, value in (("score", row["score"]), ("acc", row.get("acc", 0.0)), ("fmt", row.get("fmt", 0.0)),
-                           ("truncated", row.get("truncated", 0.0)), ("advantage", a),
-                           ("redundancy", t["redundancy"])):
+        for key, value in (
+            ("score", row["score"]),
+            ("acc", row.get("acc", 0.0)),
+            ("fmt", row.get("fmt", 0.0)),
+            ("truncated", row.get("truncated", 0.0)),
+            ("advantage", a),
+            ("redundancy", t["redundancy"]),
+        ):
             c[key] += float(value)
-    out = {cat: {k: (v if k == "rollouts" else v / c["rollouts"]) for k, v in c.items()}
-           for cat, c in acc.items() if c["rollouts"]}
+    out = {
+        cat: {k: (v if k == "rollouts" else v / c["rollouts"]) for k, v in c.items()}
+        for cat, c in acc.items()
+        if c["rollouts"]
+    }
     if not any("truncated" in r for r in rows):  # verl's v1 dump does not record it: unknown, not 0
         for c in out.values():
             c["truncated"] = float("nan")
@@ -99,5 +111,7 @@ def summarize(rows: Iterable[dict[str, Any]], redundancy_cut: float = 0.3) -> di
 
 def read_dump(folder: Path) -> dict[int, list[dict[str, Any]]]:
     """verl's rollout dump: step -> rows."""
-    return {int(p.stem): [json.loads(line) for line in p.read_text().splitlines() if line.strip()]
-            for p in sorted(Path(folder).glob("*.jsonl"), key=lambda p: int(p.stem))}
+    return {
+        int(p.stem): [json.loads(line) for line in p.read_text().splitlines() if line.strip()]
+        for p in sorted(Path(folder).glob("*.jsonl"), key=lambda p: int(p.stem))
+    }

@@ -35,28 +35,28 @@ DATA_SOURCE = "toy_chain"
 class ToySpec:
     """What the toy task draws from (hydra_configs/toy.yaml `task`)."""
 
-    min_ops: int            # operations per problem: min_ops..max_ops
+    min_ops: int  # operations per problem: min_ops..max_ops
     max_ops: int
-    max_operand: int        # each operation adds or subtracts 1..max_operand
-    max_value: int          # running values stay in 0..max_value: every step is one fact of a small table
-    skip_rate: float        # share of supervised problems answered without steps
-    guess_accuracy: float   # share of those skipped answers that are right
+    max_operand: int  # each operation adds or subtracts 1..max_operand
+    max_value: int  # running values stay in 0..max_value: every step is one fact of a small table
+    skip_rate: float  # share of supervised problems answered without steps
+    guess_accuracy: float  # share of those skipped answers that are right
     step_error_rate: float  # share of written-out problems where one step slips by one
-    max_filler: int         # filler sentences per supervised problem: 0..max_filler
-    verbose: bool = False   # R1-style traces: narration, a restatement, a re-check of every step and a
-                            # closing line around the steps (hydra_configs/toy_verbose.yaml); new fields
-                            # enter the model's cache key only when set (model.cache_key)
+    max_filler: int  # filler sentences per supervised problem: 0..max_filler
+    verbose: bool = False  # R1-style traces: narration, a restatement, a re-check of every step and a
+    # closing line around the steps (hydra_configs/toy_verbose.yaml); new fields
+    # enter the model's cache key only when set (model.cache_key)
     recheck_rate: float = 0.0  # verbose: share of written-out problems whose steps are re-checked
-    skip_start: int = 0     # >0: only problems starting at this value are skipped (at skip_rate), so a skip is
-                            # likely where it happens and survives top-p sampling (README "The toy task")
+    skip_start: int = 0  # >0: only problems starting at this value are skipped (at skip_rate), so a skip is
+    # likely where it happens and survives top-p sampling (README "The toy task")
     # The competing regime (hydra_configs/toy_compete.yaml, issue 35); the defaults keep the earlier regimes' data
     # (and their models' cache keys) exactly as they were:
     functional_recheck: bool = False  # steps slip per step (step_error_rate each); a re-check RECOMPUTES the chain
-                            # and the answer follows it, so dropping it costs accuracy on long chains; filler sits
-                            # between steps and re-check and stays inert
+    # and the answer follows it, so dropping it costs accuracy on long chains; filler sits
+    # between steps and re-check and stays inert
     recheck_slip_rate: float = 0.0  # per-step slip rate of that re-check (below step_error_rate: it repairs)
     narration_rate: float = 1.0  # share of sections with narration ...
-    restate_rate: float = 1.0    # ... and with a restatement: concise modes rare but present
+    restate_rate: float = 1.0  # ... and with a restatement: concise modes rare but present
 
 
 def make_problem(rng: random.Random, spec: ToySpec, index: int) -> Problem:
@@ -68,8 +68,13 @@ def make_problem(rng: random.Random, spec: ToySpec, index: int) -> Problem:
         plus = value + d <= spec.max_value and (value - d < 0 or rng.random() < 0.5)
         value = value + d if plus else value - d
         text += f" {'+' if plus else '-'} {d}"
-    return Problem(problem_id=f"toy-{index}", question=f"What is {text}?", answers=(str(value),),
-                   difficulty=float(ops), topic="arithmetic chain")
+    return Problem(
+        problem_id=f"toy-{index}",
+        question=f"What is {text}?",
+        answers=(str(value),),
+        difficulty=float(ops),
+        topic="arithmetic chain",
+    )
 
 
 def chain(problem: Problem) -> tuple[int, list[tuple[str, int]]]:
@@ -93,8 +98,10 @@ def steps_text(problem: Problem, slip_at: int | None = None, slip: int = 0) -> t
 
 def _words(steps: str) -> list[str]:
     """A re-check of written steps in words: it repeats them and adds nothing (never counted as a step)."""
-    return [f"Yes, {a} {'plus' if op == '+' else 'minus'} {d} is {r}." for a, op, d, r in
-            re.findall(r"(\d++) ([+-]) (\d++) = (-?\d++)\.", steps)]
+    return [
+        f"Yes, {a} {'plus' if op == '+' else 'minus'} {d} is {r}."
+        for a, op, d, r in re.findall(r"(\d++) ([+-]) (\d++) = (-?\d++)\.", steps)
+    ]
 
 
 RESTATE = "The problem asks for {}."
@@ -139,8 +146,9 @@ def _slipped(value: int, rng: random.Random, spec: ToySpec) -> int:
     return rng.choice(options)
 
 
-def written_steps(problem: Problem, rng: random.Random, spec: ToySpec, slip_rate: float,
-                  check: bool = False) -> tuple[str, int]:
+def written_steps(
+    problem: Problem, rng: random.Random, spec: ToySpec, slip_rate: float, check: bool = False
+) -> tuple[str, int]:
     """The chain worked out step by step, each step's result slipping by one with `slip_rate`; the running value
     carries a slip on. Steps read "4 + 3 = 7."; a re-check's read "4 + 3 is 7." (never counted as a step)."""
     value, ops = chain(problem)
@@ -172,8 +180,9 @@ def compete_section(problem: Problem, rng: random.Random, spec: ToySpec) -> tupl
     if rng.random() < spec.recheck_rate:
         rechecked, answer = written_steps(problem, rng, spec, spec.recheck_slip_rate, check=True)
         check = [CHECK, rechecked]
-    return " ".join([*([NARRATION] if narrate else []), *lead, steps, *filler, *check,
-                     CLOSING.format(answer)]), str(answer)
+    return " ".join([*([NARRATION] if narrate else []), *lead, steps, *filler, *check, CLOSING.format(answer)]), str(
+        answer
+    )
 
 
 _CHECKED = re.compile(r"\d++ [+-] \d++ is -?\d++\.")
@@ -181,10 +190,13 @@ _CHECKED = re.compile(r"\d++ [+-] \d++ is -?\d++\.")
 
 def categories(section: str) -> dict[str, bool]:
     """Which optional parts a section of the competing regime holds (the report's per-category token counts)."""
-    return {"narration": NARRATION in section or SKIP_NARRATION in section,
-            "restatement": restated(section) is not None,
-            "steps": bool(_STEP.search(section)), "filler": any(f in section for f in FILLERS),
-            "recheck": CHECK in section or bool(_CHECKED.search(section))}
+    return {
+        "narration": NARRATION in section or SKIP_NARRATION in section,
+        "restatement": restated(section) is not None,
+        "steps": bool(_STEP.search(section)),
+        "filler": any(f in section for f in FILLERS),
+        "recheck": CHECK in section or bool(_CHECKED.search(section)),
+    }
 
 
 def target_completion(problems: Sequence[Problem], rng: random.Random, spec: ToySpec) -> str:
@@ -222,20 +234,33 @@ def redundant_chars(text: str) -> tuple[int, int]:
     return total, max(0, total - len(essential(text)))
 
 
-def make_groups(n: int, count: int, seed: int, spec: ToySpec, split: str,
-                prompt_style: PromptStyle = "group") -> list[GroupRow]:
+def make_groups(
+    n: int, count: int, seed: int, spec: ToySpec, split: str, prompt_style: PromptStyle = "group"
+) -> list[GroupRow]:
     if prompt_style == "single" and n != 1:
         raise ValueError(f"the single-problem prompt takes one problem per row, got n={n}")
     rng = random.Random(f"{seed}:{split}:{n}")
     return [
-        GroupRow(problems=[make_problem(rng, spec, k * n + j) for j in range(n)], split=split, index=k,
-                 data_source=DATA_SOURCE, prompt_style=prompt_style)
+        GroupRow(
+            problems=[make_problem(rng, spec, k * n + j) for j in range(n)],
+            split=split,
+            index=k,
+            data_source=DATA_SOURCE,
+            prompt_style=prompt_style,
+        )
         for k in range(count)
     ]
 
 
-def write_toy_data(out_dir: Path, n: int, train_groups: int, val_groups: int, seed: int, spec: ToySpec,
-                   prompt_style: PromptStyle = "group") -> dict[str, Path]:
+def write_toy_data(
+    out_dir: Path,
+    n: int,
+    train_groups: int,
+    val_groups: int,
+    seed: int,
+    spec: ToySpec,
+    prompt_style: PromptStyle = "group",
+) -> dict[str, Path]:
     """train_n{N}.parquet and val_n{N}.parquet in verl's schema, staged and renamed together."""
     from recipe_bcr.data.io import Staging
     from recipe_bcr.data.schema import SCHEMA, to_record
@@ -254,8 +279,10 @@ def write_toy_benchmark(path: Path, count: int, seed: int, spec: ToySpec) -> Pat
     import json
 
     rng = random.Random(f"{seed}:benchmark")
-    lines = [json.dumps({"problem": p.question, "answer": p.answers[0]})
-             for p in (make_problem(rng, spec, k) for k in range(count))]
+    lines = [
+        json.dumps({"problem": p.question, "answer": p.answers[0]})
+        for p in (make_problem(rng, spec, k) for k in range(count))
+    ]
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text("\n".join(lines) + "\n")

@@ -69,8 +69,10 @@ def gpu_problem() -> str | None:
         return None
     gpus = nvidia_gpus()
     if gpus is None:
-        return ("no NVIDIA driver: nvidia-smi is not on PATH or fails -> fix: run on a machine with NVIDIA GPUs and "
-                "their driver")
+        return (
+            "no NVIDIA driver: nvidia-smi is not on PATH or fails -> fix: run on a machine with NVIDIA GPUs and "
+            "their driver"
+        )
     if not gpus:
         return "nvidia-smi lists no GPU -> fix: check the driver (`nvidia-smi`) and the container's device mounts"
     listed = f"nvidia-smi lists {len(gpus)} x {gpus[0].name}, driver {gpus[0].driver}"
@@ -78,9 +80,11 @@ def gpu_problem() -> str | None:
         return f"{listed}, but torch {torch.__version__} is a CPU build -> fix: {TORCH_INSTALL}"
     floor = driver_floor(torch.version.cuda)
     if floor is not None and _branch(gpus[0].driver) < floor:
-        return (f"{listed}: older than the {floor} that torch {torch.__version__} "
-                f"(built for CUDA {torch.version.cuda}) "
-                f"needs -> fix: upgrade the NVIDIA driver to {floor} or newer")
+        return (
+            f"{listed}: older than the {floor} that torch {torch.__version__} "
+            f"(built for CUDA {torch.version.cuda}) "
+            f"needs -> fix: upgrade the NVIDIA driver to {floor} or newer"
+        )
     hidden = os.environ.get("CUDA_VISIBLE_DEVICES")
     if hidden is not None and not hidden.strip(","):
         return f"{listed}, but CUDA_VISIBLE_DEVICES={hidden!r} hides them -> fix: unset CUDA_VISIBLE_DEVICES"
@@ -94,7 +98,7 @@ class Check:
     name: str
     ok: bool
     detail: str
-    info: bool = False   # for the record only (a runtime this machine cannot run): never a failure
+    info: bool = False  # for the record only (a runtime this machine cannot run): never a failure
 
 
 def _verl_version() -> Check:
@@ -107,7 +111,11 @@ def _verl_version() -> Check:
 
 
 def _editable_finder() -> Check:
-    finders = [type(f).__module__ for f in sys.meta_path if "__editable__" in type(f).__module__ and "bcr" in type(f).__module__]
+    finders = [
+        type(f).__module__
+        for f in sys.meta_path
+        if "__editable__" in type(f).__module__ and "bcr" in type(f).__module__
+    ]
     if finders:
         return Check("install mode", False, f"{finders[0]}: {EDITABLE_FIX}")
     return Check("install mode", True, "no setuptools editable finder for bcr-recipe")
@@ -119,9 +127,13 @@ def _plugin() -> Check:
 
     names = [p.__name__ for p in Plugins.instance().discover(SearchPathPlugin)]
     ok = "BCRRecipeSearchPathPlugin" in names
-    detail = "Hydra discovers BCRRecipeSearchPathPlugin" if ok else (
-        f"Hydra does not discover hydra_plugins.bcr_recipe (found: {names or 'none'}), so +recipe=bcr would "
-        f"compose to a plain string -> fix: install bcr-recipe into this environment; {EDITABLE_FIX}"
+    detail = (
+        "Hydra discovers BCRRecipeSearchPathPlugin"
+        if ok
+        else (
+            f"Hydra does not discover hydra_plugins.bcr_recipe (found: {names or 'none'}), so +recipe=bcr would "
+            f"compose to a plain string -> fix: install bcr-recipe into this environment; {EDITABLE_FIX}"
+        )
     )
     return Check("hydra plugin", ok, detail)
 
@@ -169,7 +181,9 @@ def _verl_hooks() -> Check:
 
     worker_setup()
     trainer, rollout = get_trainer_cls("sync").__name__, get_rollout_class("hf", "async").__name__
-    return Check("verl hooks", True, f"trainer_mode=sync -> {trainer}; rollout hf -> {rollout}; platform cpu registered")
+    return Check(
+        "verl hooks", True, f"trainer_mode=sync -> {trainer}; rollout hf -> {rollout}; platform cpu registered"
+    )
 
 
 @functools.cache
@@ -202,8 +216,11 @@ def runtimes() -> dict[str, str | None]:
     vllm_device, vllm_why = _vllm_platform()
     found: dict[str, str | None] = {}
     for device, why in devices.items():
-        wrong = None if vllm_device is None or vllm_device == ("cpu" if device == "cpu" else "cuda") else \
-            f"this vLLM build runs on {vllm_device}"
+        wrong = (
+            None
+            if vllm_device is None or vllm_device == ("cpu" if device == "cpu" else "cuda")
+            else f"this vLLM build runs on {vllm_device}"
+        )
         found[runtime_name(device, "vllm")] = why or vllm_why or wrong
         found[runtime_name(device, "hf")] = why
     found["eval engine=vllm"] = vllm_why
@@ -221,14 +238,16 @@ def _runtimes() -> Check:
 # (verl/workers/config/model.py); transformers 5.9 runs that with the flash_attn package or, without
 # it, fetches kernels-community/flash-attn2 from the hub through the `kernels` package (network).
 VERL_DEFAULT_ATTENTION = "flash_attention_2"
-FLASH_ATTN_INSTALL = ("pip install flash-attn==2.8.3 --no-build-isolation (what verl's flash-attn-cu130torch211 extra "
-                      "pins; no wheel for torch 2.11/CUDA 13 on PyPI: it compiles from source, see the README), or "
-                      "keep bcr_device=gpu's attn_implementation=sdpa with use_remove_padding=false")
+FLASH_ATTN_INSTALL = (
+    "pip install flash-attn==2.8.3 --no-build-isolation (what verl's flash-attn-cu130torch211 extra "
+    "pins; no wheel for torch 2.11/CUDA 13 on PyPI: it compiles from source, see the README), or "
+    "keep bcr_device=gpu's attn_implementation=sdpa with use_remove_padding=false"
+)
 
 
 @dataclass
 class Requirement:
-    modules: tuple[str, ...]   # any one of them satisfies it
+    modules: tuple[str, ...]  # any one of them satisfies it
     why: str
     install: str
 
@@ -247,9 +266,11 @@ def attention_problem(cfg: Any) -> str | None:
     sequences (tests/test_gpu_config.py shows it)."""
     attn, remove_padding = attention(cfg)
     if remove_padding and "flash_attention" not in attn:
-        return (f"actor_rollout_ref.model.use_remove_padding=true with attn_implementation={attn}: packed sequences "
-                f"would attend to each other -> fix: actor_rollout_ref.model.use_remove_padding=false, or "
-                f"attn_implementation={VERL_DEFAULT_ATTENTION} with flash-attn installed")
+        return (
+            f"actor_rollout_ref.model.use_remove_padding=true with attn_implementation={attn}: packed sequences "
+            f"would attend to each other -> fix: actor_rollout_ref.model.use_remove_padding=false, or "
+            f"attn_implementation={VERL_DEFAULT_ATTENTION} with flash-attn installed"
+        )
     return None
 
 
@@ -266,7 +287,9 @@ def requirements(cfg: Any, device: str) -> list[Requirement]:
     if cfg.actor_rollout_ref.rollout.name == "vllm":
         found.append(Requirement(("vllm",), "bcr_runtime=vllm", setup))
     if attention(cfg)[0] == VERL_DEFAULT_ATTENTION:
-        found.append(Requirement(("flash_attn", "kernels"), "attn_implementation=flash_attention_2", FLASH_ATTN_INSTALL))
+        found.append(
+            Requirement(("flash_attn", "kernels"), "attn_implementation=flash_attention_2", FLASH_ATTN_INSTALL)
+        )
     return found
 
 
@@ -286,13 +309,15 @@ def runtime_requirements(device: str, runtime: str, not_here: str | None = None)
     `not_here`: why this machine cannot run it (then the line is for the record only)."""
     name = f"imports for {runtime_name(device, runtime)}"
     cfg = compose_recipe([f"bcr_device={device}", f"bcr_runtime={runtime}"])
-    if "bcr" not in cfg:   # the recipe group is not found: the "recipe group" check says why
+    if "bcr" not in cfg:  # the recipe group is not found: the "recipe group" check says why
         return Check(name, False, "+recipe=bcr does not compose, so its imports are unknown (see recipe group)")
     reqs = requirements(cfg, device)
     attn, remove_padding = attention(cfg)
     extra = "flash_attn or kernels" if attn == VERL_DEFAULT_ATTENTION else "torch only, no flash-attn"
-    needs = (f"{', '.join('/'.join(r.modules) for r in reqs)}; attention {attn} ({extra}), "
-             f"use_remove_padding={str(remove_padding).lower()}")
+    needs = (
+        f"{', '.join('/'.join(r.modules) for r in reqs)}; attention {attn} ({extra}), "
+        f"use_remove_padding={str(remove_padding).lower()}"
+    )
     if not_here:
         return Check(name, True, f"not runnable here ({not_here}); it needs {needs}", info=True)
     problems = [f"{'/'.join(r.modules)} missing ({r.why}) -> fix: {r.install}" for r in missing(reqs)]
@@ -308,16 +333,29 @@ def _vllm_plugin() -> Check:
         return Check("vllm plugin", True, "not needed: vLLM cannot run here")
     names = [ep.name for ep in importlib.metadata.entry_points(group="vllm.general_plugins")]
     if "bcr_recipe" not in names:
-        return Check("vllm plugin", False, f"entry point vllm.general_plugins:bcr_recipe not found ({names}) -> fix: "
-                                          "reinstall bcr-recipe into this environment")
+        return Check(
+            "vllm plugin",
+            False,
+            f"entry point vllm.general_plugins:bcr_recipe not found ({names}) -> fix: "
+            "reinstall bcr-recipe into this environment",
+        )
     from recipe_bcr.verl_ext.vllm_plugin import check_vllm_hook
 
     check_vllm_hook()
     return Check("vllm plugin", True, "vllm.general_plugins:bcr_recipe registered; its vLLM hook fits this vLLM")
 
 
-CHECKS: list[Callable[[], Check]] = [_verl_version, _editable_finder, _plugin, _recipe_composes, _reward, _reward_manager,
-                                     _verl_hooks, _vllm_plugin, _runtimes]
+CHECKS: list[Callable[[], Check]] = [
+    _verl_version,
+    _editable_finder,
+    _plugin,
+    _recipe_composes,
+    _reward,
+    _reward_manager,
+    _verl_hooks,
+    _vllm_plugin,
+    _runtimes,
+]
 
 
 def runtime_checks(required: tuple[str, str] | None = None) -> list[Check]:
@@ -330,8 +368,9 @@ def runtime_checks(required: tuple[str, str] | None = None) -> list[Check]:
         for runtime in ("vllm", "hf"):
             why = found[runtime_name(device, runtime)]
             if (device, runtime) == required and why:
-                checks.append(Check(f"imports for {runtime_name(device, runtime)}", False,
-                                    f"asked for, cannot run here: {why}"))
+                checks.append(
+                    Check(f"imports for {runtime_name(device, runtime)}", False, f"asked for, cannot run here: {why}")
+                )
             else:
                 checks.append(runtime_requirements(device, runtime, why))
     return checks
@@ -349,8 +388,11 @@ def gpu_check(required: bool = False) -> Check:
     if problem is None:
         listed = nvidia_gpus() or ()
         what = f": {listed[0].name}, driver {listed[0].driver}" if listed else ""
-        return Check("gpu", True, f"torch {torch.__version__} (CUDA {torch.version.cuda}) sees "
-                                  f"{torch.cuda.device_count()} GPU(s){what}")
+        return Check(
+            "gpu",
+            True,
+            f"torch {torch.__version__} (CUDA {torch.version.cuda}) sees {torch.cuda.device_count()} GPU(s){what}",
+        )
     if not nvidia_gpus() and not required:
         return Check("gpu", True, f"no NVIDIA GPU here ({problem.split(' -> ')[0]}): CPU runs only", info=True)
     return Check("gpu", False, problem)

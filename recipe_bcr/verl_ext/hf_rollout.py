@@ -53,8 +53,17 @@ class SamplingKey:
 
 def sampling_key(params: dict[str, Any], default_max_tokens: int) -> SamplingKey:
     """verl's sampling dict -> the settings generate() gets; top_k <= 0 means off (vLLM's -1)."""
-    known = {"temperature", "top_p", "top_k", "repetition_penalty", "max_tokens", "max_new_tokens", "logprobs",
-             "ignore_eos", "seed"}
+    known = {
+        "temperature",
+        "top_p",
+        "top_k",
+        "repetition_penalty",
+        "max_tokens",
+        "max_new_tokens",
+        "logprobs",
+        "ignore_eos",
+        "seed",
+    }
     unknown = sorted(set(params) - known)
     if unknown:
         raise ValueError(f"HF rollout: sampling parameters {unknown} are not supported")
@@ -93,8 +102,9 @@ def token_logprobs(logits: tuple[torch.Tensor, ...], tokens: torch.Tensor, tempe
     `logits`: generate()'s one (batch, vocab) tensor per step; `tokens` (batch, steps). One op per step for
     the whole batch (not per token), and never a (steps, batch, vocab) copy: a large vocabulary stays affordable."""
     rows = torch.arange(tokens.shape[0], device=tokens.device)
-    return torch.stack([torch.log_softmax(step.float() / temperature, -1)[rows, tokens[:, t]]
-                        for t, step in enumerate(logits)], dim=1)
+    return torch.stack(
+        [torch.log_softmax(step.float() / temperature, -1)[rows, tokens[:, t]] for t, step in enumerate(logits)], dim=1
+    )
 
 
 class PreallocatedLayer(DynamicLayer):
@@ -116,15 +126,16 @@ class PreallocatedLayer(DynamicLayer):
         self.keys, self.values = self._k[:, :, :0], self._v[:, :, :0]
         self.is_initialized = True
 
-    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any,
-               **kwargs: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    def update(
+        self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         if not self.is_initialized:
             self.lazy_initialization(key_states, value_states)
         end = self.length + key_states.shape[-2]
         if end > self.capacity:
             raise RuntimeError(f"HF rollout: KV cache of {self.capacity} tokens overflowed ({end})")
-        self._k[:, :, self.length:end] = key_states
-        self._v[:, :, self.length:end] = value_states
+        self._k[:, :, self.length : end] = key_states
+        self._v[:, :, self.length : end] = value_states
         self.length = end
         self.keys, self.values = self._k[:, :, :end], self._v[:, :, :end]
         return self.keys, self.values
@@ -138,8 +149,9 @@ def preallocated_cache(num_layers: int, capacity: int) -> DynamicCache:
 
 
 @torch.inference_mode()
-def generate_batch(model: Any, prompts: list[list[int]], key: SamplingKey, eos_ids: set[int],
-                   pad_id: int) -> list[tuple[list[int], Optional[list[float]]]]:
+def generate_batch(
+    model: Any, prompts: list[list[int]], key: SamplingKey, eos_ids: set[int], pad_id: int
+) -> list[tuple[list[int], Optional[list[float]]]]:
     """One generate() over left-padded prompts with transformers' own sampling (temperature, top-k,
     top-p, repetition penalty); each completion trimmed after its first EOS, with its log-probs."""
     from transformers import GenerationConfig
@@ -148,8 +160,8 @@ def generate_batch(model: Any, prompts: list[list[int]], key: SamplingKey, eos_i
     ids = torch.full((len(prompts), width), pad_id, dtype=torch.long)
     mask = torch.zeros_like(ids)
     for i, p in enumerate(prompts):  # left padding
-        ids[i, width - len(p):] = torch.tensor(p, dtype=torch.long)
-        mask[i, width - len(p):] = 1
+        ids[i, width - len(p) :] = torch.tensor(p, dtype=torch.long)
+        mask[i, width - len(p) :] = 1
     sample = key.temperature > 0
     # A fresh GenerationConfig: nothing from the model's generation_config (e.g. top_k=50) applies.
     gen_cfg = GenerationConfig(
@@ -167,11 +179,14 @@ def generate_batch(model: Any, prompts: list[list[int]], key: SamplingKey, eos_i
     if key.seed is not None:  # requests are batched by seed (SamplingKey), so the batch replays
         torch.manual_seed(key.seed)
     cache = preallocated_cache(model.config.get_text_config().num_hidden_layers, width + key.max_tokens)
-    out = model.generate(input_ids=ids.to(model.device), attention_mask=mask.to(model.device),
-                         generation_config=gen_cfg, past_key_values=cache)
+    out = model.generate(
+        input_ids=ids.to(model.device),
+        attention_mask=mask.to(model.device),
+        generation_config=gen_cfg,
+        past_key_values=cache,
+    )
     seqs = out.sequences[:, width:]
-    lps = (token_logprobs(out.logits, seqs, key.temperature if sample else 1.0).tolist()
-           if key.logprobs else None)
+    lps = token_logprobs(out.logits, seqs, key.temperature if sample else 1.0).tolist() if key.logprobs else None
     results = []
     for i, row in enumerate(seqs.tolist()):
         tokens = trim_completion(row, eos_ids)
@@ -219,8 +234,9 @@ class HFRolloutServer:
     def ready(self) -> bool:
         return True
 
-    async def generate(self, prompt_ids: list[int], sampling_params: dict[str, Any], request_id: str,
-                       **kwargs: Any) -> TokenOutput:
+    async def generate(
+        self, prompt_ids: list[int], sampling_params: dict[str, Any], request_id: str, **kwargs: Any
+    ) -> TokenOutput:
         media = [k for k in ("image_data", "video_data", "audio_data") if kwargs.get(k) is not None]
         if media:
             raise ValueError(f"HF rollout: multimodal inputs {media} are not supported")
@@ -234,8 +250,12 @@ class HFRolloutServer:
         if self._batcher is None or self._batcher.done():
             self._batcher = asyncio.create_task(self._drain())
         token_ids, log_probs = await fut
-        return TokenOutput(token_ids=token_ids, log_probs=log_probs, stop_reason="completed",
-                           extra_fields={"global_steps": self.global_steps})
+        return TokenOutput(
+            token_ids=token_ids,
+            log_probs=log_probs,
+            stop_reason="completed",
+            extra_fields={"global_steps": self.global_steps},
+        )
 
     async def _gather(self, quiet_s: float = 0.02) -> None:
         """Wait until max_num_seqs requests are waiting or none has arrived for `quiet_s`: a step's
@@ -255,8 +275,9 @@ class HFRolloutServer:
             self._pending = [r for r in self._pending if id(r) not in taken]
             try:
                 async with self._model_lock:
-                    results = await asyncio.to_thread(generate_batch, self.model, [r.prompt_ids for r in batch], key,
-                                                     self.eos_ids, self.pad_id)
+                    results = await asyncio.to_thread(
+                        generate_batch, self.model, [r.prompt_ids for r in batch], key, self.eos_ids, self.pad_id
+                    )
             except Exception as e:  # noqa: BLE001 - every waiting request gets the error
                 for r in batch:
                     if not r.future.done():
@@ -266,8 +287,9 @@ class HFRolloutServer:
                 if not r.future.done():
                     r.future.set_result(res)
 
-    async def load_weights(self, named: dict[str, torch.Tensor], global_steps: Optional[int] = None,
-                           last: bool = True) -> None:
+    async def load_weights(
+        self, named: dict[str, torch.Tensor], global_steps: Optional[int] = None, last: bool = True
+    ) -> None:
         """One bucket of a weight sync; the last bucket checks that every parameter arrived,
         so a partial sync never leaves the rollout sampling from stale weights unnoticed."""
         async with self._model_lock:
@@ -343,14 +365,20 @@ class HFReplica(RolloutReplica):
         server = (
             ray.remote(HFRolloutServer)
             .options(
-                scheduling_strategy=ray.util.scheduling_strategies.NodeAffinitySchedulingStrategy(node_id=node_id, soft=False),
+                scheduling_strategy=ray.util.scheduling_strategies.NodeAffinitySchedulingStrategy(
+                    node_id=node_id, soft=False
+                ),
                 runtime_env={"env_vars": env_vars},
                 name=server_name(self.replica_rank),
                 max_concurrency=self.max_concurrency,
                 num_cpus=0,
             )
-            .remote(config=self.config, model_config=self.model_config, replica_rank=self.replica_rank,
-                    cuda_visible_devices=devices)
+            .remote(
+                config=self.config,
+                model_config=self.model_config,
+                replica_rank=self.replica_rank,
+                cuda_visible_devices=devices,
+            )
         )
         await server.ready.remote()
         self.servers = [server]
@@ -377,8 +405,12 @@ class HFServerAdapter(BaseRollout):
     async def release(self) -> None:
         await self._handle().sleep.remote()
 
-    async def update_weights(self, weights: Generator[tuple[str, torch.Tensor], None, None],
-                             wire_format: str = "named_tensors", **kwargs: Any) -> None:
+    async def update_weights(
+        self,
+        weights: Generator[tuple[str, torch.Tensor], None, None],
+        wire_format: str = "named_tensors",
+        **kwargs: Any,
+    ) -> None:
         if wire_format != "named_tensors":
             raise ValueError(f"HF rollout: weight wire format {wire_format!r} is not supported")
         steps = kwargs.get("global_steps")

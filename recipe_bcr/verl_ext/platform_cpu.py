@@ -32,7 +32,7 @@ from verl.plugin.platform import PlatformBase, PlatformRegistry
 @dataclass(frozen=True)
 class NvidiaGPU:
     name: str
-    driver: str   # e.g. "570.124.06"
+    driver: str  # e.g. "570.124.06"
 
 
 @functools.cache
@@ -42,8 +42,12 @@ def nvidia_gpus() -> tuple[NvidiaGPU, ...] | None:
     if smi is None:
         return None
     try:
-        proc = subprocess.run([smi, "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                              capture_output=True, text=True, timeout=30)
+        proc = subprocess.run(
+            [smi, "--query-gpu=name,driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     if proc.returncode != 0:

@@ -30,8 +30,12 @@ def register_platform() -> None:
     from recipe_bcr.verl_ext.platform_cpu import PlatformCPU
 
     current = get_platform()
-    if (not isinstance(current, PlatformCPU) and not current.is_available() and not os.environ.get("VERL_PLATFORM")
-            and PlatformCPU().is_platform_available()):
+    if (
+        not isinstance(current, PlatformCPU)
+        and not current.is_available()
+        and not os.environ.get("VERL_PLATFORM")
+        and PlatformCPU().is_platform_available()
+    ):
         set_platform(PlatformCPU())
 
 

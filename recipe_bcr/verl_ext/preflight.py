@@ -23,8 +23,12 @@ from recipe_bcr.verl_ext.platform_cpu import nvidia_gpus, visible_gpu_count
 
 # the config keys that name a model or tokenizer folder (verl reads the tokenizer from model.path
 # unless tokenizer_path is set)
-MODEL_KEYS = ("bcr.model.path", "bcr.model.tokenizer", "actor_rollout_ref.model.path",
-              "actor_rollout_ref.model.tokenizer_path")
+MODEL_KEYS = (
+    "bcr.model.path",
+    "bcr.model.tokenizer",
+    "actor_rollout_ref.model.path",
+    "actor_rollout_ref.model.tokenizer_path",
+)
 
 
 class PreflightError(RuntimeError):
@@ -51,7 +55,8 @@ def check_model_paths(cfg: Any) -> list[str]:
         if not path.exists():
             raise PreflightError(
                 f"{key}={value}: no such folder -> fix: download or build the model there, or set {key} to a model "
-                f"folder or a hub id (the toy model: `python -m recipe_bcr toy`, which writes $BCR_CACHE/{MODEL_DIR})")
+                f"folder or a hub id (the toy model: `python -m recipe_bcr toy`, which writes $BCR_CACHE/{MODEL_DIR})"
+            )
         checked.append(str(path))
     return list(dict.fromkeys(checked))
 
@@ -82,14 +87,16 @@ def check_device(cfg: Any) -> str:
     import torch
 
     problem = gpu_problem()
-    if problem is None:   # named from nvidia-smi: no CUDA context in the driver process, which lives as long as the run
+    if problem is None:  # named from nvidia-smi: no CUDA context in the driver process, which lives as long as the run
         listed = nvidia_gpus() or ()
         what = f": {listed[0].name}, driver {listed[0].driver}" if listed else ""
         return f"torch {torch.__version__} sees {torch.cuda.device_count()} GPU(s){what}"
     if cluster_address(cfg) and nvidia_gpus() is None:
         return "this node has no NVIDIA GPU: the cluster's nodes are checked by Ray when its workers start"
-    raise PreflightError(f"bcr_device=gpu, but torch cannot use a GPU here: {problem} (a CPU run: bcr_device=cpu or "
-                         "+recipe=bcr_toy; `python -m recipe_bcr doctor` checks the install)")
+    raise PreflightError(
+        f"bcr_device=gpu, but torch cannot use a GPU here: {problem} (a CPU run: bcr_device=cpu or "
+        "+recipe=bcr_toy; `python -m recipe_bcr doctor` checks the install)"
+    )
 
 
 def visible_gpus(cfg: Any) -> tuple[int, str]:
@@ -121,9 +128,9 @@ PROBE_TIMEOUT_S = 300
 @dataclass
 class NodeReport:
     host: str
-    error: str | None          # why the recipe's modules do not import there
-    gpus: int = 0              # GPUs this node's processes may use (CUDA_VISIBLE_DEVICES, else nvidia-smi)
-    gpu_problem: str | None = None   # why torch cannot use them (None: it can, or there are none)
+    error: str | None  # why the recipe's modules do not import there
+    gpus: int = 0  # GPUs this node's processes may use (CUDA_VISIBLE_DEVICES, else nvidia-smi)
+    gpu_problem: str | None = None  # why torch cannot use them (None: it can, or there are none)
     ray: str = ""
 
 
@@ -153,8 +160,10 @@ def probe_nodes(modules: tuple[str, ...] = PROBED_MODULES) -> list[NodeReport]:
 
     task = ray.remote(num_cpus=0)(probe)
     nodes = [n for n in ray.nodes() if n.get("Alive")]
-    refs = [task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(modules)
-            for n in nodes]
+    refs = [
+        task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(modules)
+        for n in nodes
+    ]
     return [NodeReport(**r) for r in ray.get(refs, timeout=PROBE_TIMEOUT_S)]
 
 
@@ -162,8 +171,10 @@ def verdict(reports: list[NodeReport], per_node: int, nodes: int, device: str) -
     """Why these nodes cannot run `nodes` x `per_node` GPUs of the recipe (None: they can)."""
     broken = [f"{r.host}: {r.error}" for r in reports if r.error]
     if broken:
-        return (f"the recipe does not import on {len(broken)} of {len(reports)} node(s) ({'; '.join(broken)}) -> fix: "
-                "install bcr-recipe on every node (docs/gpu.md), the same commit as here")
+        return (
+            f"the recipe does not import on {len(broken)} of {len(reports)} node(s) ({'; '.join(broken)}) -> fix: "
+            "install bcr-recipe on every node (docs/gpu.md), the same commit as here"
+        )
     if device == "cpu":
         return None
     sick = [f"{r.host}: {r.gpu_problem}" for r in reports if r.gpu_problem]
@@ -172,8 +183,10 @@ def verdict(reports: list[NodeReport], per_node: int, nodes: int, device: str) -
     enough = [r for r in reports if r.gpus >= per_node]
     if len(enough) < nodes:
         found = ", ".join(f"{r.host} {r.gpus}" for r in reports)
-        return (f"trainer.nnodes={nodes} x trainer.n_gpus_per_node={per_node}, but only {len(enough)} node(s) have "
-                f"{per_node} GPUs (GPUs per node: {found}) -> fix: start Ray on more nodes, or lower bcr.gpus / nnodes")
+        return (
+            f"trainer.nnodes={nodes} x trainer.n_gpus_per_node={per_node}, but only {len(enough)} node(s) have "
+            f"{per_node} GPUs (GPUs per node: {found}) -> fix: start Ray on more nodes, or lower bcr.gpus / nnodes"
+        )
     return None
 
 
@@ -193,9 +206,11 @@ def check_cluster(address: str, per_node: int, nodes: int, device: str) -> str:
     return f"{len(reports)} node(s) import the recipe: " + ", ".join(f"{r.host} ({r.gpus} GPU(s))" for r in reports)
 
 
-START_CLUSTER = ("start Ray on every node (`ray start --head --port=6379` on this one, `ray start "
-                 "--address=<this node's IP>:6379` on each other one; bcr-recipe installed on each) and add "
-                 "+ray_kwargs.ray_init.address=auto (or export RAY_ADDRESS=auto)")
+START_CLUSTER = (
+    "start Ray on every node (`ray start --head --port=6379` on this one, `ray start "
+    "--address=<this node's IP>:6379` on each other one; bcr-recipe installed on each) and add "
+    "+ray_kwargs.ray_init.address=auto (or export RAY_ADDRESS=auto)"
+)
 
 
 def check_gpus(cfg: Any) -> str:
@@ -209,8 +224,10 @@ def check_gpus(cfg: Any) -> str:
     if address:
         local = visible_gpu_count() if cfg.trainer.device != "cpu" else 0
         if local and per_node > local:
-            raise PreflightError(f"{asked}, but this node has {local} GPU(s) (nvidia-smi / CUDA_VISIBLE_DEVICES): verl "
-                                 f"places {per_node} on every node -> fix: bcr.gpus={local}")
+            raise PreflightError(
+                f"{asked}, but this node has {local} GPU(s) (nvidia-smi / CUDA_VISIBLE_DEVICES): verl "
+                f"places {per_node} on every node -> fix: bcr.gpus={local}"
+            )
         try:
             found = check_cluster(address, per_node, nodes, cfg.trainer.device)
         except ConnectionError as e:
@@ -220,11 +237,13 @@ def check_gpus(cfg: Any) -> str:
             raise PreflightError(str(e)) from None
         return f"{asked} on the Ray cluster at {address}: {found}"
     if nodes > 1:
-        raise PreflightError(f"{asked} needs a running Ray cluster, and without an address this run starts a "
-                             f"one-node Ray -> fix: {START_CLUSTER}")
+        raise PreflightError(
+            f"{asked} needs a running Ray cluster, and without an address this run starts a "
+            f"one-node Ray -> fix: {START_CLUSTER}"
+        )
     visible, source = visible_gpus(cfg)
     if per_node <= visible:
-        real = cfg.trainer.device != "cpu"   # the CPU preset's num_gpus are logical slots, not GPUs left idle
+        real = cfg.trainer.device != "cpu"  # the CPU preset's num_gpus are logical slots, not GPUs left idle
         idle = f"; {visible - per_node} left idle (bcr.gpus={visible} uses all)" if real and per_node < visible else ""
         return f"{per_node} GPU(s) asked, {visible} visible to Ray ({source}){idle}"
     fits = [f"bcr.gpus={visible}"] if visible else []
@@ -232,7 +251,8 @@ def check_gpus(cfg: Any) -> str:
     raise PreflightError(
         f"this run asks for {per_node * nodes} GPU(s) ({asked}), a local Ray start sees {visible} ({source}) "
         "on 1 node; "
-        f"overrides that fit: {' | '.join(fits)}")
+        f"overrides that fit: {' | '.join(fits)}"
+    )
 
 
 def check_batch(cfg: Any) -> str:
@@ -246,17 +266,25 @@ def check_batch(cfg: Any) -> str:
     world = int(cfg.trainer.n_gpus_per_node) * int(cfg.trainer.nnodes)
     update, micro = int(actor.ppo_mini_batch_size) * n, int(actor.ppo_micro_batch_size_per_gpu)
     step = int(cfg.data.train_batch_size) * n
-    what = (f"an update of {update} completions (actor_rollout_ref.actor.ppo_mini_batch_size="
-            f"{actor.ppo_mini_batch_size} prompts x rollout.n={n})")
+    what = (
+        f"an update of {update} completions (actor_rollout_ref.actor.ppo_mini_batch_size="
+        f"{actor.ppo_mini_batch_size} prompts x rollout.n={n})"
+    )
     if step % world or update % world:
-        raise PreflightError(f"{what} and a step of {step} (data.train_batch_size x rollout.n) do not split evenly "
-                             f"into {world} GPU(s) -> fix: bcr.gpus=<a divisor of {math.gcd(step, update)}>")
+        raise PreflightError(
+            f"{what} and a step of {step} (data.train_batch_size x rollout.n) do not split evenly "
+            f"into {world} GPU(s) -> fix: bcr.gpus=<a divisor of {math.gcd(step, update)}>"
+        )
     if (update // world) % micro:
-        raise PreflightError(f"{what} gives {update // world} per GPU on {world} GPU(s), not a multiple of "
-                             f"bcr.completions_per_device={micro} -> fix: bcr.completions_per_device=<a divisor of "
-                             f"{update // world}>")
-    return (f"update of {update} completions = {world} GPU(s) x {micro} per device x {update // world // micro} "
-            "accumulation step(s)")
+        raise PreflightError(
+            f"{what} gives {update // world} per GPU on {world} GPU(s), not a multiple of "
+            f"bcr.completions_per_device={micro} -> fix: bcr.completions_per_device=<a divisor of "
+            f"{update // world}>"
+        )
+    return (
+        f"update of {update} completions = {world} GPU(s) x {micro} per device x {update // world // micro} "
+        "accumulation step(s)"
+    )
 
 
 def data_files(cfg: Any) -> list[tuple[str, str]]:
@@ -304,9 +332,11 @@ def check_data(cfgs: list[Any]) -> str:
 
 def preflight(cfg: Any) -> list[str]:
     """All checks, cheapest first; raises PreflightError on the first failure. Returns one line per check."""
-    return [f"models: {', '.join(check_model_paths(cfg)) or 'hub ids only'}",
-            f"device: {check_device(cfg)}",
-            f"data: {check_data([cfg])}",
-            f"attention and imports: {check_imports(cfg)}",
-            f"gpus: {check_gpus(cfg)}",
-            f"batch: {check_batch(cfg)}"]
+    return [
+        f"models: {', '.join(check_model_paths(cfg)) or 'hub ids only'}",
+        f"device: {check_device(cfg)}",
+        f"data: {check_data([cfg])}",
+        f"attention and imports: {check_imports(cfg)}",
+        f"gpus: {check_gpus(cfg)}",
+        f"batch: {check_batch(cfg)}",
+    ]

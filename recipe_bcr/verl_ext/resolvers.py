@@ -18,7 +18,7 @@ def _budget(n: int, tokens_per_problem: float, pinned: int | None = None) -> int
     return budget_for(int(n), float(tokens_per_problem), None if pinned in (None, "null", "None") else int(pinned))
 
 
-PAPER_GPUS = 4   # bcr.gpus=auto where no NVIDIA GPU answers: config inspection and CPU CI see the paper's setting
+PAPER_GPUS = 4  # bcr.gpus=auto where no NVIDIA GPU answers: config inspection and CPU CI see the paper's setting
 
 
 def _gpus(value: int | str) -> int:
@@ -31,9 +31,11 @@ def _gpus(value: int | str) -> int:
         return int(value)
     hidden = os.environ.get("CUDA_VISIBLE_DEVICES")
     if hidden is not None and not hidden.strip(","):
-        raise ValueError(f"bcr.gpus=auto: CUDA_VISIBLE_DEVICES={hidden!r} hides every GPU from this process (Ray "
-                         "older than 2.56 does this in actors without GPUs: pip install 'ray>=2.56', see "
-                         "constraints/gpu.txt) -> or set bcr.gpus=N")
+        raise ValueError(
+            f"bcr.gpus=auto: CUDA_VISIBLE_DEVICES={hidden!r} hides every GPU from this process (Ray "
+            "older than 2.56 does this in actors without GPUs: pip install 'ray>=2.56', see "
+            "constraints/gpu.txt) -> or set bcr.gpus=N"
+        )
     from recipe_bcr.verl_ext.platform_cpu import visible_gpu_count
 
     return visible_gpu_count() or PAPER_GPUS

@@ -30,18 +30,23 @@ class BCRTrainer(PPOTrainerSync):
     def on_train_begin(self) -> None:
         super().on_train_begin()
         rb = self.replay_buffer
-        print(f"bcr-recipe trainer: {type(self).__name__} mode={self.trainer_mode} "
-              f"replay_buffer={type(rb).__name__} gen_batch_size={getattr(rb, 'gen_batch_size', None)} "
-              f"rollout={self.config.actor_rollout_ref.rollout.name} device={get_device_name()} "
-              f"poll_s={getattr(rb, 'poll_interval', None)}", flush=True)
+        print(
+            f"bcr-recipe trainer: {type(self).__name__} mode={self.trainer_mode} "
+            f"replay_buffer={type(rb).__name__} gen_batch_size={getattr(rb, 'gen_batch_size', None)} "
+            f"rollout={self.config.actor_rollout_ref.rollout.name} device={get_device_name()} "
+            f"poll_s={getattr(rb, 'poll_interval', None)}",
+            flush=True,
+        )
 
     def _build_replay_buffer(self):  # type: ignore[no-untyped-def]
         buffer = super()._build_replay_buffer()
         poll_s = OmegaConf.select(self.config, "bcr.replay_poll_s", default=None)
         if poll_s is not None:
             if not hasattr(buffer, "poll_interval"):
-                raise RuntimeError(f"verl's replay buffer {type(buffer).__name__} has no poll_interval: bcr.replay_poll_s "
-                                   "(recipe_bcr/verl_ext/trainer.py) must be updated for this verl version")
+                raise RuntimeError(
+                    f"verl's replay buffer {type(buffer).__name__} has no poll_interval: bcr.replay_poll_s "
+                    "(recipe_bcr/verl_ext/trainer.py) must be updated for this verl version"
+                )
             buffer.poll_interval = float(poll_s)
         return buffer
 

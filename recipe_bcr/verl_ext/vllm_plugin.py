@@ -37,12 +37,16 @@ def check_vllm_hook() -> Callable[..., Any]:
 
     fn = getattr(utils, "dispatch_cpu_unquantized_gemm", None)
     if fn is None or "remove_weight" not in inspect.signature(getattr(fn, "__wrapped__", fn)).parameters:
-        raise RuntimeError(f"{_HOOK}(layer, remove_weight) not found in this vLLM: bcr-recipe's vLLM plugin "
-                           "(recipe_bcr/verl_ext/vllm_plugin.py) must be updated for this vLLM version")
+        raise RuntimeError(
+            f"{_HOOK}(layer, remove_weight) not found in this vLLM: bcr-recipe's vLLM plugin "
+            "(recipe_bcr/verl_ext/vllm_plugin.py) must be updated for this vLLM version"
+        )
     caller = inspect.getsource(linear.UnquantizedLinearMethod.process_weights_after_loading)
     if "dispatch_cpu_unquantized_gemm" not in caller:
-        raise RuntimeError("vLLM's UnquantizedLinearMethod.process_weights_after_loading no longer calls "
-                           f"{_HOOK}: bcr-recipe's vLLM plugin (recipe_bcr/verl_ext/vllm_plugin.py) must be updated")
+        raise RuntimeError(
+            "vLLM's UnquantizedLinearMethod.process_weights_after_loading no longer calls "
+            f"{_HOOK}: bcr-recipe's vLLM plugin (recipe_bcr/verl_ext/vllm_plugin.py) must be updated"
+        )
     return fn
 
 

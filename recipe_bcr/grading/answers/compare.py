@@ -69,7 +69,10 @@ def is_label(node: Node) -> bool:
     `\\sin\\theta`, `\\text{Area}`): names and a name applied to bracketed arguments, never a number
     or arithmetic outside brackets (`2x`, `x + y`)."""
     k, ch = node.kind, node.children
-    if any(n.kind == "text" and not all(w.isalpha() and w not in CONNECTIVE_WORDS for w in n.text.split()) for n in node.walk()):
+    if any(
+        n.kind == "text" and not all(w.isalpha() and w not in CONNECTIVE_WORDS for w in n.text.split())
+        for n in node.walk()
+    ):
         return False  # words in a label name it (P(\\text{win})); digits or "or" in them would hide a second value
     if k in ("sym", "text", "abs"):
         return True
@@ -77,11 +80,17 @@ def is_label(node: Node) -> bool:
         return all(is_label(c) for c in ch)
     if k == "pow":  # f^{-1}, x^*: a mark on a name
         mark = ch[1]
-        return is_label(ch[0]) and ((mark.kind == "sym" and mark.text == "*") or (mark.kind == "neg" and mark.children[0].value == 1))
+        return is_label(ch[0]) and (
+            (mark.kind == "sym" and mark.text == "*") or (mark.kind == "neg" and mark.children[0].value == 1)
+        )
     if k == "func":
         return all(is_label(c) for c in ch)
     if k == "mul":
-        return ch[0].kind != "mul" and is_label(ch[0]) and all(c.paren or c.kind in ("sym", "text", "tuple") for c in ch[1:])
+        return (
+            ch[0].kind != "mul"
+            and is_label(ch[0])
+            and all(c.paren or c.kind in ("sym", "text", "tuple") for c in ch[1:])
+        )
     return False
 
 
@@ -157,7 +166,9 @@ def verdict(pred: Node, gold: Node, rel_tol: float) -> tuple[bool, str] | list[Q
 def is_prose(tree: Node) -> bool:
     """A gold written in words: a choice letter, words the tree reads as prose, or a run of three or more letters."""
     nodes = list(tree.walk())
-    letters = tree.kind == "mul" and len(tree.children) >= 3 and all(n.kind == "sym" and len(n.text) == 1 for n in nodes[1:])
+    letters = (
+        tree.kind == "mul" and len(tree.children) >= 3 and all(n.kind == "sym" and len(n.text) == 1 for n in nodes[1:])
+    )
     return letters or any(n.kind in ("text", "choice") for n in nodes)
 
 
@@ -323,8 +334,15 @@ def _piecewise(pred: Node, gold: Node, rel_tol: float) -> bool:
     p_conds, g_conds = _conditions(pred), _conditions(gold)
     free = list(range(len(gold.children)))
     for piece, p_cond in zip(pred.children, p_conds):
-        hit = next((j for j in free if _same_condition(p_cond, g_conds[j])
-                    and _value(piece.children[0], gold.children[j].children[0], rel_tol) is True), None)
+        hit = next(
+            (
+                j
+                for j in free
+                if _same_condition(p_cond, g_conds[j])
+                and _value(piece.children[0], gold.children[j].children[0], rel_tol) is True
+            ),
+            None,
+        )
         if hit is None:
             return False
         free.remove(hit)
@@ -449,7 +467,9 @@ def _set_union(node: Node) -> bool:
 
 def _scalar_value(node: Node) -> bool:
     """A single value without unknowns (a number, `8\\pi`), not a container or a connective."""
-    return not _open(node) and all(n.kind not in ("conn", "rel", "list", "set", "tuple", "interval", "matrix") for n in node.walk())
+    return not _open(node) and all(
+        n.kind not in ("conn", "rel", "list", "set", "tuple", "interval", "matrix") for n in node.walk()
+    )
 
 
 def _plus_minus(node: Node) -> Node:
@@ -733,8 +753,14 @@ def _beyond(tower: Node, other: tuple[Any, Any] | None) -> Decision:
 
 
 def _decimal(
-    pred: Node, gold: Node, p_dec: Number | None, g_dec: Number | None,
-    p_exact: Fraction | None, g_exact: Fraction | None, rel_tol: float, approx: bool,
+    pred: Node,
+    gold: Node,
+    p_dec: Number | None,
+    g_dec: Number | None,
+    p_exact: Fraction | None,
+    g_exact: Fraction | None,
+    rel_tol: float,
+    approx: bool,
 ) -> Decision:
     """One side is a decimal literal: it must be the other side's value, its cut or its rounding."""
     if p_dec is not None and g_dec is not None:
@@ -761,11 +787,15 @@ def _rounds(dec: Number, exact_value: Any, rel_tol: float, approx: bool) -> bool
     """`dec` is the 50-digit value's cut or rounding at its own last digit (and within rel_tol)."""
     if abs(dec.places) > 30:
         return False
-    scaled = Fraction(_CTX.nstr(exact_value * _CTX.mpf(10) ** dec.places, 45, strip_zeros=False, min_fixed=-100, max_fixed=100))
+    scaled = Fraction(
+        _CTX.nstr(exact_value * _CTX.mpf(10) ** dec.places, 45, strip_zeros=False, min_fixed=-100, max_fixed=100)
+    )
     written = dec.value * Fraction(10) ** dec.places
     if written.denominator != 1 or written.numerator not in rounding_candidates(scaled):
         return False
-    return approx or abs(_CTX.mpf(dec.value.numerator) / dec.value.denominator - exact_value) <= rel_tol * abs(exact_value)
+    return approx or abs(_CTX.mpf(dec.value.numerator) / dec.value.denominator - exact_value) <= rel_tol * abs(
+        exact_value
+    )
 
 
 def _complex_decimals(node: Node) -> bool:

@@ -35,13 +35,40 @@ _SPACING = frozenset(
 ) | {"\\ "}
 _MATH_DELIMITERS = frozenset(("\\(", "\\)", "\\[", "\\]", "\\"))  # math mode opens or closes: no content
 _UNICODE = {
-    "∞": "\\infty", "π": "\\pi", "√": "\\sqrt", "≤": "\\le", "≥": "\\ge", "≠": "\\ne", "×": "\\times",
-    "·": "\\cdot", "÷": "\\div", "−": "-", "°": "\\degree", "±": "\\pm", "∓": "\\mp", "≈": "\\approx",
-    "∨": "\\lor", "∧": "\\land", "⇒": "\\Rightarrow", "→": "\\to", "⇔": "\\iff", "∪": "\\cup", "∩": "\\cap",
-    "∣": "\\mid", "≡": "\\equiv", "∼": "\\sim", "⊕": "\\oplus", "∈": "\\in", "∖": "\\setminus",
+    "∞": "\\infty",
+    "π": "\\pi",
+    "√": "\\sqrt",
+    "≤": "\\le",
+    "≥": "\\ge",
+    "≠": "\\ne",
+    "×": "\\times",
+    "·": "\\cdot",
+    "÷": "\\div",
+    "−": "-",
+    "°": "\\degree",
+    "±": "\\pm",
+    "∓": "\\mp",
+    "≈": "\\approx",
+    "∨": "\\lor",
+    "∧": "\\land",
+    "⇒": "\\Rightarrow",
+    "→": "\\to",
+    "⇔": "\\iff",
+    "∪": "\\cup",
+    "∩": "\\cap",
+    "∣": "\\mid",
+    "≡": "\\equiv",
+    "∼": "\\sim",
+    "⊕": "\\oplus",
+    "∈": "\\in",
+    "∖": "\\setminus",
 }
-_VULGAR = {c: tuple(f.split("/")) for c, f in zip("½⅓⅔¼¾⅕⅖⅗⅘⅙⅚⅐⅛⅜⅝⅞⅑⅒", (
-    "1/2 1/3 2/3 1/4 3/4 1/5 2/5 3/5 4/5 1/6 5/6 1/7 1/8 3/8 5/8 7/8 1/9 1/10".split()))}  # ½ is \frac{1}{2}
+_VULGAR = {
+    c: tuple(f.split("/"))
+    for c, f in zip(
+        "½⅓⅔¼¾⅕⅖⅗⅘⅙⅚⅐⅛⅜⅝⅞⅑⅒", ("1/2 1/3 2/3 1/4 3/4 1/5 2/5 3/5 4/5 1/6 5/6 1/7 1/8 3/8 5/8 7/8 1/9 1/10".split())
+    )
+}  # ½ is \frac{1}{2}
 _TEMPERATURES = {"℃": "C", "℉": "F"}
 _ALIASES = {"\\infin": "\\infty", "\\smallsetminus": "\\setminus"}  # other names of one command
 _SUPERSCRIPTS = {c: str(d) for d, c in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")}  # x², 10⁻⁶: raised digits are an exponent
@@ -76,7 +103,9 @@ def _text_group(s: str, i: int) -> int | None:
     return None
 
 
-TEXT_COMMANDS = frozenset("\\text \\textrm \\textnormal \\textbf \\textit \\textsf \\texttt \\mbox \\mathrm \\operatorname".split())
+TEXT_COMMANDS = frozenset(
+    "\\text \\textrm \\textnormal \\textbf \\textit \\textsf \\texttt \\mbox \\mathrm \\operatorname".split()
+)
 
 
 def tokens(s: str) -> list[Token] | None:
@@ -96,8 +125,12 @@ def tokens(s: str) -> list[Token] | None:
             continue
         if c == "√" and i + 1 < n and "0" <= s[i + 1] <= "9":  # √32 is the root of 32 (the digits under the sign)
             j = _DIGITS.match(s, i + 1).end()  # type: ignore[union-attr]
-            out += [_command_token("\\sqrt", i, i + 1, spaced), Token("char", "{", i + 1, i + 1, False),
-                    Token("num", s[i + 1 : j], i + 1, j, False), Token("char", "}", j, j, False)]
+            out += [
+                _command_token("\\sqrt", i, i + 1, spaced),
+                Token("char", "{", i + 1, i + 1, False),
+                Token("num", s[i + 1 : j], i + 1, j, False),
+                Token("char", "}", j, j, False),
+            ]
             spaced, i = False, j
             continue
         if c == "√" and i + 1 < n and s[i + 1] == "(":  # √(x+1): the parentheses are the root's braces
@@ -121,9 +154,15 @@ def tokens(s: str) -> list[Token] | None:
             continue
         if c in _VULGAR:  # ½: \frac{1}{2} (after digits, the mixed number 1½)
             num, den = _VULGAR[c]
-            out += [_command_token("\\frac", i, i, spaced), Token("char", "{", i, i, False),
-                    Token("num", num, i, i, False), Token("char", "}", i, i, False), Token("char", "{", i, i, False),
-                    Token("num", den, i, i + 1, False), Token("char", "}", i + 1, i + 1, False)]
+            out += [
+                _command_token("\\frac", i, i, spaced),
+                Token("char", "{", i, i, False),
+                Token("num", num, i, i, False),
+                Token("char", "}", i, i, False),
+                Token("char", "{", i, i, False),
+                Token("num", den, i, i + 1, False),
+                Token("char", "}", i + 1, i + 1, False),
+            ]
             spaced, i = False, i + 1
             continue
         if c in _TEMPERATURES:  # ℃: degrees Celsius
@@ -225,7 +264,9 @@ def tokens(s: str) -> list[Token] | None:
 
 
 _STYLED_DIGITS = re.compile(r"\{([0-9]+(?:\.[0-9]+)?)\}")
-DIGIT_STYLES = frozenset("\\mathbf \\boldsymbol \\bm \\mathit \\mathsf \\mathnormal \\mathrm \\text \\textbf \\textrm".split())
+DIGIT_STYLES = frozenset(
+    "\\mathbf \\boldsymbol \\bm \\mathit \\mathsf \\mathnormal \\mathrm \\text \\textbf \\textrm".split()
+)
 
 
 def _styled_digits(s: str, name: str, j: int) -> tuple[str, int] | None:

@@ -15,9 +15,19 @@ from importlib import import_module
 from typing import Any
 
 FACTS: dict[str, Callable[[Node], Any]] = {}  # name -> how to compute it, registered by the module that knows
-_PROVIDERS = {"exact": "value", "names": "value", "approx": "value", "approx_i": "value", "tower": "value",
-              "poly": "poly", "interval": "regions", "region": "regions", "infinity": "regions",
-              "complement": "regions", "quantity": "units"}
+_PROVIDERS = {
+    "exact": "value",
+    "names": "value",
+    "approx": "value",
+    "approx_i": "value",
+    "tower": "value",
+    "poly": "poly",
+    "interval": "regions",
+    "region": "regions",
+    "infinity": "regions",
+    "complement": "regions",
+    "quantity": "units",
+}
 
 
 @dataclass(frozen=True)

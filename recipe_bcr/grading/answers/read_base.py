@@ -21,24 +21,66 @@ FUNCTIONS = frozenset(
     "\\sin \\cos \\tan \\cot \\sec \\csc \\arcsin \\arccos \\arctan \\sinh \\cosh \\tanh \\log \\ln \\lg \\exp "
     "\\gcd \\lcm \\max \\min \\det".split()
 )
-INVERTIBLE = {"\\sin": "\\arcsin", "\\cos": "\\arccos", "\\tan": "\\arctan", "\\cot": "\\arccot", "\\sec": "\\arcsec",
-              "\\csc": "\\arccsc", "\\sinh": "\\arsinh", "\\cosh": "\\arcosh", "\\tanh": "\\artanh"}
+INVERTIBLE = {
+    "\\sin": "\\arcsin",
+    "\\cos": "\\arccos",
+    "\\tan": "\\arctan",
+    "\\cot": "\\arccot",
+    "\\sec": "\\arcsec",
+    "\\csc": "\\arccsc",
+    "\\sinh": "\\arsinh",
+    "\\cosh": "\\arcosh",
+    "\\tanh": "\\artanh",
+}
 GREEK = frozenset(
     "\\alpha \\beta \\gamma \\delta \\epsilon \\varepsilon \\zeta \\eta \\theta \\vartheta \\iota \\kappa \\lambda "
     "\\mu \\nu \\xi \\rho \\sigma \\tau \\upsilon \\phi \\varphi \\chi \\psi \\omega \\Gamma \\Delta \\Theta "
     "\\Lambda \\Xi \\Pi \\Sigma \\Phi \\Psi \\Omega \\ell \\hbar".split()
 )
 RELATIONS = {
-    "=": "=", "<": "<", ">": ">", "\\lt": "<", "\\gt": ">", "\\le": "<=", "\\leq": "<=", "\\leqslant": "<=",
-    "\\leqq": "<=", "\\ge": ">=", "\\geq": ">=", "\\geqslant": ">=", "\\geqq": ">=", "\\ne": "!=", "\\neq": "!=",
-    "\\approx": "~", "\\equiv": "==", "\\sim": "sim", "\\cong": "cong", "\\in": "in", "\\propto": "prop",
+    "=": "=",
+    "<": "<",
+    ">": ">",
+    "\\lt": "<",
+    "\\gt": ">",
+    "\\le": "<=",
+    "\\leq": "<=",
+    "\\leqslant": "<=",
+    "\\leqq": "<=",
+    "\\ge": ">=",
+    "\\geq": ">=",
+    "\\geqslant": ">=",
+    "\\geqq": ">=",
+    "\\ne": "!=",
+    "\\neq": "!=",
+    "\\approx": "~",
+    "\\equiv": "==",
+    "\\sim": "sim",
+    "\\cong": "cong",
+    "\\in": "in",
+    "\\propto": "prop",
     ":": "ratio",
 }
 CONNECTIVES = {
-    "\\lor": "or", "\\vee": "or", "\\land": "and", "\\wedge": "and", "\\Rightarrow": "implies",
-    "\\implies": "implies", "\\Longrightarrow": "implies", "\\therefore": "implies", "\\to": "to",
-    "\\rightarrow": "to", "\\mapsto": "to", "\\iff": "iff", "\\Leftrightarrow": "iff", "\\mid": "mid",
-    "\\cup": "cup", "\\cap": "cap", "\\setminus": "setminus", "\\oplus": "oplus", "\\\\": "linebreak",
+    "\\lor": "or",
+    "\\vee": "or",
+    "\\land": "and",
+    "\\wedge": "and",
+    "\\Rightarrow": "implies",
+    "\\implies": "implies",
+    "\\Longrightarrow": "implies",
+    "\\therefore": "implies",
+    "\\to": "to",
+    "\\rightarrow": "to",
+    "\\mapsto": "to",
+    "\\iff": "iff",
+    "\\Leftrightarrow": "iff",
+    "\\mid": "mid",
+    "\\cup": "cup",
+    "\\cap": "cap",
+    "\\setminus": "setminus",
+    "\\oplus": "oplus",
+    "\\\\": "linebreak",
 }
 STYLES = frozenset("\\mathbf \\boldsymbol \\mathit \\mathsf \\bm \\boxed \\fbox \\mathnormal".split())
 ACCENTS = frozenset("\\overline \\vec \\hat \\bar \\tilde \\overrightarrow \\widehat \\overarc \\dot \\ddot".split())

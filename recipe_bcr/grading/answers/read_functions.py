@@ -179,8 +179,15 @@ def substitute(node: Node, name: str, value: Node) -> Node:
         return respan(value, node.span, node.paren)
     if not node.children:
         return node
-    return Node(node.kind, tuple(substitute(c, name, value) for c in node.children), node.text, node.value,
-                node.places, node.span, node.paren)
+    return Node(
+        node.kind,
+        tuple(substitute(c, name, value) for c in node.children),
+        node.text,
+        node.value,
+        node.places,
+        node.span,
+        node.paren,
+    )
 
 
 def _names(node: Node) -> set[str]:

@@ -72,7 +72,9 @@ class NumberReader(ReaderBase):
         if not 0 < a.value < b.value:  # type: ignore[operator]
             raise Refused("an improper mixed number")
         value = whole + a.value / b.value  # type: ignore[operator]
-        return Node("num", text=self.src[tok.start : frac.span[1]], value=value, places=None, span=(tok.start, frac.span[1]))
+        return Node(
+            "num", text=self.src[tok.start : frac.span[1]], value=value, places=None, span=(tok.start, frac.span[1])
+        )
 
     def _e_exponent(self) -> int | None:
         """After digits: e6, e-12, E+3 (no spaces); consumes it. None (nothing consumed) otherwise."""
@@ -97,7 +99,12 @@ class NumberReader(ReaderBase):
         self.take()  # _
         base_node = self.argument()
         base = integer(base_node)
-        if len(digits) > MAX_DIGITS or base is None or not 2 <= base <= 36 or any(int(d, 36) >= base for d in digits if d != ","):
+        if (
+            len(digits) > MAX_DIGITS
+            or base is None
+            or not 2 <= base <= 36
+            or any(int(d, 36) >= base for d in digits if d != ",")
+        ):
             raise Refused("a bad base")
         value = Fraction(int(digits.replace(",", ""), base))
         return Node("num", text=f"{digits}_{base}", value=value, places=None, span=(tok.start, base_node.span[1]))

@@ -6,13 +6,13 @@ from __future__ import annotations
 from recipe_bcr.grading.answers.lex import Token
 from recipe_bcr.grading.answers.node import Node
 from recipe_bcr.grading.answers.read_base import (
+    _OPEN,
     CONDITION_WORDS,
     CONNECTIVES,
     MATRICES,
     OTHERWISE,
     PIECEWISE,
     SET_BARS,
-    _OPEN,
     ReaderBase,
     Refused,
     respan,
@@ -77,7 +77,9 @@ class StructureReader(ReaderBase):
             return Node("tuple", items, text="<>", span=span)
         if pair in ("()", "[]", "(]", "[)", "\\lbrack\\rbrack"):
             if inner.text not in ("", ",") and (inner.text != ";" or any(c.kind == "list" for c in items)):
-                raise Refused("a bracket list separated by words, or by semicolons and commas")  # (0; -2; 6) is a triple
+                raise Refused(
+                    "a bracket list separated by words, or by semicolons and commas"
+                )  # (0; -2; 6) is a triple
             kind = "tuple" if pair == "()" else "interval"
             return Node(kind, items, text=pair, span=span)
         raise Refused(f"mismatched brackets {pair}")
@@ -173,7 +175,12 @@ class StructureReader(ReaderBase):
             self.leave()
         if len({len(r.children) for r in rows}) != 1:
             raise Refused("ragged matrix")
-        return Node("matrix", tuple(rows), text=f"{len(rows)}x{len(rows[0].children)}", span=(begin.start, self.t[self.i - 1].end))
+        return Node(
+            "matrix",
+            tuple(rows),
+            text=f"{len(rows)}x{len(rows[0].children)}",
+            span=(begin.start, self.t[self.i - 1].end),
+        )
 
     def piecewise(self, begin: Token, env: str) -> Node:
         """`\\begin{cases} value & condition \\\\ ... \\end{cases}` (also `array` after `\\left\\{`): pieces of

@@ -55,7 +55,9 @@ class TextReader(ReaderBase):
                 raise Refused("bad math in text")
             return respan(inner, (tok.start, tok.end))
         letter = choice_letter(tok.text) or text_content(tok.text)
-        if kind == "choice" or (kind == "letter" and letter.isupper() and not self.src.startswith(_MATH_LETTERS, tok.start)):
+        if kind == "choice" or (
+            kind == "letter" and letter.isupper() and not self.src.startswith(_MATH_LETTERS, tok.start)
+        ):
             nxt = self.peek()
             if nxt is not None and (nxt.kind == "num" or nxt.text in _CHOICE_VALUE_STARTS):
                 value = self.expr()  # \textbf{(B)}\ 32: the answer line of a multiple-choice contest
@@ -72,8 +74,10 @@ class TextReader(ReaderBase):
         a degree sign, C or F is its scale (`25^\\circ\\text{C}`, `25^\\circ C`, `25℃`)."""
         if node.kind == "degree" and (scale := self._temperature_scale()) is not None:
             node = Node("unit", (node,), text=scale, span=(node.span[0], self.t[self.i - 1].end))
-        while (tok := self.peek()) is not None and tok.kind == "text" and (
-            is_unit(tok.text) or self._unit_not_called(tok)
+        while (
+            (tok := self.peek()) is not None
+            and tok.kind == "text"
+            and (is_unit(tok.text) or self._unit_not_called(tok))
         ):
             self.take()
             unit = text_content(tok.text).lower() + self._take_unit_power()

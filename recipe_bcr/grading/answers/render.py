@@ -11,13 +11,54 @@ from fractions import Fraction
 
 from recipe_bcr.grading.answers.tree import Node
 
-_REL = {"=": "=", "<": "<", ">": ">", "<=": "\\le", ">=": "\\ge", "!=": "\\ne", "~": "\\approx", "==": "\\equiv",
-        "sim": "\\sim", "cong": "\\cong", "in": "\\in", "prop": "\\propto", "ratio": ":"}
-_CONN = {"or": "\\lor", "and": "\\land", "implies": "\\Rightarrow", "to": "\\to", "iff": "\\iff", "mid": "\\mid",
-         "cup": "\\cup", "cap": "\\cap", "setminus": "\\setminus", "oplus": "\\oplus", "linebreak": "\\\\"}
+_REL = {
+    "=": "=",
+    "<": "<",
+    ">": ">",
+    "<=": "\\le",
+    ">=": "\\ge",
+    "!=": "\\ne",
+    "~": "\\approx",
+    "==": "\\equiv",
+    "sim": "\\sim",
+    "cong": "\\cong",
+    "in": "\\in",
+    "prop": "\\propto",
+    "ratio": ":",
+}
+_CONN = {
+    "or": "\\lor",
+    "and": "\\land",
+    "implies": "\\Rightarrow",
+    "to": "\\to",
+    "iff": "\\iff",
+    "mid": "\\mid",
+    "cup": "\\cup",
+    "cap": "\\cap",
+    "setminus": "\\setminus",
+    "oplus": "\\oplus",
+    "linebreak": "\\\\",
+}
 TRIG = frozenset("sin cos tan cot sec csc".split())
-_ATOMS = frozenset(("num", "sym", "const", "func", "abs", "floor", "ceil", "binom", "div", "root", "tuple", "set",
-                    "interval", "matrix", "list1"))
+_ATOMS = frozenset(
+    (
+        "num",
+        "sym",
+        "const",
+        "func",
+        "abs",
+        "floor",
+        "ceil",
+        "binom",
+        "div",
+        "root",
+        "tuple",
+        "set",
+        "interval",
+        "matrix",
+        "list1",
+    )
+)
 
 
 def number(value: Fraction) -> str:

@@ -59,7 +59,12 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
 
     def answer(self) -> Node:
         """The whole answer; a leading "=" and a closing period, comma or line break say nothing."""
-        while self.t and (self.t[-1].text in (".", ",", "\\\\") and self.t[-1].kind in ("char", "cmd") or self.t[-1].kind == "text" and self.t[-1].text.strip() == "."):
+        while self.t and (
+            self.t[-1].text in (".", ",", "\\\\")
+            and self.t[-1].kind in ("char", "cmd")
+            or self.t[-1].kind == "text"
+            and self.t[-1].text.strip() == "."
+        ):
             self.t.pop()
         if self.is_("=") and not self.is_("=", 1):
             self.take()
@@ -92,7 +97,10 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
             groups: list[list[Node]] = [[parts[0]]]
             for sep, part in zip(seps, parts[1:]):
                 groups.append([part]) if sep == ";" else groups[-1].append(part)
-            parts = [g[0] if len(g) == 1 else Node("list", tuple(g), text=",", span=(g[0].span[0], g[-1].span[1])) for g in groups]
+            parts = [
+                g[0] if len(g) == 1 else Node("list", tuple(g), text=",", span=(g[0].span[0], g[-1].span[1]))
+                for g in groups
+            ]
             seps = [s for s in seps if s != ","]
         return Node("list", tuple(parts), text="".join(sorted(set(seps))), span=self._span(start))
 
@@ -196,7 +204,9 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
     def _product(self, parts: list[Node], start: int | None = None) -> Node:
         if len(parts) == 1:
             return parts[0]
-        return Node("mul", tuple(parts), span=self._span(start) if start is not None else (parts[0].span[0], parts[-1].span[1]))
+        return Node(
+            "mul", tuple(parts), span=self._span(start) if start is not None else (parts[0].span[0], parts[-1].span[1])
+        )
 
     def signed_factor(self) -> Node:
         """A factor after an explicit product sign may carry its own sign: 3 \\cdot -2."""
@@ -213,11 +223,39 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
             return text_kind(tok.text) in ("number", "math", "letter", "function")
         if tok.kind == "char":
             return tok.text in "(["  # "|" never starts an implied product: 3 | 5 is no product
-        return tok.text in FUNCTIONS or tok.text in GREEK or tok.text in STYLES or tok.text in NAME_PREFIXES or tok.text in (
-            "\\frac", "\\dfrac", "\\tfrac", "\\cfrac", "\\sqrt", "\\pi", "\\infty", "\\binom", "\\dbinom", "\\tbinom",
-            "\\lfloor", "\\lceil", "\\lvert", "\\mathbb", "\\mathcal", "\\{", "\\lbrace", "\\langle", "\\begin", "\\degree",
-            "\\sum", "\\prod", "\\imath",
-        ) or tok.text in ACCENTS
+        return (
+            tok.text in FUNCTIONS
+            or tok.text in GREEK
+            or tok.text in STYLES
+            or tok.text in NAME_PREFIXES
+            or tok.text
+            in (
+                "\\frac",
+                "\\dfrac",
+                "\\tfrac",
+                "\\cfrac",
+                "\\sqrt",
+                "\\pi",
+                "\\infty",
+                "\\binom",
+                "\\dbinom",
+                "\\tbinom",
+                "\\lfloor",
+                "\\lceil",
+                "\\lvert",
+                "\\mathbb",
+                "\\mathcal",
+                "\\{",
+                "\\lbrace",
+                "\\langle",
+                "\\begin",
+                "\\degree",
+                "\\sum",
+                "\\prod",
+                "\\imath",
+            )
+            or tok.text in ACCENTS
+        )
 
     def factor(self) -> Node:
         self.enter()
@@ -378,7 +416,9 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
             arg = self.argument()
             if not all(n.kind in ("sym", "mul") for n in arg.walk()):
                 raise Refused("an accent over a value")
-            return self._subscripted(Node("sym", text=f"{text}{{{self.src[arg.span[0]:arg.span[1]]}}}", span=(tok.start, arg.span[1])))
+            return self._subscripted(
+                Node("sym", text=f"{text}{{{self.src[arg.span[0] : arg.span[1]]}}}", span=(tok.start, arg.span[1]))
+            )
         if text in NAME_PREFIXES:
             self.take()
             arg = self.symbol_run()
@@ -455,4 +495,3 @@ def parse(text: str) -> Node | None:
         return _Reader(toks, text).answer()
     except (Refused, RecursionError):
         return None
-

@@ -54,8 +54,17 @@ _add("hz", "1000000", "mhz")
 _add("hz", "1000000000", "ghz")
 _add("w", "1", "watt", "watts")
 _add("w", "1000", "kilowatt", "kilowatts")
-_SAME = {"mph": "mi/h", "kph": "km/h", "kmph": "km/h", "sq": "square", "deg": "degree", "rad": "radian",
-         "ampere": "amp", "tbsp": "tablespoon", "tsp": "teaspoon"}
+_SAME = {
+    "mph": "mi/h",
+    "kph": "km/h",
+    "kmph": "km/h",
+    "sq": "square",
+    "deg": "degree",
+    "rad": "radian",
+    "ampere": "amp",
+    "tbsp": "tablespoon",
+    "tsp": "teaspoon",
+}
 _GENERIC = frozenset(("unit", "units", "ways", "people", "students"))
 _POWER = re.compile(r"^(.+?)\^\{?([23])\}?$")
 

@@ -165,11 +165,28 @@ def _point(name: str) -> Any:
 
 
 _FUNCS = {
-    "sin": _CTX.sin, "cos": _CTX.cos, "tan": _CTX.tan, "cot": _CTX.cot, "sec": _CTX.sec, "csc": _CTX.csc,
-    "arcsin": _CTX.asin, "arccos": _CTX.acos, "arctan": _CTX.atan, "sinh": _CTX.sinh, "cosh": _CTX.cosh,
-    "tanh": _CTX.tanh, "arccot": _CTX.acot, "arcsec": _CTX.asec, "arccsc": _CTX.acsc, "arsinh": _CTX.asinh,
-    "arcosh": _CTX.acosh, "artanh": _CTX.atanh,
-    "ln": _CTX.ln, "log": _CTX.ln, "exp": _CTX.exp, "lg": lambda x: _CTX.log(x, 10),
+    "sin": _CTX.sin,
+    "cos": _CTX.cos,
+    "tan": _CTX.tan,
+    "cot": _CTX.cot,
+    "sec": _CTX.sec,
+    "csc": _CTX.csc,
+    "arcsin": _CTX.asin,
+    "arccos": _CTX.acos,
+    "arctan": _CTX.atan,
+    "sinh": _CTX.sinh,
+    "cosh": _CTX.cosh,
+    "tanh": _CTX.tanh,
+    "arccot": _CTX.acot,
+    "arcsec": _CTX.asec,
+    "arccsc": _CTX.acsc,
+    "arsinh": _CTX.asinh,
+    "arcosh": _CTX.acosh,
+    "artanh": _CTX.atanh,
+    "ln": _CTX.ln,
+    "log": _CTX.ln,
+    "exp": _CTX.exp,
+    "lg": lambda x: _CTX.log(x, 10),
 }
 
 
@@ -297,13 +314,12 @@ def _real_power(base: Any, exp: Any, exp_node: Node) -> Any:
     q = exp_node.exact
     if q is not None and q.denominator % 2 == 1 and q.denominator > 1 and _CTX.im(base) == 0 and base < 0:
         r = -_CTX.root(-base, q.denominator)
-        return r ** q.numerator
+        return r**q.numerator
     return _CTX.power(base, exp)
 
 
 def _raise() -> Any:
     raise _Guard
-
 
 
 _TOWER = frozenset(("num", "pow", "mul", "fact"))

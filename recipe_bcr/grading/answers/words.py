@@ -101,9 +101,13 @@ def quantity_parts(content: str) -> tuple[str, str] | None:
     return number, unit
 
 
-_ONES = {w: k for k, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen".split())}
+_ONES = {
+    w: k
+    for k, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+        "seventeen eighteen nineteen".split()
+    )
+}
 _TENS = {w: 10 * k for k, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)}
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
 

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from recipe_bcr.grading.answers.gate import restatement_key, same_answer
-from recipe_bcr.grading.parse.boxed import Box, BoxIndex
 from recipe_bcr.grading.answers.normalize import MAX_ANSWER_CHARS
+from recipe_bcr.grading.parse.boxed import Box, BoxIndex
 
 Fallback = Literal["position", "last"]
 
@@ -56,8 +56,19 @@ THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
 _TOKEN = re.compile(r"\\[A-Za-z]+\*?|\\.|.", re.DOTALL)
 # commands whose braced arguments are never shown (how many arguments)
-_HIDDEN_ARGS = {"\\phantom": 1, "\\hphantom": 1, "\\vphantom": 1, "\\hspace": 1, "\\hspace*": 1, "\\vspace": 1,
-                "\\vspace*": 1, "\\kern": 0, "\\color": 1, "\\textcolor": 1, "\\rule": 2}
+_HIDDEN_ARGS = {
+    "\\phantom": 1,
+    "\\hphantom": 1,
+    "\\vphantom": 1,
+    "\\hspace": 1,
+    "\\hspace*": 1,
+    "\\vspace": 1,
+    "\\vspace*": 1,
+    "\\kern": 0,
+    "\\color": 1,
+    "\\textcolor": 1,
+    "\\rule": 2,
+}
 # commands that show nothing of their own (spacing, styling, wrappers whose arguments are still read, fill-in marks)
 _NOTHING = frozenset(
     "\\, \\; \\: \\! \\  \\quad \\qquad \\enspace \\thinspace \\medspace \\thickspace \\negthinspace "
@@ -279,9 +290,7 @@ def extract_group(
         elif (hit := next((c for k, _, c in labelled if k == i), None)) is not None:
             found[i] = (hit, 2)
 
-    unlabelled_ok = [
-        b for b in boxes.top_level if label_of_box.get(b.start) is None and not is_placeholder(b.content)
-    ]
+    unlabelled_ok = [b for b in boxes.top_level if label_of_box.get(b.start) is None and not is_placeholder(b.content)]
     if fallback == "last" and n == 1 and 1 not in found and 1 not in conflicted and unlabelled_ok:
         box = unlabelled_ok[-1]
         if not _listed(text, box, unlabelled_ok):
@@ -302,9 +311,7 @@ def extract_group(
     for i in range(1, n + 1):
         answer, stage = found.get(i, (None, None))
         span = sections.get(i)
-        problems.append(
-            ProblemAnswer(i, answer, stage, (span[0] + offset, span[1] + offset) if span else None)
-        )
+        problems.append(ProblemAnswer(i, answer, stage, (span[0] + offset, span[1] + offset) if span else None))
     return GroupExtraction(tuple(problems), offset, closed)
 
 

@@ -99,7 +99,9 @@ class _Worker:
         except (OSError, IndexError, ValueError):
             return None
 
-    def recv(self, own_s: float, hard_deadline: float, on_slow: Callable[[], None] | None = None) -> dict[str, Any] | None:
+    def recv(
+        self, own_s: float, hard_deadline: float, on_slow: Callable[[], None] | None = None
+    ) -> dict[str, Any] | None:
         """The reply, or None when the check used `own_s` of CPU (or wall time where CPU time cannot
         be read), passed the hard deadline, died or answered garbage. A check that has used more
         than NICE_AFTER_CPU_S of CPU is moved to the lowest CPU priority, so that the short checks
@@ -415,7 +417,7 @@ class SymbolicPool:
 
     # -- checks ------------------------------------------------------------------------------
     def check(self, gold: str, pred: str, timeout_s: float, hints: dict[str, Any] | None = None) -> str:
-        """"true", "false", "gold_unparsed", "pred_unparsed", "error" or "timeout".
+        """ "true", "false", "gold_unparsed", "pred_unparsed", "error" or "timeout".
 
         `hints` may carry `gold_number` / `pred_number` ([numerator, denominator, approximate,
         places]) for a side already read as a plain number, which the worker then does not parse."""
@@ -443,14 +445,22 @@ class SymbolicPool:
                 return "timeout", spent
             started = time.monotonic()
             cold = cold or self._server_starts != starts  # the server (re)started meanwhile: not this check's time
-            status, retry = self._run(worker, gold, pred, timeout_s, started + HARD_CAP * timeout_s if cold else cap, hints)
+            status, retry = self._run(
+                worker, gold, pred, timeout_s, started + HARD_CAP * timeout_s if cold else cap, hints
+            )
             spent += time.monotonic() - started
             if not retry:
                 break
         return status, spent
 
     def _run(
-        self, worker: _Worker, gold: str, pred: str, timeout_s: float, hard_deadline: float, hints: dict[str, Any] | None
+        self,
+        worker: _Worker,
+        gold: str,
+        pred: str,
+        timeout_s: float,
+        hard_deadline: float,
+        hints: dict[str, Any] | None,
     ) -> tuple[str, bool]:
         """One check on a checked-out worker, which is returned or replaced whatever happens.
         Returns the status and whether another worker may retry it (this one died without answering)."""

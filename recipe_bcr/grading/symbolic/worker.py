@@ -46,9 +46,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from recipe_bcr.grading.answers.compare import decimal_matches, rounding_candidates, rounds_to, terminates
 from recipe_bcr.grading.answers.render import render
 from recipe_bcr.grading.answers.tree import parse
-from recipe_bcr.grading.answers.compare import decimal_matches, rounding_candidates, rounds_to, terminates
 
 Status = str  # "true" | "false" | "gold_unparsed" | "pred_unparsed" | "error"
 MEMORY_LIMIT = 4 << 30  # bytes of address space per worker
@@ -79,7 +79,9 @@ class Checker:
 
     def parse_text(self, text: str) -> list[Any] | None:
         """The whole text (a tree's rendering) read as one LaTeX expression, or None (no fallback to a fragment)."""
-        parsed = self._parse(f"${text}$", extraction_config=self._config, parsing_timeout=None, fallback_mode="no_fallback")
+        parsed = self._parse(
+            f"${text}$", extraction_config=self._config, parsing_timeout=None, fallback_mode="no_fallback"
+        )
         if len(parsed) != 1 or isinstance(parsed[0], str):
             return None
         return [parsed[0], text]
@@ -208,7 +210,10 @@ class Checker:
         names = {s.name for e in (g, p) for s in getattr(e, "free_symbols", ())}
         if names != {"i"}:
             return g, p
-        unit = lambda e: e.subs({s: S.I for s in e.free_symbols if s.name == "i"}) if getattr(e, "free_symbols", None) else e  # noqa: E731
+
+        def unit(e):
+            return e.subs({s: S.I for s in e.free_symbols if s.name == "i"}) if getattr(e, "free_symbols", None) else e
+
         return unit(g), unit(p)
 
     def check(
