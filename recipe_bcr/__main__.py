@@ -28,7 +28,10 @@ the output folder is out=DIR in every command that writes one"""
 def yaml_keys_help(name: str) -> str:
     """The keys of hydra_configs/<name>.yaml as `dotted.key=default  comment` lines, read at run time so that
     the help follows the file (its comments are the documentation)."""
-    text = Path(str(resources.files("hydra_configs") / f"{name}.yaml")).read_text(encoding="utf-8")
+    try:
+        text = Path(str(resources.files("hydra_configs") / f"{name}.yaml")).read_text(encoding="utf-8")
+    except ModuleNotFoundError:  # a broken install: the doctor must still run and say why
+        return "  (hydra_configs is not importable here: `python -m recipe_bcr doctor` says how to fix the install)"
     lines: list[list[str]] = []
     path: list[tuple[int, str]] = []
     for raw in text.splitlines():

