@@ -40,6 +40,13 @@ def _cfg() -> dict[str, Any]:
     return OmegaConf.to_container(OmegaConf.load(Path(str(resources.files("hydra_configs") / "demo.yaml"))))
 
 
+def merge_command(run: Path, steps: int, target: Path) -> list[str]:
+    """verl's merger on a run's last actor checkpoint (`run/checkpoints/global_step_<steps>/actor`) -> `target`."""
+    actor = run / "checkpoints" / f"global_step_{steps}" / "actor"
+    return [sys.executable, "-m", "verl.model_merger", "merge", "--backend", "fsdp", "--local_dir", str(actor),
+            "--target_dir", str(target)]  # fmt: skip
+
+
 def run_stage(cmd: list[str], log: Path, what: str) -> None:
     """Run one stage's command; its full output goes to `log`, a failure names the log."""
     print(f"      $ {' '.join(cmd)}", flush=True)
@@ -218,22 +225,7 @@ def run_demo(out: str, rollout: str | None = None) -> int:
     rows = flatten_metrics(verl_log, train / "metrics.jsonl")
 
     print(f"[4/5] merge the last checkpoint -> {train / 'hf_model'}")
-    run_stage(
-        [
-            sys.executable,
-            "-m",
-            "verl.model_merger",
-            "merge",
-            "--backend",
-            "fsdp",
-            "--local_dir",
-            str(train / "checkpoints" / f"global_step_{steps}" / "actor"),
-            "--target_dir",
-            str(train / "hf_model"),
-        ],
-        train / "merge.log",
-        "model merge",
-    )
+    run_stage(merge_command(train, steps, train / "hf_model"), train / "merge.log", "model merge")
 
     models = {
         "base": (model, "the warm-started base"),

@@ -15,11 +15,10 @@ from __future__ import annotations
 import csv
 import json
 import shutil
-import sys
 import time
 from pathlib import Path
 
-from recipe_bcr.commands.demo import flatten_metrics, run_stage, toy_eval_command, train_command
+from recipe_bcr.commands.demo import flatten_metrics, merge_command, run_stage, toy_eval_command, train_command
 from recipe_bcr.toy.model import ensure_model, load_specs
 from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
 from recipe_bcr.verl_ext import checks
@@ -116,22 +115,7 @@ def run_gpu_check(out: str, device: str = "gpu", steps: int = 3, runtimes: tuple
     if trained:  # the first trained checkpoint (vLLM's when both ran) is merged and evaluated
         run = root / f"train_{trained[0]}"
         try:
-            run_stage(
-                [
-                    sys.executable,
-                    "-m",
-                    "verl.model_merger",
-                    "merge",
-                    "--backend",
-                    "fsdp",
-                    "--local_dir",
-                    str(run / "checkpoints" / f"global_step_{steps}" / "actor"),
-                    "--target_dir",
-                    str(run / "hf_model"),
-                ],
-                root / "merge.log",
-                "model merge",
-            )
+            run_stage(merge_command(run, steps, run / "hf_model"), root / "merge.log", "model merge")
             evaluated = run / "hf_model"
             verdicts[f"merge (train_{trained[0]} checkpoint)"] = ("ok", str(evaluated))
         except RuntimeError as e:

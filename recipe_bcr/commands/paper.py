@@ -32,7 +32,7 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from recipe_bcr.commands.demo import flatten_metrics, run_stage, toy_eval_command, train_command
+from recipe_bcr.commands.demo import flatten_metrics, merge_command, run_stage, toy_eval_command, train_command
 from recipe_bcr.commands.paper_report import write_report
 from recipe_bcr.commands.toy import measure_preconditions, ship
 from recipe_bcr.toy.model import PAPER_TRAINED, PROVENANCE, RESOURCES, ensure_model, load_specs
@@ -144,22 +144,7 @@ def _train(run: Run, root: Path, model: Path, data: dict[str, Path], cfg: dict[s
     cmd[cmd.index(f"trainer.test_freq={steps}")] = "trainer.test_freq=-1"
     run_stage(cmd, out / "train.log", f"training {run.name}")
     flatten_metrics(verl_log, out / "metrics.jsonl")
-    run_stage(
-        [
-            sys.executable,
-            "-m",
-            "verl.model_merger",
-            "merge",
-            "--backend",
-            "fsdp",
-            "--local_dir",
-            str(out / "checkpoints" / f"global_step_{steps}" / "actor"),
-            "--target_dir",
-            str(hf),
-        ],
-        out / "merge.log",
-        f"merging {run.name}",
-    )
+    run_stage(merge_command(out, steps, hf), out / "merge.log", f"merging {run.name}")
     shutil.rmtree(out / "checkpoints")  # optimizer states; the merged model is what is evaluated
     (out / "run.json").write_text(
         json.dumps(
