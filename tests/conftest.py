@@ -10,6 +10,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -94,3 +95,24 @@ def doctor(tmp_path_factory) -> subprocess.CompletedProcess:
             )
             staged.replace(record)
     return subprocess.CompletedProcess(**json.loads(record.read_text()))
+
+
+def _fake_smi(bin_dir: Path, rows: list[str], exit_code: int = 0) -> None:
+    """An `nvidia-smi` that prints `rows` (name, driver version) to any query."""
+    bin_dir.mkdir(exist_ok=True)
+    script = bin_dir / "nvidia-smi"
+    script.write_text("#!/bin/sh\n" + "".join(f"echo '{row}'\n" for row in rows) + f"exit {exit_code}\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+
+
+@pytest.fixture
+def smi(tmp_path, monkeypatch):
+    """A fake nvidia-smi first on PATH (also for subprocesses): smi(rows[, exit_code]) writes it; the driver
+    cache is cleared before and after the test."""
+    from recipe_bcr.verl_ext import platform_cpu
+
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    platform_cpu.nvidia_gpus.cache_clear()
+    yield lambda rows, exit_code=0: _fake_smi(tmp_path / "bin", rows, exit_code)
+    platform_cpu.nvidia_gpus.cache_clear()

@@ -1,16 +1,14 @@
 """doctor's per-runtime import lines: every import a device x rollout pair's composed config
 needs, checked where this install can run the pair, listed (with its attention backend) where not."""
 
-import os
 import re
-import stat
 import sys
 
 import pytest
 import torch
 
 from recipe_bcr.commands import doctor
-from recipe_bcr.verl_ext import checks, platform_cpu
+from recipe_bcr.verl_ext import checks
 
 GPU_NO = "no CUDA device visible to torch"
 
@@ -82,24 +80,6 @@ def test_doctor_arguments_name_the_run_to_check_for():
     usage = "doctor takes bcr_device=gpu|cpu and bcr_runtime=vllm|hf, got bcr.gpus=8"
     with pytest.raises(ValueError, match=re.escape(usage)):
         doctor.required_pair(["bcr.gpus=8"])
-
-
-@pytest.fixture
-def smi(tmp_path, monkeypatch):
-    """A fake `nvidia-smi` first on PATH: smi(rows) makes it print `rows` (name, driver version)."""
-
-    def install(rows: list[str]) -> None:
-        (tmp_path / "bin").mkdir(exist_ok=True)
-        script = tmp_path / "bin" / "nvidia-smi"
-        script.write_text("#!/bin/sh\n" + "".join(f"echo '{row}'\n" for row in rows))
-        script.chmod(script.stat().st_mode | stat.S_IXUSR)
-        platform_cpu.nvidia_gpus.cache_clear()
-
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
-    platform_cpu.nvidia_gpus.cache_clear()
-    yield install
-    platform_cpu.nvidia_gpus.cache_clear()
 
 
 @pytest.mark.verl

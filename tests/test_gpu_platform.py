@@ -4,33 +4,12 @@ machine with a problem, not a CPU machine: the recipe's CPU platform must not ta
 and the cause must be named (recipe_bcr/verl_ext/checks.py). This machine has no GPU: a fake
 `nvidia-smi` on PATH stands for the driver; torch here cannot use CUDA, as on such a machine."""
 
-import os
-import stat
-
 import pytest
 import torch
 
 from recipe_bcr.verl_ext import checks, platform_cpu
 
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine where torch cannot use CUDA")
-
-
-def fake_smi(bin_dir, rows: list[str], exit_code: int = 0) -> None:
-    """An `nvidia-smi` that prints `rows` (name, driver version) to any query."""
-    bin_dir.mkdir(exist_ok=True)
-    script = bin_dir / "nvidia-smi"
-    script.write_text("#!/bin/sh\n" + "".join(f"echo '{row}'\n" for row in rows) + f"exit {exit_code}\n")
-    script.chmod(script.stat().st_mode | stat.S_IXUSR)
-
-
-@pytest.fixture
-def smi(tmp_path, monkeypatch):
-    """Install a fake nvidia-smi: smi(rows) -> PATH has it first; caches cleared before and after."""
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
-    platform_cpu.nvidia_gpus.cache_clear()
-    yield lambda rows, exit_code=0: fake_smi(tmp_path / "bin", rows, exit_code)
-    platform_cpu.nvidia_gpus.cache_clear()
 
 
 H100_OLD_DRIVER = ["NVIDIA H100 80GB HBM3, 570.124.06"] * 8

@@ -2,7 +2,6 @@
 starts): model paths, the toy model's cache, and the GPU count, each failure in one line."""
 
 import os
-import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -26,23 +25,6 @@ from recipe_bcr.verl_ext.preflight import (
 GPU_FREE = pytest.mark.skipif(
     torch.cuda.is_available() or torch.version.cuda is None, reason="fakes a driver too old for this torch's CUDA build"
 )
-
-
-def fake_smi(bin_dir, rows: list[str]) -> None:
-    """An `nvidia-smi` that prints `rows` (name, driver version) to any query."""
-    bin_dir.mkdir(exist_ok=True)
-    script = bin_dir / "nvidia-smi"
-    script.write_text("#!/bin/sh\n" + "".join(f"echo '{row}'\n" for row in rows))
-    script.chmod(script.stat().st_mode | stat.S_IXUSR)
-
-
-@pytest.fixture
-def smi(tmp_path, monkeypatch):
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
-    platform_cpu.nvidia_gpus.cache_clear()
-    yield lambda rows: fake_smi(tmp_path / "bin", rows)
-    platform_cpu.nvidia_gpus.cache_clear()
 
 
 def _run_cfg(per_node=4, nodes=1, device="cuda", **ray_init):
@@ -172,12 +154,11 @@ def test_main_ppo_on_a_machine_without_gpus_stops_before_ray(tmp_path):
 
 @GPU_FREE
 @pytest.mark.verl
-def test_main_ppo_with_a_driver_too_old_for_torch_stops_naming_the_floor(tmp_path):
+def test_main_ppo_with_a_driver_too_old_for_torch_stops_naming_the_floor(tmp_path, smi):
     """Before: torch could not use the GPUs, the preflight counted none and suggested a CPU run (and
     without it, the recipe's CPU platform took over and the run failed later far from the cause)."""
-    fake_smi(tmp_path / "bin", ["NVIDIA H100 80GB HBM3, 570.124.06"] * 8)
-    path = f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"
-    proc = _run(["verl.trainer.main_ppo", "+recipe=bcr"], {"PATH": path}, tmp_path)
+    smi(["NVIDIA H100 80GB HBM3, 570.124.06"] * 8)
+    proc = _run(["verl.trainer.main_ppo", "+recipe=bcr"], {}, tmp_path)
     assert proc.returncode == 1
     [error] = [line for line in proc.stderr.splitlines() if line.startswith("[bcr preflight]")]
     floor = checks.driver_floor(torch.version.cuda)
