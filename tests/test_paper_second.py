@@ -73,7 +73,8 @@ def test_an_override_that_would_move_a_registered_rule_is_refused(override, mess
 
 def test_command_keys_are_split_from_paper_yaml_overrides():
     keys, rest = paper.split_command_keys(["part=pilot", "train_steps=3", "allow_missed_preconditions=true"])
-    assert keys == {"config": "paper", "part": "pilot", "allow_missed_preconditions": True} and rest == ["train_steps=3"]
+    assert keys == {"config": "paper", "part": "pilot", "allow_missed_preconditions": True}
+    assert rest == ["train_steps=3"]
     with pytest.raises(ValueError, match="part=all"):
         paper.split_command_keys(["part=all"])
 
@@ -96,7 +97,8 @@ def test_a_finished_run_evaluation_and_measurement_are_not_redone(tmp_path, monk
     monkeypatch.setattr(toy, "measure_base", never)
     run = Run("bcr_n3_s0", "main", 3, 261, 0)
     _finished_run(tmp_path, run, 100)
-    assert train_run(run, tmp_path, tmp_path / "m", tmp_path / "d", CFG, 100) == tmp_path / "runs" / run.name / "hf_model"
+    hf = train_run(run, tmp_path, tmp_path / "m", tmp_path / "d", CFG, 100)
+    assert hf == tmp_path / "runs" / run.name / "hf_model"
     (tmp_path / "eval" / "base").mkdir(parents=True)
     (tmp_path / "eval" / "base" / "summary.json").write_text("[]")
     assert evaluate("base", tmp_path / "m", [1], tmp_path, tmp_path / "b", CFG["eval"]) == tmp_path / "eval" / "base"
@@ -159,8 +161,8 @@ def test_the_override_trains_anyway_and_is_recorded(tmp_path, monkeypatch):
 def test_the_pilot_trains_one_bcr_seed_and_records_its_gates(tmp_path, monkeypatch, capsys):
     def train(run, root, model, data, cfg, steps):
         _finished_run(root, run, steps)
-        rows = [{"step": s, "bcr/truncation_rate": 1.0, "bcr/fmt": 0.0, "bcr/acc_pos1": 0.5, "bcr/acc_pos3": 0.0,
-                 "critic/score/mean": 0.5} for s in range(1, steps + 1)]  # fmt: skip
+        flat = {"bcr/truncation_rate": 1.0, "bcr/fmt": 0.0, "bcr/acc_pos1": 0.5, "bcr/acc_pos3": 0.0}
+        rows = [{"step": s, **flat, "critic/score/mean": 0.5} for s in range(1, steps + 1)]
         (root / "runs" / run.name / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
         return root / "runs" / run.name / "hf_model"
 
@@ -319,8 +321,14 @@ def _synthetic_folder(root: Path, tok, bcr_gates: bool = True, ablations: bool =
 
 
 def _context() -> dict:
-    return {"thresholds_commit": thresholds_commit(), "launched_at": "2026-11-27T05:00:00Z", "overrides": [],
-            "train_steps": 100, "train_steps_registered": 100, "budget": {"B": 261, "lambda": 0.85}}  # fmt: skip
+    return {
+        "thresholds_commit": thresholds_commit(),
+        "launched_at": "2026-11-27T05:00:00Z",
+        "overrides": [],
+        "train_steps": 100,
+        "train_steps_registered": 100,
+        "budget": {"B": 261, "lambda": 0.85},
+    }
 
 
 def test_findings_json_holds_every_registered_part_and_judges_an_engaged_run(tmp_path, count):
@@ -349,14 +357,15 @@ def test_findings_json_holds_every_registered_part_and_judges_an_engaged_run(tmp
     assert f["F1"]["reading"] == "BCR compresses beyond what the truncation control gives"
     assert f["F2"]["verdict"] == "reproduced"
     # F3: narration, restatement and filler gone; re-checks on long chains kept, shorter ones dropped
-    assert f["F3"]["verdict"] == "reproduced" and f["F3"]["inert_falls"] == dict.fromkeys(("narration",
-                                                                                           "restatement", "filler"), 1.0)  # fmt: skip
+    assert f["F3"]["verdict"] == "reproduced"
+    assert f["F3"]["inert_falls"] == dict.fromkeys(("narration", "restatement", "filler"), 1.0)
     assert f["F3"]["useful_recheck_long_fall"] == 0.0 and f["F3"]["base"]["long_problems"] > 0
     assert f["F4"]["verdict"] == "reproduced" and f["F4"]["budgets"] == [183, 222, 261, 300, 339]
     assert f["F5"]["verdict"] == "reproduced" and all(p["collapsed_seeds"] == 3 for p in f["F5"]["penalties"].values())
     report = paper_writeup.write(tmp_path, result, "python -m recipe_bcr paper out=x").read_text()
     assert json.loads((tmp_path / "findings.json").read_text()) == json.loads(json.dumps(result))
-    assert "**F1, accuracy kept and tokens cut at N=1: reproduced.**" in report and "| truncation_n1 | 1 | 87 | 3 |" in report
+    assert "**F1, accuracy kept and tokens cut at N=1: reproduced.**" in report
+    assert "| truncation_n1 | 1 | 87 | 3 |" in report
 
 
 def test_a_bcr_seed_that_misses_a_gate_makes_every_finding_not_interpretable(tmp_path, count):
@@ -364,8 +373,8 @@ def test_a_bcr_seed_that_misses_a_gate_makes_every_finding_not_interpretable(tmp
     _synthetic_folder(tmp_path, tok, bcr_gates=False, ablations=False)
     pre = json.loads((tmp_path / "base_preconditions.json").read_text())
     result = paper_findings.judge(tmp_path, CFG, pre, n_tokens, _context())
-    assert not result["interpretable"] and any(d.startswith("bcr_n3_s1 misses the gate(s) truncation")
-                                               for d in result["diagnosis"])  # fmt: skip
+    assert not result["interpretable"]
+    assert any(d.startswith("bcr_n3_s1 misses the gate(s) truncation") for d in result["diagnosis"])
     assert {v["verdict"] for v in result["findings"].values()} == {"not interpretable"}
 
 

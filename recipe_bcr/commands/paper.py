@@ -38,8 +38,14 @@ COMMAND_KEYS = {
 }
 PARTS = ("main", "ablations", "pilot")
 # paper.yaml keys that judge the run: never overridden from the command line (a new commit of paper.yaml moves them)
-JUDGING = ("preconditions.thresholds", "preconditions.compression_grid", "preconditions.fit_target", "gates",
-           "findings", "toy")  # fmt: skip
+JUDGING = (
+    "preconditions.thresholds",
+    "preconditions.compression_grid",
+    "preconditions.fit_target",
+    "gates",
+    "findings",
+    "toy",
+)
 
 
 def split_command_keys(overrides: list[str]) -> tuple[dict[str, Any], list[str]]:

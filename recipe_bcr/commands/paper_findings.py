@@ -165,8 +165,8 @@ def judge_f2(root: Path, arms: dict[str, list[str]], ns: Sequence[int], rule: di
 
     def series(labels: Sequence[str]) -> list[float]:
         sums = [summary(root, x) for x in labels]
-        return [_mean([s[n]["tokens_correct_problem"] for s in sums if n in s and s[n].get("tokens_correct_problem")
-                       is not None]) for n in ns]  # fmt: skip
+        values = [[s[n].get("tokens_correct_problem") for s in sums if n in s] for n in ns]
+        return [_mean([v for v in vs if v is not None]) for vs in values]
 
     bcr = series(arms.get("bcr", []))
     testable = bool(bcr) and all(x == x for x in bcr)
@@ -278,8 +278,8 @@ def controls(root: Path, runs: Sequence[dict[str, Any]], window: int) -> dict[st
         arm = arm_of(run)
         if arm not in ARMS:
             continue
-        a = out.setdefault(arm, {"runs": [], "budget": run["budget"], "n": run["n"], "acc_n1": [], "tokens_n1": [],
-                                 "train_truncation_last": []})  # fmt: skip
+        empty = {"runs": [], "acc_n1": [], "tokens_n1": [], "train_truncation_last": []}
+        a = out.setdefault(arm, {**empty, "budget": run["budget"], "n": run["n"]})
         a["runs"].append(run["name"])
         s = summary(root, run["name"])
         if 1 in s:
@@ -313,11 +313,10 @@ def judge(
         f"precondition {r['name']} = {r['value']:.3f}, registered {r['range']}" for r in pre["rows"] if not r["met"]
     ]
     gate_rows = [
-        {"run": r["name"], "n": r["n"], "steps": len(r["metrics"]), "gates": gates(r["metrics"], int(r["n"]),
-                                                                                 cfg["gates"])}
+        {"run": r["name"], "n": r["n"], "steps": len(r["metrics"]), "gates": gates(r["metrics"], r["n"], cfg["gates"])}
         for r in runs
         if r["group"] == "main"
-    ]  # fmt: skip
+    ]
     for g in gate_rows:
         missed = [k for k, v in g["gates"].items() if k != "all_met" and not v["met"]]
         if missed:
