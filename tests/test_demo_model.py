@@ -23,7 +23,7 @@ RUN_FIELDS = ("group", "n", "budget", "seed", "reward", "single")
 
 def test_committed_bcr_model_was_trained_by_todays_paper_settings():
     """Change a setting that shapes the run (paper.yaml's training keys, the toy base) and this fails
-    until the model is retrained and shipped: python -m recipe_bcr paper out=DIR --ship bcr_n3_s0"""
+    until the model is retrained and shipped: python -m recipe_bcr paper config=paper_v1 out=DIR --ship bcr_n3_s0"""
     made, today = provenance(), load_config([])
     assert {k: made["paper_config"][k] for k in TRAINING_KEYS} == {k: today[k] for k in TRAINING_KEYS}
     task, mspec, toy = load_specs([f"config={today['toy']}"])

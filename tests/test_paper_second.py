@@ -387,3 +387,30 @@ def test_absent_ablations_are_not_testable_and_other_sizes_not_interpretable(tmp
     assert found["F1"]["verdict"] == "reproduced"
     sized = paper_findings.judge(tmp_path, CFG, pre, n_tokens, {**_context(), "overrides": ["seeds=[0]"]})
     assert not sized["interpretable"] and "not the registered experiment" in sized["diagnosis"][-1]
+
+
+@pytest.mark.verl
+@pytest.mark.slow
+def test_the_pilot_runs_one_real_grpo_step_and_resumes(tmp_path):
+    """The part=pilot path through the stock main_ppo on the shipped toy_model_compete at the registered GRPO sizes
+    (8 prompts x 8 rollouts, B from the committed measurement), for one step: run.json, per-step metrics with the
+    bcr/* keys, verl's rollout dump, pilot.json; a rerun trains nothing."""
+    import sys
+
+    out = tmp_path / "p"
+    _preconditions(out, met=False)  # the committed measurement misses 3: trained under the recorded override
+    keys = ["part=pilot", "train_steps=1", "allow_missed_preconditions=true"]
+    cmd = [sys.executable, "-m", "recipe_bcr", "paper", f"out={out}", *keys]
+    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    run = json.loads((out / "runs" / "bcr_n3_s0" / "run.json").read_text())
+    want = {"name": "bcr_n3_s0", "group": "main", "n": 3, "budget": 261, "seed": 0, "reward": "paper", "steps": 1}
+    assert {k: run[k] for k in want} == want
+    rows = [json.loads(x) for x in (out / "runs" / "bcr_n3_s0" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == [1] and {"bcr/acc_pos3", "bcr/fmt", "critic/score/mean"} <= set(rows[0])
+    dump = [json.loads(x) for x in (out / "runs" / "bcr_n3_s0" / "rollouts" / "1.jsonl").read_text().splitlines()]
+    assert len(dump) == 8 * 8  # every rollout of the step
+    pilot = json.loads((out / "pilot.json").read_text())
+    assert pilot["train_steps"] == 1 and pilot["allow_missed_preconditions"] and "truncation" in pilot["gates"]
+    again = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and "bcr_n3_s0: done earlier" in again.stdout, again.stdout[-2000:]

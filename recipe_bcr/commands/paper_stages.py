@@ -113,5 +113,7 @@ def evaluate(label: str, model: Path, ns: list[int], root: Path, bench: Path, ev
         k=ev["samples"],
         seed=ev["seed"],
     )
+    if ev.get("batch_size"):  # the transformers engine's batch (its default, 8, is small for a tiny model)
+        cmd.append(f"engine_options.batch_size={int(ev['batch_size'])}")
     run_stage(cmd, root / "eval" / f"{label}.log", f"evaluating {label}")
     return run_dir
