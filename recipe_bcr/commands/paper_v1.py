@@ -95,7 +95,7 @@ def ship_run(root: Path, name: str, dest: Path = PAPER_TRAINED) -> Path:
         )
     pre = json.loads((root / "preconditions.json").read_text())
     record = {
-        "made_by": f"python -m recipe_bcr paper config=paper_v1 out={root.name} --ship {name}",
+        "made_by": f"python -m recipe_bcr paper out={root.name} --ship {name}",  # as the committed model records it
         "run": json.loads((root / "runs" / name / "run.json").read_text()),
         "paper_config": json.loads((root / "paper_config.json").read_text()),
         "tokens_per_problem": round(pre["details"]["compression"] * pre["details"]["l_avg_n1"], 2),
