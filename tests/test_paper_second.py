@@ -414,3 +414,20 @@ def test_the_pilot_runs_one_real_grpo_step_and_resumes(tmp_path):
     assert pilot["train_steps"] == 1 and pilot["allow_missed_preconditions"] and "truncation" in pilot["gates"]
     again = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0 and "bcr_n3_s0: done earlier" in again.stdout, again.stdout[-2000:]
+
+
+def test_the_evaluation_runs_the_harness_on_one_thread_at_the_registered_sampling(tmp_path, monkeypatch):
+    seen = []
+    monkeypatch.setattr(demo, "run_stage", lambda cmd, log, what: seen.append(cmd))
+    evaluate("bcr_n3_s0", tmp_path / "m", [1, 2, 3, 4, 5], tmp_path, tmp_path / "b.jsonl", CFG["eval"], threads=1)
+    cmd = seen[0]
+    assert cmd[:3] == ["env", "OMP_NUM_THREADS=1", "OMP_WAIT_POLICY=PASSIVE"] and "recipe_bcr.eval" in cmd
+    ev = CFG["eval"]
+    want = [
+        "n=[1,2,3,4,5]",
+        f"sampling.max_tokens={ev['tokens_per_problem'] * 5}",
+        f"sampling.temperature={ev['temperature']}",
+        f"sampling.k={ev['samples']}",
+        f"sampling.seed={ev['seed']}",
+    ]
+    assert [a for a in want if a not in cmd] == []

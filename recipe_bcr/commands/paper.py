@@ -37,6 +37,9 @@ COMMAND_KEYS = {
     "true: train anyway (recorded; every verdict stays not interpretable)",
 }
 PARTS = ("main", "ablations", "pilot")
+# torch threads of the evaluation harness unless paper.yaml sets `eval.threads`: on 2 shared cores the toy model
+# generated 400-600 tokens/s on one thread against 13 on two spinning OpenMP threads (issue 35's report)
+EVAL_THREADS = 1
 # paper.yaml keys that judge the run: never overridden from the command line (a new commit of paper.yaml moves them)
 JUDGING = (
     "preconditions.thresholds",
@@ -272,11 +275,13 @@ def run_second(out: str, keys: dict[str, Any], overrides: list[str]) -> int:
         return 0
 
     ns = [int(n) for n in ev["n"]]
+    threads = int(ev.get("threads", EVAL_THREADS))
     print(f"[4/5] evaluation on {ev['problems']} problems -> {root / 'eval'}")
     if part == "main":
-        evaluate("base", model, ns, root, bench, ev)
+        evaluate("base", model, ns, root, bench, ev, threads)
     for run in runs:
-        evaluate(run.name, models[run.name], ns if run.group in ("main", "control") else [1], root, bench, ev)
+        at = ns if run.group in ("main", "control") else [1]
+        evaluate(run.name, models[run.name], at, root, bench, ev, threads)
     print(f"[5/5] findings -> {root / 'findings.json'}, {root / 'report.md'}")
     report = write_findings(root, cfg, pre, model, context, made_by)
     _add_time(timing, part, time.time() - t0)
