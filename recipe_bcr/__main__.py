@@ -49,6 +49,12 @@ def yaml_keys_help(name: str) -> str:
     return "\n".join(f"  {k:<{width - 1}} {c}".rstrip() for k, c in lines)
 
 
+def _command_keys_help() -> str:
+    from recipe_bcr.commands.paper import COMMAND_KEYS
+
+    return "\n".join(f"  {k:<43} {v}" for k, v in COMMAND_KEYS.items())
+
+
 def _out_and_rest(args: list[str]) -> tuple[str | None, list[str]]:
     """Take `out=DIR` from a command's arguments (main has refused the old `--out DIR` already)."""
     out = [a for a in args if a.startswith("out=")]
@@ -90,14 +96,16 @@ def _parser() -> argparse.ArgumentParser:
         "paper",
         help="the paper's tables, ablations and findings in miniature on CPU (toy task): GRPO runs, "
         "evaluation at N=1..5, report.md",
-        usage="python -m recipe_bcr paper [out=DIR] [key=value ...] [--ship RUN]",
-        epilog="out=DIR: output folder (default: paper_out); a rerun resumes.\n"
-        "keys (hydra_configs/paper_v1.yaml, the first miniature; the second is pre-registered in paper.yaml):\n"
-        + yaml_keys_help("paper_v1"),
+        usage="python -m recipe_bcr paper [out=DIR] [part=main|ablations|pilot] [key=value ...] [--ship RUN]",
+        epilog="out=DIR: output folder (default: paper_out); a rerun resumes run by run.\n"
+        "the command's keys:\n" + _command_keys_help() + "\n"
+        "keys of the second miniature (hydra_configs/paper.yaml, pre-registered: sizes may be lowered for a smoke "
+        "run, thresholds and rules never; config=paper_v1 takes hydra_configs/paper_v1.yaml's keys instead):\n"
+        + yaml_keys_help("paper"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     paper.add_argument(
-        "args", nargs="*", metavar="key=value", help="out=DIR and paper_v1.yaml overrides, e.g. train_steps=4 seeds=[0]"
+        "args", nargs="*", metavar="key=value", help="out=DIR, the command's keys and paper.yaml overrides"
     )
     paper.add_argument(
         "--ship",

@@ -154,8 +154,11 @@ def test_help_lists_every_entry_point(capsys):
 
 
 def test_paper_help_lists_every_key_of_the_config_paper_runs(capsys):
-    """`paper` runs hydra_configs/paper_v1.yaml (the first miniature); its help lists each key with its default."""
+    """`paper` runs hydra_configs/paper.yaml (the second miniature); its help lists each key with its default, and
+    the command's own keys (config=paper_v1 reaches the first miniature)."""
     from omegaconf import OmegaConf
+
+    from recipe_bcr.commands.paper import COMMAND_KEYS
 
     with pytest.raises(SystemExit):
         recipe_main(["paper", "--help"])
@@ -165,9 +168,14 @@ def test_paper_help_lists_every_key_of_the_config_paper_runs(capsys):
         for k, v in node.items():
             yield from leaves(v, f"{prefix}{k}.") if isinstance(v, dict) else [f"{prefix}{k}"]
 
-    keys = list(leaves(OmegaConf.to_container(OmegaConf.load(REPO / "hydra_configs" / "paper_v1.yaml"))))
-    assert keys and [k for k in keys if f"  {k}=" not in text] == []
-    assert "  train_steps=40 " in yaml_keys_help("paper_v1")  # the default, beside the key
+    def listed(key):  # a flow mapping (`sampling: {temperature: 1.0, ...}`) is listed whole, under its own key
+        parts = key.split(".")
+        return any(f"  {'.'.join(parts[:i])}=" in text for i in range(1, len(parts) + 1))
+
+    keys = list(leaves(OmegaConf.to_container(OmegaConf.load(REPO / "hydra_configs" / "paper.yaml"))))
+    assert keys and [k for k in keys if not listed(k)] == []
+    assert [k for k in COMMAND_KEYS if f"  {k} " not in text] == [] and "paper_v1" in text
+    assert "  train_steps=100 " in yaml_keys_help("paper")  # the default, beside the key
 
 
 def test_toy_preconditions_is_reachable_from_the_recipe_command(monkeypatch):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from recipe_bcr.commands.demo import closing_sentence
-from recipe_bcr.commands.paper import load_config, plan, ship_run
+from recipe_bcr.commands.paper_v1 import load_config, plan, ship_run
 from recipe_bcr.toy.model import PAPER_TRAINED, PROVENANCE, RESOURCES, cache_key, load_specs, provenance
 
 REPORT = Path(__file__).resolve().parents[1] / "benchmarks" / "paper"
@@ -23,7 +23,7 @@ RUN_FIELDS = ("group", "n", "budget", "seed", "reward", "single")
 
 def test_committed_bcr_model_was_trained_by_todays_paper_settings():
     """Change a setting that shapes the run (paper.yaml's training keys, the toy base) and this fails
-    until the model is retrained and shipped: python -m recipe_bcr paper out=DIR --ship bcr_n3_s0"""
+    until the model is retrained and shipped: python -m recipe_bcr paper config=paper_v1 out=DIR --ship bcr_n3_s0"""
     made, today = provenance(), load_config([])
     assert {k: made["paper_config"][k] for k in TRAINING_KEYS} == {k: today[k] for k in TRAINING_KEYS}
     task, mspec, toy = load_specs([f"config={today['toy']}"])
@@ -92,7 +92,7 @@ def test_closing_sentence_reads_the_table_at_n1(tmp_path):
 def test_committed_report_training_table_comes_from_the_committed_run_metrics():
     """benchmarks/paper/runs/ holds what the report's training table was made from (every run's per-step
     metrics and run.json), so the committed figures can be re-derived without rerunning the hour."""
-    from recipe_bcr.commands.paper import Run
+    from recipe_bcr.commands.paper_stages import Run
     from recipe_bcr.commands.paper_report import _metrics, training_table
 
     fields = set(Run.__dataclass_fields__)

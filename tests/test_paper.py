@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from recipe_bcr.commands.paper import Run, load_config, plan
+from recipe_bcr.commands.paper_stages import Run
+from recipe_bcr.commands.paper_v1 import load_config, plan
 from recipe_bcr.commands.paper_report import write_report
 
 REPO = Path(__file__).resolve().parents[1]
@@ -147,7 +148,7 @@ def test_each_run_trains_with_its_own_prompt_budget_reward_and_seed(tmp_path, mo
     """The main_ppo and merge commands of every planned run (run_stage records them; the real commands
     run in the smoke test below and in test_train_e2e.py; the reward presets through verl's reward loop
     in test_verl_integration.py)."""
-    from recipe_bcr.commands import paper
+    from recipe_bcr.commands import demo, paper_v1
 
     cmds = []
 
@@ -168,11 +169,11 @@ def test_each_run_trains_with_its_own_prompt_budget_reward_and_seed(tmp_path, mo
             target.mkdir(parents=True)
             (target / "config.json").write_text("{}")
 
-    monkeypatch.setattr(paper, "run_stage", stage)
+    monkeypatch.setattr(demo, "run_stage", stage)
     cfg = load_config(["seeds=[0,1]", "ablation_seeds=[0]", "train_steps=5", "bcr.tokens_per_problem=28"])
     data = {"group": tmp_path / "group", "single": tmp_path / "single"}
     for run in plan(cfg):
-        assert paper._train(run, tmp_path, tmp_path / "base", data, cfg) == tmp_path / "runs" / run.name / "hf_model"
+        assert paper_v1._train(run, tmp_path, tmp_path / "base", data, cfg) == tmp_path / "runs" / run.name / "hf_model"
         train, merge = cmds[-2:]
         args = set(train)
         assert {
@@ -209,6 +210,7 @@ def test_paper_command_runs_every_stage_at_tiny_sizes(tmp_path):
         "-m",
         "recipe_bcr",
         "paper",
+        "config=paper_v1",
         f"out={out}",
         "train_steps=1",
         "seeds=[0]",
@@ -265,13 +267,13 @@ def test_report_without_ablations_says_so_and_links_no_missing_figure(tmp_path):
 def test_resuming_with_other_settings_is_refused_before_any_work(tmp_path, capsys):
     """A rerun reuses finished runs: into a folder made with other settings it would mix, say,
     12-step runs into a 20-step report. It is refused, naming the keys, and nothing is touched."""
-    from recipe_bcr.commands.paper import run_paper
+    from recipe_bcr.commands.paper_v1 import run_paper_v1
 
     out = tmp_path / "p"
     out.mkdir()
     (out / "paper_config.json").write_text(json.dumps(load_config([])))
     before = sorted(p.name for p in out.iterdir())
-    assert run_paper(str(out), ["train_steps=20", "seeds=[0,1,2,3]"]) == 2
+    assert run_paper_v1(str(out), ["train_steps=20", "seeds=[0,1,2,3]"]) == 2
     err = capsys.readouterr().err
     assert "other settings" in err and "seeds, train_steps" in err
     assert sorted(p.name for p in out.iterdir()) == before

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from recipe_bcr.commands.paper import Run, load_config
+from recipe_bcr.commands.paper_stages import Run
+from recipe_bcr.commands.paper_v1 import load_config
 from recipe_bcr.commands.paper_report import write_report
 from recipe_bcr.toy.model import RESOURCES, built_with, cache_key, load_specs
 from recipe_bcr.toy.preconditions import CHECKS, measure, table, verdicts
@@ -145,7 +146,7 @@ def test_report_tables_the_training_rollouts_advantage_by_behaviour(tmp_path):
 def test_every_training_run_gets_the_configured_grpo_sizes(tmp_path, monkeypatch):
     """paper.yaml `grpo` (prompts per step, rollouts, lr: the knobs the pilot of issue 24 sets) reaches
     main_ppo's keys; the training command is captured and stopped before anything runs."""
-    import recipe_bcr.commands.paper as paper
+    from recipe_bcr.commands import demo, paper_v1
 
     seen = []
 
@@ -153,11 +154,11 @@ def test_every_training_run_gets_the_configured_grpo_sizes(tmp_path, monkeypatch
         seen.append(cmd)
         raise RuntimeError("stopped")
 
-    monkeypatch.setattr(paper, "run_stage", stop)
+    monkeypatch.setattr(demo, "run_stage", stop)
     cfg = load_config(["grpo.prompts_per_step=16", "grpo.rollouts=8", "grpo.lr=3e-4"])
     run = Run("bcr_n3_s0", "main", 3, 135, 0)
     with pytest.raises(RuntimeError, match="stopped"):
-        paper._train(run, tmp_path, tmp_path / "model", {"group": tmp_path / "g", "single": tmp_path / "s"}, cfg)
+        paper_v1._train(run, tmp_path, tmp_path / "model", {"group": tmp_path / "g", "single": tmp_path / "s"}, cfg)
     args = seen[0][seen[0].index("+recipe=bcr_toy") :]
     for key in (
         "data.train_batch_size=16",

@@ -1,88 +1,98 @@
-"""`python -m recipe_bcr paper out=DIR [key=value ...]`: the paper's comparisons in miniature.
+"""`python -m recipe_bcr paper out=DIR [part=main|ablations|pilot] [key=value ...]`: the second miniature of the
+paper (issue 35), pre-registered in hydra_configs/paper.yaml; `config=paper_v1` runs the first one
+(recipe_bcr/commands/paper_v1.py, benchmarks/paper/).
 
-On the toy task (recipe_bcr/toy) and the CPU runtime, each stage through the product's own
-commands, as a user would run them:
-1. the warm-started model (the "base") of the toy config `toy`, its preconditions (is it in the
-   paper's regime? recipe_bcr/toy/preconditions.py, thresholds pre-registered in paper.yaml), toy
-   data at N=3 (group prompt) and N=1 (single prompt);
-2. GRPO runs through the stock `python -m verl.trainer.main_ppo +recipe=bcr_toy`: the N=1
-   baseline (single-problem prompt, a budget that never binds), BCR at N=3 under B = N x
-   tokens_per_problem, per seed; the budget ablation (B scaled as 4096/5120/6144 are to 5120)
-   and the reward ablation (bcr_reward presets len_2_1_1, len_5_1_1); each merged with
-   `python -m verl.model_merger merge`;
-3. `python -m recipe_bcr.eval` for every model (N=1..5 for the main three, N=1 for ablations);
-4. tables, figures and the report (recipe_bcr.commands.paper_report).
-Every stage whose output exists is skipped, so a rerun resumes. Sizes: hydra_configs/paper.yaml.
-`--ship RUN` then commits that run's merged model as the demo's trained model (ship_run).
+Stages, each skipped when its output exists in DIR, so a rerun resumes run by run:
+(a) the base's preconditions (`python -m recipe_bcr toy --preconditions`'s measurement -> base_preconditions.json,
+    or the one already in DIR if the same commit of paper.yaml judged it); a missed precondition stops here, before
+    any training, with findings.json all "not interpretable" and the diagnosis, unless
+    allow_missed_preconditions=true (recorded; the findings stay not interpretable);
+(b) B, Algorithm 3 at the lambda the measurement chose (its `budget_n3`);
+(c) part=main: BCR at N=3 under B and its three controls, at every registered seed (runs/<name>/: run.json,
+    metrics.jsonl, verl's rollout dump); part=ablations: the budget scales and the two length penalties;
+    part=pilot: BCR at the first seed only, then its gates (pilot.json): a pilot may lower train_steps for the
+    runs after it, never a threshold;
+(d) evaluation (`python -m recipe_bcr.eval`) of the base and every main run at N = eval.n, of every ablation run at
+    N=1, on eval.problems toy problems;
+(e) findings.json and report.md (paper_findings, paper_writeup) from everything in DIR.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import shutil
-import statistics
 import sys
-import tempfile
 import time
-from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from omegaconf import OmegaConf
+from recipe_bcr.commands.paper_stages import Run, evaluate, train_run
 
-from recipe_bcr.commands.demo import flatten_metrics, merge_command, run_stage, toy_eval_command, train_command
-from recipe_bcr.commands.paper_report import write_report
-from recipe_bcr.commands.toy import measure_preconditions, ship
-from recipe_bcr.toy.model import PAPER_TRAINED, PROVENANCE, RESOURCES, ensure_model, load_specs
-from recipe_bcr.toy.preconditions import table as precondition_table
-from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
+# Keys of the command itself (not of paper.yaml): what to run, and whether a missed precondition stops it
+COMMAND_KEYS = {
+    "config": "paper (default): the second miniature, hydra_configs/paper.yaml | paper_v1: the first "
+    "(benchmarks/paper/, its own keys: hydra_configs/paper_v1.yaml)",
+    "part": "main (default): BCR and its three controls, evaluated and judged | ablations: the budget scales and "
+    "the length penalties, then the findings again | pilot: one BCR seed and its gates",
+    "allow_missed_preconditions": "false (default): stop before training when the base misses a precondition | "
+    "true: train anyway (recorded; every verdict stays not interpretable)",
+}
+PARTS = ("main", "ablations", "pilot")
+# torch threads of the evaluation harness unless paper.yaml sets `eval.threads`: on 2 shared cores the toy model
+# generated 400-600 tokens/s on one thread against 13 on two spinning OpenMP threads (issue 35's report)
+EVAL_THREADS = 1
+# paper.yaml keys that judge the run: never overridden from the command line (a new commit of paper.yaml moves them)
+JUDGING = (
+    "preconditions.thresholds",
+    "preconditions.compression_grid",
+    "preconditions.fit_target",
+    "gates",
+    "findings",
+    "toy",
+)
+
+
+def split_command_keys(overrides: list[str]) -> tuple[dict[str, Any], list[str]]:
+    """(command keys with their defaults, paper.yaml overrides)."""
+    keys: dict[str, Any] = {"config": "paper", "part": "main", "allow_missed_preconditions": False}
+    rest = []
+    for o in overrides:
+        k, _, v = o.partition("=")
+        if k in keys:
+            keys[k] = v.lower() in ("true", "1", "yes") if k == "allow_missed_preconditions" else v
+        else:
+            rest.append(o)
+    if keys["config"] not in ("paper", "paper_v1"):
+        raise ValueError(f"config={keys['config']}: want paper (the second miniature) or paper_v1 (the first)")
+    if keys["part"] not in PARTS:
+        raise ValueError(f"part={keys['part']}: want one of {', '.join(PARTS)}")
+    return keys, rest
 
 
 def load_config(overrides: list[str]) -> dict[str, Any]:
-    base = OmegaConf.load(Path(str(resources.files("hydra_configs") / "paper_v1.yaml")))
-    try:
-        cfg = OmegaConf.merge(base, OmegaConf.from_dotlist(overrides))
-    except Exception as e:  # omegaconf raises several types for a bad dotlist
-        raise ValueError(f"hydra_configs/paper_v1.yaml with overrides {overrides}: {e}") from None
-    raw = OmegaConf.to_container(cfg, resolve=True)
-    unknown = sorted(set(raw) - set(base.keys()))
-    if unknown:
-        raise ValueError(f"hydra_configs/paper_v1.yaml has no key(s) {unknown}")
-    return raw
+    """hydra_configs/paper.yaml with size overrides; refuses unknown keys, a judging key, and a train_steps above
+    the registered one (a pilot may lower it, never raise it)."""
+    from recipe_bcr.toy.preconditions import load_preregistration
 
-
-@dataclass(frozen=True)
-class Run:
-    """One GRPO run: its name (folder), what it is, and its main_ppo overrides."""
-
-    name: str
-    group: str  # main | budget | reward (second miniature: also control)
-    n: int
-    budget: int
-    seed: int
-    reward: str = "paper"
-    single: bool = False  # single-problem prompt (the N=1 baseline)
-    extra: tuple[str, ...] = field(default_factory=tuple)
-
-
-def plan(cfg: dict[str, Any]) -> list[Run]:
-    """Every training run of the paper command, the main comparison first."""
-    n, tpp = int(cfg["bcr"]["n"]), float(cfg["bcr"]["tokens_per_problem"])
-    rule = round(n * tpp)
-    runs = []
-    for s in cfg["seeds"]:
-        runs.append(Run(f"baseline_n1_s{s}", "main", 1, int(cfg["baseline"]["budget"]), s, single=True))
-        runs.append(Run(f"bcr_n{n}_s{s}", "main", n, rule, s))
-    for s in cfg["ablation_seeds"]:
-        for scale in cfg["budget_ablation"]:
-            budget = round(rule * float(scale))
-            if budget != rule or s not in cfg["seeds"]:
-                runs.append(Run(f"bcr_n{n}_b{budget}_s{s}", "budget", n, budget, s))
-        for preset in cfg["reward_ablation"]:
-            runs.append(Run(f"bcr_n{n}_{preset}_s{s}", "reward", n, rule, s, reward=preset))
-    return runs
+    registered = load_preregistration()
+    for o in overrides:
+        key = o.partition("=")[0]
+        node: Any = registered
+        for part in key.split("."):
+            if not isinstance(node, dict) or part not in node:
+                raise ValueError(f"hydra_configs/paper.yaml has no key {key!r} (`python -m recipe_bcr paper --help`)")
+            node = node[part]
+        if any(key == j or key.startswith(j + ".") for j in JUDGING):
+            raise ValueError(
+                f"{key} is pre-registered in hydra_configs/paper.yaml: it moves only in a new commit of that file, "
+                "made before the run it judges"
+            )
+    cfg = load_preregistration(overrides)
+    if int(cfg["train_steps"]) > int(registered["train_steps"]):
+        raise ValueError(
+            f"train_steps={cfg['train_steps']}: the registered number is at most {registered['train_steps']} "
+            "(a pilot may lower it, never raise it)"
+        )
+    return cfg
 
 
 def plan_arms(cfg: dict[str, Any], budget: int) -> list[Run]:
@@ -99,204 +109,209 @@ def plan_arms(cfg: dict[str, Any], budget: int) -> list[Run]:
             runs.append(Run(f"{name}_s{s}", "control", int(c["n"]), b, s, single=c["prompt"] == "single"))
     for s in cfg["seeds"]:
         for scale in cfg["ablations"]["budget_scales"]:
-            if round(budget * float(scale)) != budget:
-                runs.append(
-                    Run(f"bcr_n{n}_b{round(budget * float(scale))}_s{s}", "budget", n, round(budget * float(scale)), s)
-                )
+            b = round(budget * float(scale))
+            if b != budget:
+                runs.append(Run(f"bcr_n{n}_b{b}_s{s}", "budget", n, b, s))
         for preset in cfg["ablations"]["reward"]:
             runs.append(Run(f"bcr_n{n}_{preset}_s{s}", "reward", n, budget, s, reward=preset))
     return runs
 
 
-def _train(run: Run, root: Path, model: Path, data: dict[str, Path], cfg: dict[str, Any]) -> Path:
-    """Train and merge one run (skipped when its merged model exists); returns the model folder."""
-    out = root / "runs" / run.name
-    hf = out / "hf_model"
-    if (hf / "config.json").exists():
-        print(f"      {run.name}: done earlier ({hf})")
-        return hf
-    if out.exists():
-        shutil.rmtree(out)
-    steps = int(cfg["train_steps"])
-    s = run.seed
-    g = cfg["grpo"]
-    extra = [
-        f"bcr.n={run.n}",
-        f"bcr.budget={run.budget}",
-        f"bcr_reward@bcr.reward={run.reward}",
-        f"data.train_batch_size={g['prompts_per_step']}",  # one optimizer step per GRPO step
-        f"actor_rollout_ref.actor.ppo_mini_batch_size={g['prompts_per_step']}",
-        f"actor_rollout_ref.rollout.n={g['rollouts']}",
-        f"actor_rollout_ref.actor.optim.lr={g['lr']}",
-        f"trainer.experiment_name={run.name}",
-        "trainer.val_before_train=false",
-        f"data.seed={s}",
-        f"actor_rollout_ref.rollout.seed={s}",
-        f"actor_rollout_ref.actor.data_loader_seed={s}",
-        f"trainer.rollout_data_dir={out / 'rollouts'}",  # every rollout per step: the report's advantage table
-        *cfg["train_overrides"],
-    ]
-    verl_log = out / "verl_metrics.jsonl"
-    t = time.time()
-    cmd = train_command(
-        data["single" if run.single else "group"], model, out / "checkpoints", verl_log, steps, extra=tuple(extra)
-    )
-    cmd[cmd.index(f"trainer.test_freq={steps}")] = "trainer.test_freq=-1"
-    run_stage(cmd, out / "train.log", f"training {run.name}")
-    flatten_metrics(verl_log, out / "metrics.jsonl")
-    run_stage(merge_command(out, steps, hf), out / "merge.log", f"merging {run.name}")
-    shutil.rmtree(out / "checkpoints")  # optimizer states; the merged model is what is evaluated
-    (out / "run.json").write_text(
-        json.dumps(
-            {**run.__dict__, "extra": list(run.extra), "steps": steps, "seconds": round(time.time() - t, 1)}, indent=1
-        )
-    )
-    print(f"      {run.name}: {time.time() - t:.0f} s")
-    return hf
+def plan_part(cfg: dict[str, Any], budget: int, part: str) -> list[Run]:
+    """The runs one part trains: main (BCR and the controls), ablations, or pilot (BCR at the first seed)."""
+    runs = plan_arms(cfg, budget)
+    if part == "pilot":
+        return [r for r in runs if r.group == "main"][:1]
+    groups = ("main", "control") if part == "main" else ("budget", "reward")
+    return [r for r in runs if r.group in groups]
 
 
-def _evaluate(label: str, model: Path, ns: list[int], root: Path, bench: Path, cfg: dict[str, Any]) -> Path:
-    """The eval harness on the toy benchmark (resumes by itself: a finished run is not redone)."""
-    ev = cfg["eval"]
-    run_dir = root / "eval" / label
-    if (run_dir / "summary.json").exists():
-        return run_dir
-    run_stage(
-        toy_eval_command(
-            model,
-            label,
-            run_dir,
-            bench,
-            ns,
-            int(ev["tokens_per_problem"]) * max(ns),
-            ev["engine"],
-            ev["temperature"],
-            ev["top_p"],
-            k=ev["samples"],
-            seed=ev["seed"],
-        ),
-        root / "eval" / f"{label}.log",
-        f"evaluating {label}",
-    )
-    return run_dir
+def base_preconditions(root: Path, overrides: list[str]) -> dict[str, Any]:
+    """Stage (a): DIR/base_preconditions.json, measured now or read back when the same commit of paper.yaml judged
+    it (`thresholds_commit` refuses a paper.yaml with uncommitted changes)."""
+    from recipe_bcr.commands.toy import measure_base
+    from recipe_bcr.toy.preconditions import thresholds_commit
+
+    commit = thresholds_commit()
+    path = root / "base_preconditions.json"
+    if path.exists():
+        pre = json.loads(path.read_text())
+        if pre.get("thresholds_commit") != commit:
+            raise ValueError(
+                f"{path} was judged by the thresholds of commit {pre.get('thresholds_commit')}, paper.yaml's are "
+                f"{commit}'s: delete it to measure the base again, or use another out=DIR"
+            )
+        print(f"      done earlier ({path})")
+        return pre
+    return measure_base(root, [o for o in overrides if o.startswith("preconditions.")])
 
 
-def ship_run(root: Path, name: str, dest: Path = PAPER_TRAINED) -> Path:
-    """Commit run `name`'s merged model of the finished paper run in `root` to `dest` (the demo's
-    trained model), with provenance.json: the run, the paper settings, the calibrated budget, the
-    base's settings key, the run's evaluation and the weights' sha256, which
-    tests/test_demo_model.py holds against today's settings and the committed report."""
-    hf = root / "runs" / name / "hf_model"
-    evaluated = root / "eval" / name / "summary.json"
-    if not ((hf / "config.json").exists() and evaluated.exists()):
-        done = sorted(p.parent.name for p in (root / "eval").glob("*/summary.json") if p.parent.name != "base")
-        raise ValueError(
-            f"--ship {name}: {root} holds no trained and evaluated run {name!r} "
-            f"(runs there: {', '.join(done) or 'none'})"
-        )
-    pre = json.loads((root / "preconditions.json").read_text())
-    record = {
-        "made_by": f"python -m recipe_bcr paper out={root.name} --ship {name}",
-        "run": json.loads((root / "runs" / name / "run.json").read_text()),
-        "paper_config": json.loads((root / "paper_config.json").read_text()),
-        "tokens_per_problem": round(pre["details"]["compression"] * pre["details"]["l_avg_n1"], 2),
-        "base_key": pre["key"],
-        "eval": [{k: r[k] for k in ("n", "acc", "tokens_per_problem")} for r in json.loads(evaluated.read_text())],
-        "sha256": hashlib.sha256((hf / "model.safetensors").read_bytes()).hexdigest(),
-    }
-    staged = Path(tempfile.mkdtemp(prefix=".ship-", dir=root)) / "model"
-    shutil.copytree(hf, staged)
-    (staged / PROVENANCE).write_text(json.dumps(record, indent=1) + "\n")
-    try:
-        return ship(staged, dest)
-    finally:
-        shutil.rmtree(staged.parent, ignore_errors=True)
+def _state(root: Path, cfg: dict[str, Any], commit: str) -> dict[str, Any]:
+    """DIR/plan.json: the launch time and the settings of the first invocation; a later part or a rerun with other
+    settings (train_steps aside: each run records its own) is refused, so no folder mixes two experiments."""
+    from recipe_bcr.toy.preconditions import launched_at
+
+    path = root / "plan.json"
+    settings = {k: v for k, v in cfg.items() if k != "train_steps"}
+    if path.exists():
+        state = json.loads(path.read_text())
+        old = state["settings"]
+        changed = sorted(k for k in set(old) | set(settings) if old.get(k) != settings.get(k))
+        if changed or state["thresholds_commit"] != commit:
+            raise ValueError(
+                f"{root} holds a paper run made with other settings ({', '.join(changed) or 'thresholds commit'} "
+                f"differ; see {path}): use another out=DIR, or delete it"
+            )
+        return state
+    state = {"launched_at": launched_at(), "thresholds_commit": commit, "settings": settings}
+    root.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(state, indent=1) + "\n")
+    return state
 
 
-def run_paper(out: str, overrides: list[str], ship_name: str | None = None) -> int:
+def _counter(model: Path):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(str(model))
+    return lambda text: len(tok(text, add_special_tokens=False)["input_ids"])
+
+
+def write_findings(
+    root: Path, cfg: dict[str, Any], pre: dict[str, Any], model: Path, context: dict[str, Any], made_by: str
+) -> Path:
+    """Stage (e): judge what DIR holds and write findings.json and report.md."""
+    from recipe_bcr.commands import paper_findings, paper_writeup
+
+    result = paper_findings.judge(root, cfg, pre, _counter(model), context)
+    return paper_writeup.write(root, result, made_by)
+
+
+def run_second(out: str, keys: dict[str, Any], overrides: list[str]) -> int:
+    """The second miniature (see the module docstring); returns the exit status."""
+    from recipe_bcr.commands.paper_report import gates, gates_table
+    from recipe_bcr.toy.model import RESOURCES, ensure_model, load_specs
+    from recipe_bcr.toy.preconditions import load_preregistration, thresholds_commit
+    from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
+
+    root, part = Path(out).resolve(), keys["part"]
     try:
         cfg = load_config(overrides)
+        commit = thresholds_commit()  # refuses a paper.yaml with uncommitted changes, before anything is written
+        state = _state(root, cfg, commit)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    root = Path(out).resolve()
-    made_with = root / "paper_config.json"
-    if made_with.exists():  # resuming: finished runs are reused, so they must be these settings' runs
-        old = json.loads(made_with.read_text())
-        changed = sorted(k for k in set(old) | set(cfg) if old.get(k) != cfg.get(k))
-        if changed:
-            print(
-                f"error: {root} holds a paper run made with other settings ({', '.join(changed)} differ; "
-                f"see {made_with}); resuming would mix its runs into this one. Use another out=DIR, or delete it.",
-                file=sys.stderr,
-            )
-            return 2
-    root.mkdir(parents=True, exist_ok=True)
-    made_with.write_text(json.dumps(cfg, indent=1))
+    made_by = "python -m recipe_bcr paper " + " ".join([f"out={out}", f"part={part}", *overrides])
     t0 = time.time()
-    print(f"[1/4] the warm-started toy model ({cfg['toy']}), its preconditions and data -> {root / 'data'}")
-    toy_overrides = [f"config={cfg['toy']}"]
-    task, mspec, toy = load_specs(toy_overrides)
+    task, mspec, toy = load_specs([f"config={cfg['toy']}"])
     model = ensure_model(
         Path(toy["cache_dir"]), task, mspec, model_dir=toy["model_dir"], shipped=RESOURCES / toy["shipped"]
     )
-    if not (root / "preconditions.json").exists():
-        measure_preconditions(root, toy_overrides, cfg["preconditions"])
-    pre = json.loads((root / "preconditions.json").read_text())
-    print(precondition_table(pre["rows"]))
-    if cfg["bcr"]["tokens_per_problem"] == "calibrated":  # Algorithm 3 on this base: lambda x L_avg per problem
-        d = pre["details"]
-        cfg = {**cfg, "bcr": {**cfg["bcr"], "tokens_per_problem": round(d["compression"] * d["l_avg_n1"], 2)}}
-        print(f"      budget from calibration: {cfg['bcr']['tokens_per_problem']} tokens per problem")
-    runs = plan(cfg)
-    if ship_name and ship_name not in {r.name for r in runs}:
-        print(
-            f"error: --ship {ship_name}: no such run in this plan ({', '.join(r.name for r in runs)})", file=sys.stderr
-        )
+    context = {
+        "thresholds_commit": commit,
+        "launched_at": state["launched_at"],
+        "overrides": overrides,
+        "allow_missed_preconditions": keys["allow_missed_preconditions"],
+        "train_steps": int(cfg["train_steps"]),
+        "train_steps_registered": int(load_preregistration()["train_steps"]),
+        "budget": None,
+        "stopped": None,
+    }
+    print(f"[1/5] the base's preconditions ({cfg['toy']}) -> {root / 'base_preconditions.json'}")
+    try:
+        pre = base_preconditions(root, overrides)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
-    d = toy["data"]
-    # one epoch holds every step's prompts (+recipe=bcr_toy trains one epoch: a shorter one would end the
-    # run before train_steps, and its last checkpoint would never be written); toy problems cost nothing
-    train_groups = max(int(d["train_groups"]), int(cfg["train_steps"]) * int(cfg["grpo"]["prompts_per_step"]))
-    data = {"group": root / "data" / f"group_n{cfg['bcr']['n']}", "single": root / "data" / "single_n1"}
-    write_toy_data(data["group"], int(cfg["bcr"]["n"]), train_groups, d["val_groups"], d["seed"], task)
-    write_toy_data(data["single"], 1, train_groups, d["val_groups"], d["seed"], task, prompt_style="single")
-    bench = write_toy_benchmark(
-        root / "data" / "toy_benchmark.jsonl", int(cfg["eval"]["problems"]), int(cfg["eval"]["seed"]), task
-    )
-
-    print(f"[2/4] {len(runs)} GRPO runs of {cfg['train_steps']} steps (stock main_ppo, CPU) -> {root / 'runs'}")
-    models, spent_train = {}, []
-    for k, run in enumerate(runs, 1):
-        t = time.time()
-        models[run.name] = _train(run, root, model, data, cfg)
-        if time.time() - t > 60:  # a run trained now, not one done earlier
-            spent_train.append(time.time() - t)
-        eta = (
-            f"{statistics.fmean(spent_train) * (len(runs) - k) / 60:.0f} min more"
-            if spent_train
-            else "after the next run"
+    missed = [r["name"] for r in pre["rows"] if not r["met"]]
+    if missed and not keys["allow_missed_preconditions"]:
+        context["stopped"] = (
+            f"the base misses {len(missed)} precondition(s) ({', '.join(missed)}): no GRPO run was made"
         )
-        print(f"      [{k}/{len(runs)} runs] {(time.time() - t0) / 60:.1f} min so far; training ETA {eta}", flush=True)
+        report = write_findings(root, cfg, pre, model, context, made_by)
+        print(
+            f"error: {context['stopped']}. The findings are not interpretable ({report.parent / 'findings.json'}); "
+            "fix the task or the base, never a threshold (allow_missed_preconditions=true trains anyway).",
+            file=sys.stderr,
+        )
+        return 3
+    budget, lam = int(pre["details"]["budget_n3"]), float(pre["details"]["compression"])
+    context["budget"] = {"B": budget, "lambda": lam, "l_avg_n1": pre["details"]["l_avg_n1"]}
+    runs = plan_part(cfg, budget, part)
+    print(f"[2/5] B = {budget} (Algorithm 3 at lambda {lam}); part={part}: {len(runs)} run(s)")
 
-    print(f"[3/4] evaluation: base and every trained model -> {root / 'eval'}")
-    ns = [int(n) for n in cfg["eval"]["n"]]
-    evals = {"base": _evaluate("base", model, ns, root, bench, cfg)}
-    for k, run in enumerate(runs, 1):
-        evals[run.name] = _evaluate(run.name, models[run.name], ns if run.group == "main" else [1], root, bench, cfg)
-        print(f"      [{k}/{len(runs)} trained models evaluated] {(time.time() - t0) / 60:.1f} min so far", flush=True)
+    steps = int(cfg["train_steps"])
+    d = toy["data"]
+    train_groups = max(int(d["train_groups"]), steps * int(cfg["grpo"]["prompts_per_step"]))
+    data: dict[tuple[int, bool], Path] = {}
+    for r in runs:
+        key = (r.n, r.single)
+        if key not in data:
+            data[key] = root / "data" / (f"single_n{r.n}" if r.single else f"group_n{r.n}")
+            style = "single" if r.single else "group"
+            write_toy_data(data[key], r.n, train_groups, d["val_groups"], d["seed"], task, prompt_style=style)
+    ev = cfg["eval"]
+    bench = write_toy_benchmark(root / "data" / "toy_benchmark.jsonl", int(ev["problems"]), int(ev["seed"]), task)
 
-    print(f"[4/4] tables, figures, report -> {root / 'report.md'}")
-    timing = root / "wall_seconds.json"  # every invocation's wall time: a resumed run reports the sum
-    spent = (json.loads(timing.read_text()) if timing.exists() else []) + [round(time.time() - t0, 1)]
-    timing.write_text(json.dumps(spent))
-    report = write_report(root, cfg, runs, evals, sum(spent), overrides)
+    print(f"[3/5] {len(runs)} GRPO run(s) of {steps} steps -> {root / 'runs'}")
+    models = {}
+    try:
+        for k, run in enumerate(runs, 1):
+            models[run.name] = train_run(run, root, model, data[(run.n, run.single)], cfg, steps)
+            print(f"      [{k}/{len(runs)}] {(time.time() - t0) / 60:.1f} min so far", flush=True)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    timing = root / "wall_seconds.json"
+    if part == "pilot":
+        run = runs[0]
+        rows = [json.loads(x) for x in (root / "runs" / run.name / "metrics.jsonl").read_text().splitlines() if x]
+        result = [{"run": run.name, "n": run.n, "steps": len(rows), "gates": gates(rows, run.n, cfg["gates"])}]
+        pilot = {**context, "run": run.name, "gates": result[0]["gates"]}
+        (root / "pilot.json").write_text(json.dumps(pilot, indent=1) + "\n")
+        print(gates_table(result))
+        print(f"pilot: gates {'all met' if result[0]['gates']['all_met'] else 'NOT all met'} -> {root / 'pilot.json'}")
+        _add_time(timing, part, time.time() - t0)
+        return 0
+
+    ns = [int(n) for n in ev["n"]]
+    threads = int(ev.get("threads", EVAL_THREADS))
+    print(f"[4/5] evaluation on {ev['problems']} problems -> {root / 'eval'}")
+    if part == "main":
+        evaluate("base", model, ns, root, bench, ev, threads)
+    for run in runs:
+        at = ns if run.group in ("main", "control") else [1]
+        evaluate(run.name, models[run.name], at, root, bench, ev, threads)
+    print(f"[5/5] findings -> {root / 'findings.json'}, {root / 'report.md'}")
+    report = write_findings(root, cfg, pre, model, context, made_by)
+    _add_time(timing, part, time.time() - t0)
     print(report.read_text())
-    print(f"done in {spent[-1]:.0f} s ({sum(spent):.0f} s over {len(spent)} invocation(s)): {report}")
-    if ship_name:
-        try:
-            print(f"the demo's trained model: {ship_run(root, ship_name)} (run {ship_name})")
-        except (ValueError, FileNotFoundError) as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 2
     return 0
+
+
+def _add_time(path: Path, part: str, seconds: float) -> None:
+    """wall_seconds.json: every invocation's wall time, per part (a resumed part reports the sum)."""
+    spent = json.loads(path.read_text()) if path.exists() else {}
+    spent.setdefault(part, []).append(round(seconds, 1))
+    path.write_text(json.dumps(spent) + "\n")
+
+
+def run_paper(out: str, overrides: list[str], ship_name: str | None = None) -> int:
+    """`python -m recipe_bcr paper`: the second miniature, or the first with config=paper_v1."""
+    try:
+        keys, rest = split_command_keys(overrides)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if keys["config"] == "paper_v1":
+        from recipe_bcr.commands.paper_v1 import run_paper_v1
+
+        if keys["part"] != "main" or keys["allow_missed_preconditions"]:
+            print("error: part= and allow_missed_preconditions= are the second miniature's keys", file=sys.stderr)
+            return 2
+
+        return run_paper_v1(out, rest, ship_name)
+    if ship_name:
+        print("error: --ship ships a run of the first miniature (config=paper_v1) only, so far", file=sys.stderr)
+        return 2
+    return run_second(out, keys, rest)

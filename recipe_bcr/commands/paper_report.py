@@ -449,7 +449,7 @@ def write_report(
     rollout = "transformers (HF)" if "bcr_runtime=hf" in cfg["train_overrides"] else "vLLM"
     text = f"""# BCR in miniature: the paper's findings on the toy task
 
-Made by `python -m recipe_bcr paper out={root.name}{"".join(" " + o for o in overrides)}` in {seconds / 60:.1f} min of wall time
+Made by `python -m recipe_bcr paper config=paper_v1 out={root.name}{"".join(" " + o for o in overrides)}` in {seconds / 60:.1f} min of wall time
 on this machine ({os.cpu_count()} CPUs).
 Toy task: short chains of additions and subtractions (README "The toy task"): written steps raise accuracy, filler
 costs tokens and nothing else. {pb_steps}

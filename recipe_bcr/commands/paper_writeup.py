@@ -1,0 +1,142 @@
+"""The second miniature's findings.json and report.md, from paper_findings.judge's dict (written whole, then
+renamed: outputs complete or absent)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from recipe_bcr.commands.paper_report import gates_table
+from recipe_bcr.toy.preconditions import regime_table
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def _cell(xs: list[float], scale: float = 1.0, fmt: str = ".1f") -> str:
+    xs = [scale * x for x in xs if x == x]
+    if not xs:
+        return "-"
+    m = sum(xs) / len(xs)
+    return f"{m:{fmt}}" if len(xs) == 1 else f"{m:{fmt}} ({min(xs):{fmt}}..{max(xs):{fmt}})"
+
+
+def controls_table(controls: dict[str, Any]) -> str:
+    lines = [
+        "| arm | N | budget | seeds | acc N=1 (%) | tokens / problem N=1 | training truncation, last window |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for arm, c in controls.items():
+        lines.append(
+            f"| {arm} | {c['n']} | {c['budget']} | {c['seeds']} | {_cell(c['acc_n1'], 100)} | {_cell(c['tokens_n1'])} "
+            f"| {_cell(c['train_truncation_last'], fmt='.2f')} |"
+        )
+    return "\n".join(lines)
+
+
+def _f(x: Any, fmt: str = ".2f") -> str:
+    return "-" if x is None or x != x else format(x, fmt)
+
+
+def finding_lines(findings: dict[str, Any]) -> list[str]:
+    """One line per finding: its verdict, then the numbers it rests on."""
+    f1, f2, f3, f4, f5 = (findings[k] for k in ("F1", "F2", "F3", "F4", "F5"))
+    out = []
+    if "diff_pts" in f1:
+        vt, vb = f1.get("tokens_vs_truncation"), f1["tokens_vs_baseline"]
+        out.append(
+            f"- **F1, accuracy kept and tokens cut at N=1: {f1['verdict']}.** BCR minus baseline accuracy "
+            f"{f1['diff_pts']:+.1f} pts (90% CI {f1['ci_pts'][0]:+.1f}..{f1['ci_pts'][1]:+.1f}; "
+            f"BCR {100 * f1['acc_bcr']:.1f}%, baseline {100 * f1['acc_baseline']:.1f}%); tokens per problem "
+            f"{vb['diff']:+.1f} (CI {vb['ci'][0]:+.1f}..{vb['ci'][1]:+.1f})"
+            + (
+                f"; against the truncation control {vt['diff']:+.1f} (CI {vt['ci'][0]:+.1f}..{vt['ci'][1]:+.1f}): "
+                f"{f1['reading']}."
+                if vt
+                else "; no truncation control evaluated."
+            )
+        )
+    else:
+        out.append(f"- **F1: {f1['verdict']}.** {f1.get('why', '')}")
+    out.append(
+        f"- **F2, tokens per correct problem non-increasing over N: {f2['verdict']}.** BCR "
+        f"{' -> '.join(_f(x, '.1f') for x in f2['bcr_tokens_per_correct_problem'])} at N = {f2['n']}; baseline "
+        f"{' -> '.join(_f(x, '.1f') for x in f2['baseline_tokens_per_correct_problem'])}."
+    )
+    if "inert_falls" in f3:
+        out.append(
+            f"- **F3, inert categories fall, useful re-checks stay: {f3['verdict']}.** Falls base -> BCR: "
+            + ", ".join(f"{c} {_f(v, '.0%')}" for c, v in f3["inert_falls"].items())
+            + f"; re-checks on long chains {_f(f3['useful_recheck_long_fall'], '.0%')}; accuracy kept: "
+            f"{f3['accuracy_kept']}."
+        )
+    else:
+        out.append(f"- **F3: {f3['verdict']}.** {f3.get('why', '')}")
+    out.append(
+        f"- **F4, N=1 tokens non-decreasing in B: {f4['verdict']}.** Budgets {f4['budgets']}: tokens "
+        f"{', '.join(_f(x, '.1f') for x in f4['tokens_per_problem_n1'])} (seeds {f4['seeds']})."
+    )
+    out.append(
+        f"- **F5, explicit length penalties collapse: {f5['verdict']}.** "
+        + (
+            "; ".join(
+                f"{k}: {p['runs']} run(s), collapsed in {p['collapsed_seeds']}, groups varying "
+                f"{_f(p.get('share_varying_groups'), '.0%')}"
+                for k, p in f5["penalties"].items()
+            )
+            or "no penalty run"
+        )
+        + f"; BCR gates met: {f5['bcr_gates_met']}."
+    )
+    return out
+
+
+def write(root: Path, result: dict[str, Any], made_by: str) -> Path:
+    """findings.json and report.md under `root`; returns the report's path."""
+    root = Path(root)
+    _write(root / "findings.json", json.dumps(result, indent=1) + "\n")
+    pre = result["preconditions"]
+    status = (
+        "Every verdict below is judged by the registered rules."
+        if result["interpretable"]
+        else "**Not interpretable**: " + "; ".join(result["diagnosis"]) + "."
+    )
+    gates = gates_table(result["gates"]) if result["gates"] else "No BCR run in this folder."
+    b = result["budget"]
+    budget = f"B = {b['B']} (Algorithm 3 at lambda {b['lambda']})" if b else "B not chosen"
+    allowed = "; trained despite missed preconditions" if result["allow_missed_preconditions"] else ""
+    problems = ", ".join(f"{k} {v}" for k, v in result["eval_problems"].items()) or "none"
+    text = f"""# BCR in miniature, second run (hydra_configs/paper.yaml)
+
+Made by `{made_by}`. Thresholds registered in commit `{result["thresholds_commit"]}`; launched
+{result["launched_at"]}; the base measured {pre["launched_at"]} against commit `{pre["thresholds_commit"]}`.
+Budget {budget}; {result["train_steps"]} GRPO steps per run (registered: at most {result["train_steps_registered"]});
+overrides: {", ".join(result["overrides"]) or "none"}{allowed}.
+{f"Stopped: {result['stopped']}." if result["stopped"] else ""}
+
+{status}
+
+## Findings
+
+{chr(10).join(finding_lines(result["findings"]))}
+
+## The base's preconditions
+
+{regime_table(pre["rows"])}
+
+## Training-dynamics gates per BCR seed
+
+{gates}
+
+## BCR and its controls
+
+{controls_table(result["controls"]) if result["controls"] else "No run of BCR or a control in this folder."}
+
+Distinct problems evaluated at N=1 per arm: {problems}.
+"""
+    _write(root / "report.md", text)
+    return root / "report.md"
