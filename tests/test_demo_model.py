@@ -92,8 +92,8 @@ def test_closing_sentence_reads_the_table_at_n1(tmp_path):
 def test_committed_report_training_table_comes_from_the_committed_run_metrics():
     """benchmarks/paper/runs/ holds what the report's training table was made from (every run's per-step
     metrics and run.json), so the committed figures can be re-derived without rerunning the hour."""
-    from recipe_bcr.commands.paper_stages import Run
     from recipe_bcr.commands.paper_report import _metrics, training_table
+    from recipe_bcr.commands.paper_stages import Run
 
     fields = set(Run.__dataclass_fields__)
     dirs = sorted((REPORT / "runs").iterdir())

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from recipe_bcr.commands.paper_report import write_report
 from recipe_bcr.commands.paper_stages import Run
 from recipe_bcr.commands.paper_v1 import load_config, plan
-from recipe_bcr.commands.paper_report import write_report
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -88,7 +88,7 @@ def test_the_registered_arms_are_bcr_its_three_controls_and_the_ablations_at_eve
             return by[f"{name}_s{s}"].n, by[f"{name}_s{s}"].budget, by[f"{name}_s{s}"].single
 
         assert arm("bcr_n3") == (3, 270, False) and arm("truncation_n1") == (1, 90, True)
-        assert arm("n2") == (2, 180, False) and arm("baseline_n1") == (1, 256, True)
+        assert arm("n2") == (2, 180, False) and arm("baseline_n1") == (1, 384, True)
     budgets = sorted({r.budget for r in runs if r.group == "budget"} | {270})
     assert budgets == [189, 230, 270, 310, 351] and len(budgets) >= cfg["findings"]["F4"]["min_budgets"]
     for group in ("budget", "reward"):  # ablations at every seed too

@@ -145,7 +145,7 @@ def paper_trained(path: Path, base_key: str) -> dict[str, Any]:
     if made.get("base_key") != base_key or "run" not in made or "paper_config" not in made:
         raise ValueError(
             f"{path / 'provenance.json'}: not a model trained from this base (settings key {base_key}); "
-            "ship one from today's base: `python -m recipe_bcr paper out=DIR --ship bcr_n3_s0`"
+            "ship one from today's base: `python -m recipe_bcr paper config=paper_v1 out=DIR --ship bcr_n3_s0`"
         )
     return made
 

@@ -28,7 +28,7 @@ from recipe_bcr.commands.paper_report import (
 )
 from recipe_bcr.eval.runner import SAMPLES, iter_records
 from recipe_bcr.toy.profile import sections
-from recipe_bcr.toy.task import _CHECKED, CHECK, FILLERS, NARRATION, RESTATE, SKIP_NARRATION, categories, restated
+from recipe_bcr.toy.task import category_texts
 
 FINDINGS = ("F1", "F2", "F3", "F4", "F5")
 ARMS = ("bcr", "truncation_n1", "n2", "baseline_n1")  # BCR and its three controls (paper.yaml `controls`)
@@ -96,25 +96,12 @@ def ops_of(rec: dict[str, Any]) -> int:
     return len(re.findall(r" [+-] ", m.group(1)))
 
 
-def category_pieces(section: str) -> dict[str, list[str]]:
-    """The text of each redundant category (task.categories) in one section: narration, restatement, filler,
-    re-check (its "Check:" and every re-computed step)."""
-    has = categories(section)
-    chain = restated(section)
-    return {
-        "narration": [s for s in (NARRATION, SKIP_NARRATION) for _ in range(section.count(s))],
-        "restatement": [RESTATE.format(chain)] if has["restatement"] and chain is not None else [],
-        "filler": [f for f in FILLERS for _ in range(section.count(f))],
-        "recheck": ([CHECK] * section.count(CHECK) + _CHECKED.findall(section)) if has["recheck"] else [],
-    }
-
-
 def category_tokens(recs: Sequence[dict[str, Any]], count: Count, long_ops: int) -> dict[str, Any]:
     """Tokens per problem of each category at N=1, and re-check tokens per long-chain problem (>= long_ops)."""
     per: dict[str, list[float]] = {c: [] for c in ("narration", "restatement", "filler", "recheck")}
     long_recheck: list[float] = []
     for rec in recs:
-        pieces = category_pieces(sections(rec["completion"], 1)[0])
+        pieces = category_texts(sections(rec["completion"], 1)[0])
         for c, texts in pieces.items():
             per[c].append(float(sum(count(t) for t in texts)))
         if ops_of(rec) >= long_ops:
@@ -192,9 +179,7 @@ def judge_f3(
     falls = {c: _fall(base["per_problem"][c], bcr["per_problem"][c]) for c in rule["inert"]}
     useful = _fall(base["recheck_long"], bcr["recheck_long"])
     testable = all(f == f for f in falls.values()) and useful == useful
-    ok = (
-        all(f >= rule["inert_fall_min"] for f in falls.values()) and useful <= rule["useful_fall_max"] and bool(acc_ok)
-    )
+    ok = all(f >= rule["inert_fall_min"] for f in falls.values()) and useful <= rule["useful_fall_max"] and bool(acc_ok)
     return {
         "base": base,
         "bcr": bcr,
@@ -229,7 +214,7 @@ def judge_f4(root: Path, runs: Sequence[dict[str, Any]], rule: dict[str, Any]) -
 def group_lengths(dump_dir: Path, steps: int, count: Count) -> list[list[float]]:
     """Rollout lengths per GRPO group over the first `steps` steps of verl's dump (`response_tokens` where the
     dump has it, else the output's tokens)."""
-    from recipe_bcr.toy.rollouts import _group, read_dump
+    from recipe_bcr.toy.rollouts import group_of, read_dump
 
     dump = read_dump(dump_dir) if dump_dir.exists() else {}
     out = []
@@ -237,7 +222,7 @@ def group_lengths(dump_dir: Path, steps: int, count: Count) -> list[list[float]]
         groups: dict[Any, list[float]] = {}
         for row in dump[step]:
             length = row.get("response_tokens") or count(row["output"])
-            groups.setdefault(_group(row), []).append(float(length))
+            groups.setdefault(group_of(row), []).append(float(length))
         out += list(groups.values())
     return out
 

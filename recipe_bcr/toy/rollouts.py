@@ -72,7 +72,7 @@ def _with_parts(row: dict[str, Any]) -> dict[str, Any]:
     return {**row, "acc": parts["acc"], "fmt": parts["fmt"], "n": len(golds)}
 
 
-def _group(row: dict[str, Any]) -> Any:
+def group_of(row: dict[str, Any]) -> Any:
     """The GRPO group: verl's uid key "{sample}_{rollout}_{output}" names the sample; else the prompt."""
     uid = row.get("uid")
     return uid.rsplit("_", 2)[0] if isinstance(uid, str) and uid.count("_") >= 2 else row["input"]
@@ -82,7 +82,7 @@ def summarize(rows: Iterable[dict[str, Any]], redundancy_cut: float = 0.3) -> di
     """Mean reward parts, advantage and truncation per category of rollout (rows: verl dump lines;
     truncation counts only where the dump records it)."""
     rows = [_with_parts(r) for r in rows]
-    adv = advantages([r["score"] for r in rows], [_group(r) for r in rows])
+    adv = advantages([r["score"] for r in rows], [group_of(r) for r in rows])
     acc: dict[str, dict[str, float]] = {c: defaultdict(float) for c in CATEGORIES}
     for row, a in zip(rows, adv):
         t = tag(row["output"], int(row.get("n", 1)), redundancy_cut)

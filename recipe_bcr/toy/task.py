@@ -57,6 +57,8 @@ class ToySpec:
     recheck_slip_rate: float = 0.0  # per-step slip rate of that re-check (below step_error_rate: it repairs)
     narration_rate: float = 1.0  # share of sections with narration ...
     restate_rate: float = 1.0  # ... and with a restatement: concise modes rare but present
+    remainders: bool = False  # functional_recheck: after each step but the last, what is left of the chain ("Now 4 +
+    # 4 - 1."), so the next step copies its operation from the line just written, not the k-th of the question
 
 
 def make_problem(rng: random.Random, spec: ToySpec, index: int) -> Problem:
@@ -137,6 +139,7 @@ def target_section(problem: Problem, rng: random.Random, spec: ToySpec) -> tuple
 
 
 CHECK = "Check:"
+REMAINDER = "Now"  # "Now 7 - 2 + 1.": what is left of the chain (ToySpec.remainders)
 CLOSING = "So the final answer is {}."
 
 
@@ -150,14 +153,18 @@ def written_steps(
     problem: Problem, rng: random.Random, spec: ToySpec, slip_rate: float, check: bool = False
 ) -> tuple[str, int]:
     """The chain worked out step by step, each step's result slipping by one with `slip_rate`; the running value
-    carries a slip on. Steps read "4 + 3 = 7."; a re-check's read "4 + 3 is 7." (never counted as a step)."""
+    carries a slip on. Steps read "4 + 3 = 7."; a re-check's read "4 + 3 is 7." (never counted as a step). With
+    `spec.remainders` each step but the last is followed by the rest of the chain from its result ("Now 7 - 2."):
+    a tiny model copies an operation reliably from the line it has just written, not by counting in the question."""
     value, ops = chain(problem)
     parts = []
-    for op, d in ops:
+    for k, (op, d) in enumerate(ops):
         new = value + d if op == "+" else value - d
         if rng.random() < slip_rate:
             new = _slipped(new, rng, spec)
         parts.append(f"{value} {op} {d} {'is' if check else '='} {new}.")
+        if spec.remainders and k + 1 < len(ops):
+            parts.append(f"{REMAINDER} {new}" + "".join(f" {o} {e}" for o, e in ops[k + 1 :]) + ".")
         value = new
     return " ".join(parts), value
 
@@ -196,6 +203,27 @@ def categories(section: str) -> dict[str, bool]:
         "steps": bool(_STEP.search(section)),
         "filler": any(f in section for f in FILLERS),
         "recheck": CHECK in section or bool(_CHECKED.search(section)),
+    }
+
+
+def category_texts(section: str) -> dict[str, list[str]]:
+    """The text of each redundant category (`categories`) in one section: narration, restatement, filler, and the
+    re-check from its "Check:" to its last re-computed step (its remainder lines included)."""
+    has = categories(section)
+    chain = restated(section)
+    checked = list(_CHECKED.finditer(section))
+    start = section.find(CHECK)
+    if not has["recheck"]:
+        recheck = []
+    elif start >= 0 and checked and checked[-1].end() > start:
+        recheck = [section[start : checked[-1].end()]]
+    else:
+        recheck = [CHECK] * section.count(CHECK) + [m.group(0) for m in checked]
+    return {
+        "narration": [s for s in (NARRATION, SKIP_NARRATION) for _ in range(section.count(s))],
+        "restatement": [RESTATE.format(chain)] if has["restatement"] and chain is not None else [],
+        "filler": [f for f in FILLERS for _ in range(section.count(f))],
+        "recheck": recheck,
     }
 
 
