@@ -111,7 +111,9 @@ def test_rollout_log_probs_are_the_actors_teacher_forced_ones(model, prompts):
         assert lps == pytest.approx(want.tolist(), abs=1e-4)
 
 
-def test_requests_arriving_one_by_one_make_one_batch():
+@pytest.mark.parametrize("gap_s", [0.008, 0.04])
+def test_requests_arriving_one_by_one_make_one_batch(gap_s):
+    """A busy CPU spreads a step's requests out (0.04 s apart split a step's batch in two at the old 0.02 s)."""
     server = HFRolloutServer.__new__(HFRolloutServer)
     server._pending, server.max_batch = [], 64
     key = SamplingKey(1.0, 1.0, 0, 1.0, 8, False)
@@ -120,12 +122,12 @@ def test_requests_arriving_one_by_one_make_one_batch():
         loop = asyncio.get_running_loop()
         for _ in range(10):
             server._pending.append(_Request([1], key, loop.create_future()))
-            await asyncio.sleep(0.008)
+            await asyncio.sleep(gap_s)
 
     async def main():
         arrivals = asyncio.create_task(arrive())
         await asyncio.sleep(0)
-        await server._gather(quiet_s=0.02)
+        await server._gather()
         n = len(server._pending)
         await arrivals
         return n

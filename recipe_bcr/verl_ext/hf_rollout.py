@@ -331,14 +331,16 @@ class HFRolloutServer:
             extra_fields={"global_steps": self.global_steps},
         )
 
-    async def _gather(self, quiet_s: float = 0.02) -> None:
+    async def _gather(self, quiet_s: float = 0.1, poll_s: float = 0.005) -> None:
         """Wait until max_num_seqs requests are waiting or none has arrived for `quiet_s`: a step's
-        requests reach the server one Ray call at a time, and a batch closed on a fixed timer left
-        stragglers for a second generate() after the first (a rollout took twice its time)."""
-        seen = -1
-        while len(self._pending) != seen and len(self._pending) < self.max_batch:
-            seen = len(self._pending)
-            await asyncio.sleep(quiet_s)
+        requests reach the server one Ray call at a time, over ~0.1 s on a busy CPU, and a batch closed
+        early left stragglers for a second generate() after the first (a rollout took twice its time)."""
+        loop = asyncio.get_running_loop()
+        seen, last = len(self._pending), loop.time()
+        while len(self._pending) < self.max_batch and loop.time() - last < quiet_s:
+            await asyncio.sleep(poll_s)
+            if len(self._pending) != seen:
+                seen, last = len(self._pending), loop.time()
 
     async def _drain(self) -> None:
         await self._gather()
