@@ -101,6 +101,14 @@ def test_grouped_decoding_gives_each_row_its_own_prompts_log_probs(model, prompt
         assert lps == pytest.approx(want.tolist(), abs=1e-4)
 
 
+def test_models_with_sliding_window_layers_are_refused(model, prompts, monkeypatch):
+    """The shared-prefix attention sees every key: a sliding-window layer would attend too far, silently."""
+    monkeypatch.setattr(model.config, "layer_types", ["sliding_attention", "full_attention"])
+    key = SamplingKey(1.0, 1.0, 0, 1.0, 4, False)
+    with pytest.raises(ValueError, match="sliding_attention"):
+        generate_batch(model, prompts, key, {2}, 0)
+
+
 def test_rollout_log_probs_are_the_actors_teacher_forced_ones(model, prompts):
     """verl's bypass of the old-log-prob pass (bcr_device=cpu) uses these as the PPO anchor."""
     key = SamplingKey(temperature=0.7, top_p=1.0, top_k=0, repetition_penalty=1.0, max_tokens=30, logprobs=True, seed=5)

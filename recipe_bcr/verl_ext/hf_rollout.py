@@ -7,8 +7,10 @@ a CPU machine, or a GPU without vLLM. Three pieces, as verl's own backends have 
 
 - `HFReplica` (RolloutReplicaRegistry "hf"): one server actor per training rank, on the
   rank's node and device (hybrid mode: rollout and trainer share the device);
-- `HFRolloutServer` (Ray actor): the model; batches concurrent requests, samples with
-  exactly the configured temperature / top-p / top-k (and seed, when a request has one),
+- `HFRolloutServer` (Ray actor): the model; batches concurrent requests, decodes them with
+  each distinct prompt prefilled once and its keys shared by its rows (`generate_batch`),
+  samples as transformers' generate() with exactly the configured temperature / top-p /
+  top-k / repetition penalty (and seed, when a request has one),
   returns log-probs when asked: the model's, log_softmax(logits / temperature) as verl's
   actor computes them, never the top-p/top-k-truncated sampling scores;
 - `HFServerAdapter` (verl's worker-side `BaseRollout`): receives the actor's full weights
@@ -214,6 +216,9 @@ def generate_batch(
     processors, softmax, one multinomial per token for the whole batch, pad after EOS), each prompt
     prefilled once; each completion trimmed after its first EOS, with its log-probs: log_softmax(raw
     logits / temperature), what verl's actor recomputes (top-p/top-k only choose what is sampled)."""
+    layer_types = set(getattr(model.config.get_text_config(), "layer_types", None) or ["full_attention"])
+    if layer_types != {"full_attention"}:  # the shared-prefix attention has no sliding window
+        raise ValueError(f"HF rollout: layer types {sorted(layer_types)} are not supported, only full_attention")
     if model.config._attn_implementation != SHARED_PREFIX_ATTENTION:
         _register_attention()
         model.set_attn_implementation(SHARED_PREFIX_ATTENTION)
