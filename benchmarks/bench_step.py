@@ -10,7 +10,9 @@ average is sampled at the start and end of each run.
 
 Arithmetic limit: the phase's matmul FLOPs (the toy model's linear layers, attention and LM head over the
 phase's tokens; backward = 2x forward) divided by the throughput of `a @ b` at the same shapes, measured
-in this process (float32, best of 1 and 2 torch threads, passive OpenMP wait) right after the runs. Share = limit / measured phase time.
+in this process (float32, best of 1 and 2 torch threads, passive OpenMP wait) after every run; each engine's limit is
+taken at the best throughput seen after any run of the round (on a shared machine a probe that met other load
+under-states the CPU). Share = limit / measured phase time.
 
     python benchmarks/bench_step.py [--old REV] [--runtimes hf vllm] [--rounds 2] [--steps 4]
                                     [--out benchmarks/out/step] [--write benchmarks/step_profile.md]
@@ -310,6 +312,7 @@ def main() -> None:
                         f"load {r['load'][0]:.1f} -> {r['load'][1]:.1f}",
                         flush=True,
                     )
+            for runtime in args.runtimes:  # at the best throughput seen after any run so far, for every engine
                 new_rows = [row for run in results[(runtime, "new")] for row in run["rows"]]
                 limits[runtime] = arithmetic_limits(
                     model_cfg, new_rows, micro_batch(out / f"{runtime}_new_{rnd}"), probe=False

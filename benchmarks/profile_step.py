@@ -41,7 +41,6 @@ CATEGORIES = (
             "batched_logprobs",
             "logprobs_from_logits",
             "entropy_from_logits",
-            "token_logprobs",
             "optimizer.py",
             "clip_grad",
         ),

@@ -7,8 +7,10 @@ a CPU machine, or a GPU without vLLM. Three pieces, as verl's own backends have 
 
 - `HFReplica` (RolloutReplicaRegistry "hf"): one server actor per training rank, on the
   rank's node and device (hybrid mode: rollout and trainer share the device);
-- `HFRolloutServer` (Ray actor): the model; batches concurrent requests, samples with
-  exactly the configured temperature / top-p / top-k (and seed, when a request has one),
+- `HFRolloutServer` (Ray actor): the model; batches concurrent requests, decodes them with
+  each distinct prompt prefilled once and its keys shared by its rows (`generate_batch`),
+  samples as transformers' generate() with exactly the configured temperature / top-p /
+  top-k / repetition penalty (and seed, when a request has one),
   returns log-probs when asked: the model's, log_softmax(logits / temperature) as verl's
   actor computes them, never the top-p/top-k-truncated sampling scores;
 - `HFServerAdapter` (verl's worker-side `BaseRollout`): receives the actor's full weights
@@ -25,7 +27,6 @@ from typing import Any, Generator, Optional
 
 import ray
 import torch
-from transformers.cache_utils import DynamicCache, DynamicLayer
 from verl.workers.rollout.base import BaseRollout
 from verl.workers.rollout.replica import RolloutMode, RolloutReplica, TokenOutput
 
@@ -96,101 +97,179 @@ def trim_completion(row: list[int], eos_ids: set[int]) -> list[int]:
     return row
 
 
-def token_logprobs(logits: tuple[torch.Tensor, ...], tokens: torch.Tensor, temperature: float) -> torch.Tensor:
-    """Log-probability of each sampled token under the model at `temperature` (raw logits / T),
-    which is what verl's actor recomputes; top-p/top-k only choose what is sampled.
-    `logits`: generate()'s one (batch, vocab) tensor per step; `tokens` (batch, steps). One op per step for
-    the whole batch (not per token), and never a (steps, batch, vocab) copy: a large vocabulary stays affordable."""
-    rows = torch.arange(tokens.shape[0], device=tokens.device)
-    return torch.stack(
-        [torch.log_softmax(step.float() / temperature, -1)[rows, tokens[:, t]] for t, step in enumerate(logits)], dim=1
-    )
+class SharedPrefixCache:
+    """KV cache for sampling `group` completions of each distinct prompt: each prompt's keys and values
+    (its prefill) are stored once and every completion of it attends to that one copy; each row's
+    completion keys and values go into one buffer sized for the whole generation, written in place.
+
+    A toy step samples 8 completions of each of 8 ~225-token prompts: with a copy of the prompt per row,
+    reading the cache at every token was 44% of the rollout (sdpa over 64 rows; torch profiler), and the
+    prefill computed every prompt 8 times. It is passed to the model both as `past_key_values` (the
+    layers' `update`) and as the attention mask (`SHARED_PREFIX_ATTENTION` reads the prompts from it)."""
+
+    def __init__(self, prefix: Any, prompt_mask: torch.Tensor, rows: int, capacity: int) -> None:
+        self.prefix = [(layer.keys, layer.values) for layer in prefix.layers]
+        k = self.prefix[0][0]
+        self.group = rows // k.shape[0]
+        # additive mask over each prompt's positions (left padding -> -inf), broadcast over heads and queries
+        self.prompt_bias = torch.zeros(prompt_mask.shape, dtype=k.dtype, device=k.device)
+        self.prompt_bias.masked_fill_(prompt_mask == 0, torch.finfo(k.dtype).min)
+        self.prompt_bias = self.prompt_bias[:, None, None, :]
+        shape = (rows, k.shape[1], capacity, k.shape[-1])
+        self.buffers = [(k.new_empty(shape), v.new_empty(shape[:-1] + (v.shape[-1],))) for _, v in self.prefix]
+        self.lengths = [0] * len(self.prefix)
+
+    def update(self, key: torch.Tensor, value: torch.Tensor, layer_idx: int, *args: Any, **kwargs: Any):
+        end = self.lengths[layer_idx] + key.shape[-2]
+        kb, vb = self.buffers[layer_idx]
+        if end > kb.shape[-2]:
+            raise RuntimeError(f"HF rollout: KV cache of {kb.shape[-2]} tokens overflowed ({end})")
+        kb[:, :, self.lengths[layer_idx] : end] = key
+        vb[:, :, self.lengths[layer_idx] : end] = value
+        self.lengths[layer_idx] = end
+        return kb[:, :, :end], vb[:, :, :end]
 
 
-class PreallocatedLayer(DynamicLayer):
-    """A DynamicLayer whose keys and values live in one buffer sized for the whole generation:
-    a new token is written in place and attention sees a view of the filled part. The stock
-    layer concatenates, copying the whole cache at every token (a quarter of a toy rollout's
-    time, py-spy; benchmarks/step_profile.md)."""
+def shared_prefix_attention(
+    module: torch.nn.Module,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    attention_mask: Any,
+    scaling: Optional[float] = None,
+    **kwargs: Any,
+) -> tuple[torch.Tensor, None]:
+    """One decoding token per row: softmax(q K^T * scaling) V over [its prompt's shared keys, its own
+    completion's keys], the prompt part as one product per prompt for all its rows. Any other call (the
+    prefill, training) is transformers' sdpa."""
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
 
-    def __init__(self, capacity: int) -> None:
-        super().__init__()
-        self.capacity = capacity
-        self.length = 0
+    if not isinstance(attention_mask, SharedPrefixCache) or query.shape[2] != 1:
+        return sdpa_attention_forward(module, query, key, value, attention_mask, scaling=scaling, **kwargs)
+    cache = attention_mask
+    pk, pv = cache.prefix[module.layer_idx]
+    rows, heads, _, dim = query.shape
+    prompts, kv_heads, plen, g = pk.shape[0], pk.shape[1], pk.shape[2], cache.group
+    rep = heads // kv_heads
+    scale = dim**-0.5 if scaling is None else scaling
 
-    def lazy_initialization(self, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
-        self.dtype, self.device = key_states.dtype, key_states.device
-        b, h, _, d = key_states.shape
-        self._k = key_states.new_empty(b, h, self.capacity, d)
-        self._v = value_states.new_empty(b, h, self.capacity, value_states.shape[-1])
-        self.keys, self.values = self._k[:, :, :0], self._v[:, :, :0]
-        self.is_initialized = True
+    def by_prompt(x: torch.Tensor) -> torch.Tensor:  # (rows, kv, rep, n) -> (prompts, kv, g * rep, n)
+        return x.view(prompts, g, kv_heads, rep, -1).transpose(1, 2).reshape(prompts, kv_heads, g * rep, -1)
 
-    def update(
-        self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        if not self.is_initialized:
-            self.lazy_initialization(key_states, value_states)
-        end = self.length + key_states.shape[-2]
-        if end > self.capacity:
-            raise RuntimeError(f"HF rollout: KV cache of {self.capacity} tokens overflowed ({end})")
-        self._k[:, :, self.length : end] = key_states
-        self._v[:, :, self.length : end] = value_states
-        self.length = end
-        self.keys, self.values = self._k[:, :, :end], self._v[:, :, :end]
-        return self.keys, self.values
+    def by_row(x: torch.Tensor) -> torch.Tensor:  # the inverse
+        return x.view(prompts, kv_heads, g, rep, -1).transpose(1, 2).reshape(rows, kv_heads, rep, -1)
+
+    q = query.view(rows, kv_heads, rep, dim)
+    scores_prompt = torch.matmul(by_prompt(q), pk.transpose(-1, -2)) * scale + cache.prompt_bias
+    scores_own = torch.matmul(q, key.transpose(-1, -2)) * scale
+    probs = torch.softmax(torch.cat([by_row(scores_prompt), scores_own], -1), -1, dtype=torch.float32)
+    probs = probs.to(query.dtype)
+    out = by_row(torch.matmul(by_prompt(probs[..., :plen]), pv)) + torch.matmul(probs[..., plen:], value)
+    return out.view(rows, 1, heads, dim), None
 
 
-def preallocated_cache(num_layers: int, capacity: int) -> DynamicCache:
-    cache = DynamicCache()
-    cache.layers = [PreallocatedLayer(capacity) for _ in range(num_layers)]
-    cache.layer_class_to_replicate = None
-    return cache
+SHARED_PREFIX_ATTENTION = "bcr_shared_prefix"
+
+
+def _register_attention() -> None:
+    from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
+
+    AttentionInterface.register(SHARED_PREFIX_ATTENTION, shared_prefix_attention)
+    AttentionMaskInterface.register(SHARED_PREFIX_ATTENTION, sdpa_mask)  # the prefill's mask: sdpa's
+
+
+def logits_processors(key: SamplingKey) -> Any:
+    """What generate() builds for these settings, in its order: repetition penalty, then the warpers."""
+    from transformers import LogitsProcessorList
+    from transformers.generation import logits_process as lp
+
+    procs = LogitsProcessorList()
+    if key.repetition_penalty != 1.0:
+        procs.append(lp.RepetitionPenaltyLogitsProcessor(key.repetition_penalty))
+    if key.temperature > 0:
+        if key.temperature != 1.0:
+            procs.append(lp.TemperatureLogitsWarper(key.temperature))
+        if key.top_k > 0:
+            procs.append(lp.TopKLogitsWarper(key.top_k))
+        if key.top_p < 1.0:
+            procs.append(lp.TopPLogitsWarper(key.top_p))
+    return procs
+
+
+def group_rows(prompts: list[list[int]]) -> tuple[list[list[int]], list[int]]:
+    """(distinct prompts, row order that puts each prompt's rows together). Shared only when every
+    distinct prompt has the same number of rows (verl's n rollouts per prompt); else one group per row."""
+    distinct: dict[tuple[int, ...], list[int]] = {}
+    for i, p in enumerate(prompts):
+        distinct.setdefault(tuple(p), []).append(i)
+    if len({len(rows) for rows in distinct.values()}) != 1:
+        return prompts, list(range(len(prompts)))
+    return [list(p) for p in distinct], [i for rows in distinct.values() for i in rows]
 
 
 @torch.inference_mode()
 def generate_batch(
     model: Any, prompts: list[list[int]], key: SamplingKey, eos_ids: set[int], pad_id: int
 ) -> list[tuple[list[int], Optional[list[float]]]]:
-    """One generate() over left-padded prompts with transformers' own sampling (temperature, top-k,
-    top-p, repetition penalty); each completion trimmed after its first EOS, with its log-probs."""
-    from transformers import GenerationConfig
-
-    width = max(len(p) for p in prompts)
-    ids = torch.full((len(prompts), width), pad_id, dtype=torch.long)
+    """Sample completions for left-padded prompts as transformers' generate() samples them (its logits
+    processors, softmax, one multinomial per token for the whole batch, pad after EOS), each prompt
+    prefilled once; each completion trimmed after its first EOS, with its log-probs: log_softmax(raw
+    logits / temperature), what verl's actor recomputes (top-p/top-k only choose what is sampled)."""
+    layer_types = set(getattr(model.config.get_text_config(), "layer_types", None) or ["full_attention"])
+    if layer_types != {"full_attention"}:  # the shared-prefix attention has no sliding window
+        raise ValueError(f"HF rollout: layer types {sorted(layer_types)} are not supported, only full_attention")
+    if model.config._attn_implementation != SHARED_PREFIX_ATTENTION:
+        _register_attention()
+        model.set_attn_implementation(SHARED_PREFIX_ATTENTION)
+    distinct, order = group_rows(prompts)
+    rows, dev = len(prompts), model.device
+    width = max(len(p) for p in distinct)
+    ids = torch.full((len(distinct), width), pad_id, dtype=torch.long)
     mask = torch.zeros_like(ids)
-    for i, p in enumerate(prompts):  # left padding
+    for i, p in enumerate(distinct):  # left padding
         ids[i, width - len(p) :] = torch.tensor(p, dtype=torch.long)
         mask[i, width - len(p) :] = 1
+    ids, mask = ids.to(dev), mask.to(dev)
     sample = key.temperature > 0
-    # A fresh GenerationConfig: nothing from the model's generation_config (e.g. top_k=50) applies.
-    gen_cfg = GenerationConfig(
-        max_new_tokens=key.max_tokens,
-        do_sample=sample,
-        temperature=key.temperature if sample else None,
-        top_p=key.top_p if sample else None,
-        top_k=key.top_k if sample else None,
-        repetition_penalty=key.repetition_penalty,
-        eos_token_id=sorted(eos_ids),
-        pad_token_id=pad_id,
-        output_logits=key.logprobs,
-        return_dict_in_generate=True,
-    )
+    temperature = key.temperature if sample else 1.0
+    procs = logits_processors(key)
     if key.seed is not None:  # requests are batched by seed (SamplingKey), so the batch replays
         torch.manual_seed(key.seed)
-    cache = preallocated_cache(model.config.get_text_config().num_hidden_layers, width + key.max_tokens)
-    out = model.generate(
-        input_ids=ids.to(model.device),
-        attention_mask=mask.to(model.device),
-        generation_config=gen_cfg,
-        past_key_values=cache,
-    )
-    seqs = out.sequences[:, width:]
-    lps = token_logprobs(out.logits, seqs, key.temperature if sample else 1.0).tolist() if key.logprobs else None
-    results = []
-    for i, row in enumerate(seqs.tolist()):
-        tokens = trim_completion(row, eos_ids)
-        results.append((tokens, lps[i][: len(tokens)] if lps is not None else None))
+    out = model(input_ids=ids, attention_mask=mask, position_ids=(mask.cumsum(-1) - 1).clamp(min=0), logits_to_keep=1)
+    g = rows // len(distinct)
+    cache = SharedPrefixCache(out.past_key_values, mask, rows, key.max_tokens)
+    logits = out.logits[:, -1].float().repeat_interleave(g, 0)
+    position = mask.sum(-1).repeat_interleave(g, 0)[:, None]  # the first completion token's position
+    seqs = torch.cat([ids.repeat_interleave(g, 0), torch.full((rows, key.max_tokens), pad_id, device=dev)], 1)
+    eos = torch.tensor(sorted(eos_ids), device=dev)
+    unfinished = torch.ones(rows, dtype=torch.long, device=dev)
+    lps = torch.zeros(rows, key.max_tokens, device=dev) if key.logprobs else None
+    steps = key.max_tokens
+    for t in range(key.max_tokens):
+        scores = procs(seqs[:, : width + t], logits) if procs else logits
+        if sample:
+            tokens = torch.multinomial(torch.softmax(scores, -1), num_samples=1).squeeze(1)
+        else:
+            tokens = torch.argmax(scores, -1)
+        tokens = tokens * unfinished + pad_id * (1 - unfinished)
+        seqs[:, width + t] = tokens
+        if lps is not None:
+            lps[:, t] = torch.log_softmax(logits / temperature, -1).gather(-1, tokens[:, None]).squeeze(-1)
+        unfinished = unfinished & ~torch.isin(tokens, eos)
+        if t + 1 == key.max_tokens or not bool(unfinished.any()):
+            steps = t + 1
+            break
+        step = {"full_attention": cache}
+        logits = model(
+            input_ids=tokens[:, None], position_ids=position + t, attention_mask=step, past_key_values=cache
+        ).logits[:, -1].float()
+    new = seqs[:, width : width + steps].tolist()
+    lp = lps[:, :steps].tolist() if lps is not None else None
+    results: list[tuple[list[int], Optional[list[float]]]] = [([], None)] * rows
+    for r, i in enumerate(order):
+        tokens = trim_completion(new[r], eos_ids)
+        results[i] = (tokens, lp[r][: len(tokens)] if lp is not None else None)
     return results
 
 
@@ -257,14 +336,16 @@ class HFRolloutServer:
             extra_fields={"global_steps": self.global_steps},
         )
 
-    async def _gather(self, quiet_s: float = 0.02) -> None:
+    async def _gather(self, quiet_s: float = 0.1, poll_s: float = 0.005) -> None:
         """Wait until max_num_seqs requests are waiting or none has arrived for `quiet_s`: a step's
-        requests reach the server one Ray call at a time, and a batch closed on a fixed timer left
-        stragglers for a second generate() after the first (a rollout took twice its time)."""
-        seen = -1
-        while len(self._pending) != seen and len(self._pending) < self.max_batch:
-            seen = len(self._pending)
-            await asyncio.sleep(quiet_s)
+        requests reach the server one Ray call at a time, over ~0.1 s on a busy CPU, and a batch closed
+        early left stragglers for a second generate() after the first (a rollout took twice its time)."""
+        loop = asyncio.get_running_loop()
+        seen, last = len(self._pending), loop.time()
+        while len(self._pending) < self.max_batch and loop.time() - last < quiet_s:
+            await asyncio.sleep(poll_s)
+            if len(self._pending) != seen:
+                seen, last = len(self._pending), loop.time()
 
     async def _drain(self) -> None:
         await self._gather()
