@@ -5,6 +5,7 @@ optional narration and restatement, and supervised groups of N = 1..5 in the for
 from __future__ import annotations
 
 import random
+import re
 import statistics
 from collections import defaultdict
 
@@ -15,8 +16,12 @@ from recipe_bcr.grading.verify import default_verifier
 from recipe_bcr.toy.model import load_specs
 from recipe_bcr.toy.profile import sections
 from recipe_bcr.toy.task import (
+    _STEP,
     CHECK,
+    FILLERS,
+    REMAINDER,
     categories,
+    category_texts,
     chain,
     make_groups,
     make_problem,
@@ -107,3 +112,45 @@ def test_the_warm_start_covers_n_1_to_5_in_the_credited_format(n):
         assert len([s for s in sections(text, n) if s]) == n
         parts = score_completion(text, [p.answers[0] for p in row.problems], verifier)
         assert parts.breakdown["fmt"] == 1.0
+
+
+def test_remainders_put_each_operation_on_the_line_before_its_step(spec):
+    """With remainders (what lets a 3-layer model copy a long chain), every step but the first copies its operation
+    from the "Now ..." line just before it, which restates the rest of the chain from the running value (a slip
+    carried on); the lines are neither steps nor re-checks, and without remainders none is written."""
+    assert spec.remainders
+    rng = random.Random(3)
+    seen = 0
+    for k in range(300):
+        p = make_problem(rng, spec, k)
+        start, ops = chain(p)
+        text, answer = written_steps(p, rng, spec, slip_rate=0.3)
+        steps = re.findall(r"(-?\d+) ([+-]) (\d+) = (-?\d+)\.", text)
+        rests = re.findall(rf"{REMAINDER} (-?\d+)((?: [+-] \d+)+)\.", text)
+        assert len(steps) == len(ops) and len(rests) == len(ops) - 1
+        for j, (value, rest) in enumerate(rests):
+            assert value == steps[j][3] and rest == "".join(f" {o} {d}" for o, d in ops[j + 1 :])
+            assert steps[j + 1][:3] == (value, *rest.split()[:2])
+        assert int(steps[-1][3]) == answer and read_section(text)[0] == len(ops)
+        assert not categories(text)["recheck"]
+        seen += any(int(s[3]) != (int(s[0]) + int(s[2]) if s[1] == "+" else int(s[0]) - int(s[2])) for s in steps)
+    assert seen  # slips happened and were carried on
+    plain = load_specs(["config=toy_compete", "task.remainders=false"])[0]
+    assert REMAINDER not in written_steps(make_problem(random.Random(0), plain, 0), random.Random(0), plain, 0.0)[0]
+
+
+def test_a_rechecks_text_runs_from_check_to_its_last_step_with_its_remainder_lines(spec, supervised):
+    """F3 counts re-check tokens from category_texts: the whole re-check (its remainder lines too), nothing of the
+    steps, filler or closing line."""
+    checked = 0
+    for p, text, _, c in supervised[:400]:
+        pieces = category_texts(text)
+        if not c["recheck"]:
+            assert pieces["recheck"] == []
+            continue
+        (span,) = pieces["recheck"]
+        assert span.startswith(CHECK) and (REMAINDER in span) == (len(chain(p)[1]) > 1)
+        assert not _STEP.search(span) and not any(f in span for f in FILLERS)
+        assert text[text.index(span) + len(span) :].strip().startswith("So the final answer is")
+        checked += 1
+    assert checked >= 200

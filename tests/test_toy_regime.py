@@ -10,19 +10,20 @@ from pathlib import Path
 
 import pytest
 
+from recipe_bcr.commands.paper_report import write_report
 from recipe_bcr.commands.paper_stages import Run
 from recipe_bcr.commands.paper_v1 import load_config
-from recipe_bcr.commands.paper_report import write_report
 from recipe_bcr.toy.model import RESOURCES, built_with, cache_key, load_specs
 from recipe_bcr.toy.preconditions import CHECKS, measure, table, verdicts
 
 THRESHOLDS = load_config([])["preconditions"]["thresholds"]
 
 
-def test_committed_verbose_model_is_built_with_the_current_settings():
-    """Change hydra_configs/toy_verbose.yaml or the task and this fails until the model is rebuilt and
-    committed: python -m recipe_bcr toy --rebuild --ship config=toy_verbose"""
-    task, mspec, raw = load_specs(["config=toy_verbose"])
+@pytest.mark.parametrize("config", ["toy_verbose", "toy_compete"])
+def test_committed_model_is_built_with_the_current_settings(config):
+    """Change hydra_configs/<config>.yaml or the task and this fails until the model is rebuilt and
+    committed: python -m recipe_bcr toy --rebuild --ship config=<config>"""
+    task, mspec, raw = load_specs([f"config={config}"])
     assert built_with(RESOURCES / raw["shipped"]) == cache_key(task, mspec)
     assert built_with(RESOURCES / raw["shipped"]) != built_with(RESOURCES / load_specs()[2]["shipped"])
 
