@@ -80,6 +80,7 @@ def main() -> None:
         prompts += [list(ids["input_ids"] if hasattr(ids, "keys") else ids)] * args.rollouts
     key = SamplingKey(1.0, 1.0, 0, 1.0, args.tokens, True)
     eos, pad = {tok.eos_token_id}, tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
+
     def load():  # one copy per side: the decoding loop switches its copy's attention to the shared-prefix one
         return AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
 

@@ -48,7 +48,10 @@ def test_runs_and_budgets_are_planned_from_the_measured_lambda():
         assert (main[f"bcr_n3_s{s}"].n, main[f"bcr_n3_s{s}"].budget, main[f"bcr_n3_s{s}"].single) == (3, 261, False)
         assert (main[f"truncation_n1_s{s}"].budget, main[f"truncation_n1_s{s}"].single) == (87, True)
         assert (main[f"n2_s{s}"].n, main[f"n2_s{s}"].budget) == (2, 174)
-        assert (main[f"baseline_n1_s{s}"].budget, main[f"baseline_n1_s{s}"].single) == (CFG["controls"]["baseline_n1"]["budget"], True)
+        assert (main[f"baseline_n1_s{s}"].budget, main[f"baseline_n1_s{s}"].single) == (
+            CFG["controls"]["baseline_n1"]["budget"],
+            True,
+        )
     abl = paper.plan_part(CFG, budget, "ablations")
     assert sorted({r.budget for r in abl if r.group == "budget"}) == [183, 222, 300, 339]
     assert {r.seed for r in abl} == set(CFG["seeds"]) and not {r.name for r in abl} & set(main)

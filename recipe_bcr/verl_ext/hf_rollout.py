@@ -261,9 +261,11 @@ def generate_batch(
             steps = t + 1
             break
         step = {"full_attention": cache}
-        logits = model(
-            input_ids=tokens[:, None], position_ids=position + t, attention_mask=step, past_key_values=cache
-        ).logits[:, -1].float()
+        logits = (
+            model(input_ids=tokens[:, None], position_ids=position + t, attention_mask=step, past_key_values=cache)
+            .logits[:, -1]
+            .float()
+        )
     new = seqs[:, width : width + steps].tolist()
     lp = lps[:, :steps].tolist() if lps is not None else None
     results: list[tuple[list[int], Optional[list[float]]]] = [([], None)] * rows
