@@ -25,6 +25,8 @@ def test_committed_model_is_built_with_the_current_settings(config):
     committed: python -m recipe_bcr toy --rebuild --ship config=<config>"""
     task, mspec, raw = load_specs([f"config={config}"])
     assert built_with(RESOURCES / raw["shipped"]) == cache_key(task, mspec)
+    # verl builds the actor from config.json's architecture: anything else loads a model without its LM head
+    assert json.loads((RESOURCES / raw["shipped"] / "config.json").read_text())["architectures"] == ["Qwen3ForCausalLM"]
     assert built_with(RESOURCES / raw["shipped"]) != built_with(RESOURCES / load_specs()[2]["shipped"])
 
 
