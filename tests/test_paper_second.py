@@ -215,10 +215,11 @@ def count():
 def _section(problem, style: str, wrong: bool) -> str:
     """A toy section: `verbose` (narration, restatement, steps, filler, re-check), `concise` (steps, a re-check on
     long chains only) or `cut` (the verbose one less its narration and a filler)."""
+    from recipe_bcr.toy.model import load_specs
     from recipe_bcr.toy.task import CHECK, CLOSING, FILLERS, NARRATION, RESTATE, chain, written_steps
 
     rng = random.Random(0)
-    spec = type("S", (), {"max_value": 99})()
+    spec = load_specs([f"config={CFG['toy']}"])[0]  # the registered task: remainder lines in steps and re-checks
     steps, value = written_steps(problem, rng, spec, 0.0)
     check, _ = written_steps(problem, rng, spec, 0.0, check=True)
     value += wrong
