@@ -80,3 +80,20 @@ def test_a_prefix_outside_the_run_is_refused(steps):
     task, mspec, _ = load_specs()
     with pytest.raises(ValueError, match="between 1 and model.sft_steps=800"):
         warm_start(task, mspec, progress=False, steps=steps)
+
+
+@pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="a GPU is here: cuda is a valid device")
+@pytest.mark.parametrize("device", ["cuda", "tpu"])
+def test_a_device_this_machine_lacks_is_refused_before_training(device):
+    task, mspec, _ = load_specs()
+    with pytest.raises(ValueError, match=f"device={device}: no such device here"):
+        warm_start(task, mspec, progress=False, steps=1, device=device)
+
+
+def test_the_toy_command_names_a_bad_device_and_exits_2(tmp_path, capsys, monkeypatch):
+    from recipe_bcr.commands.toy import run_toy
+
+    monkeypatch.setenv("BCR_CACHE", str(tmp_path / "cache"))
+    assert run_toy(str(tmp_path / "data"), ["device=tpu", "model.sft_steps=3"], rebuild=True) == 2
+    assert "device=tpu: no such device here" in capsys.readouterr().err
+    assert not (tmp_path / "data").exists()  # nothing written

@@ -1,5 +1,5 @@
-"""`python -m recipe_bcr toy out=DIR [--rebuild [--ship]] [config=toy_verbose] [key=value ...]`: the tiny
-model and toy data. `python -m recipe_bcr toy --preconditions out=DIR` measures the second miniature's base
+"""`python -m recipe_bcr toy out=DIR [--rebuild [--ship]] [config=toy_verbose] [device=cuda] [key=value ...]`: the
+tiny model (warm-started on the CPU, or on a GPU with `device=cuda`) and toy data. `python -m recipe_bcr toy --preconditions out=DIR` measures the second miniature's base
 (hydra_configs/paper.yaml names it) against the preconditions pre-registered there and writes
 DIR/base_preconditions.json; `python -m recipe_bcr.commands.toy --preconditions-v1 out=DIR [config=toy_verbose]`
 measures a base against the first miniature's thresholds (hydra_configs/paper_v1.yaml) and writes
@@ -34,14 +34,19 @@ def run_toy(out: str, overrides: list[str], rebuild: bool = False, to_ship: bool
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    model = ensure_model(
-        Path(cfg["cache_dir"]),
-        task,
-        mspec,
-        rebuild=rebuild,
-        model_dir=cfg["model_dir"],
-        shipped=RESOURCES / cfg["shipped"],
-    )
+    try:
+        model = ensure_model(
+            Path(cfg["cache_dir"]),
+            task,
+            mspec,
+            rebuild=rebuild,
+            model_dir=cfg["model_dir"],
+            shipped=RESOURCES / cfg["shipped"],
+            device=cfg["device"],
+        )
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     if to_ship:
         print(f"committed warm start replaced: {ship(model, RESOURCES / cfg['shipped'])}")
     d = cfg["data"]

@@ -64,7 +64,9 @@ def load_specs(overrides: list[str] | None = None) -> tuple[ToySpec, ModelSpec, 
     if not name.startswith("toy") or not path.exists():
         raise ValueError(f"config={name}: no toy config hydra_configs/{name}.yaml (toy or toy_verbose)")
     cfg = OmegaConf.merge(
-        {"model_dir": MODEL_DIR, "shipped": SHIPPED.name}, OmegaConf.load(path), OmegaConf.from_dotlist(rest)
+        {"model_dir": MODEL_DIR, "shipped": SHIPPED.name, "device": "cpu"},
+        OmegaConf.load(path),
+        OmegaConf.from_dotlist(rest),
     )
     raw = OmegaConf.to_container(cfg, resolve=True)
     try:
@@ -130,16 +132,19 @@ def _render(tokenizer, messages: list[dict]) -> list[int]:
     return list(tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True, return_dict=False))
 
 
-def warm_start(spec: ToySpec, mspec: ModelSpec, progress: bool = True, steps: int | None = None):
-    """The supervised warm start: (model, tokenizer, loss of each step). `steps` stops it early with
+def warm_start(spec: ToySpec, mspec: ModelSpec, progress: bool = True, steps: int | None = None, device: str = "cpu"):
+    """The supervised warm start: (model on the CPU, tokenizer, loss of each step). `steps` stops it early with
     the full run's schedule, so its losses are the first `steps` of the full run's (a cheap check of
-    a rebuild against the losses a committed model recorded)."""
+    a rebuild against the losses a committed model recorded). `device="cuda"` trains on a GPU: same data, order
+    and initial weights (made on the CPU), other rounding, so other weights than a CPU build."""
     import torch
     from tqdm import tqdm
     from transformers import GenerationConfig, Qwen3Config, Qwen3ForCausalLM
 
     if steps is not None and not 1 <= steps <= mspec.sft_steps:
         raise ValueError(f"warm_start steps={steps}: between 1 and model.sft_steps={mspec.sft_steps}")
+    if device != "cpu" and not (device.startswith("cuda") and torch.cuda.is_available()):
+        raise ValueError(f"toy warm start device={device}: no such device here (cpu, or cuda on a machine with a GPU)")
     rng = random.Random(mspec.seed)
     torch.manual_seed(mspec.seed)
     torch.set_num_threads(mspec.threads)
@@ -162,6 +167,7 @@ def warm_start(spec: ToySpec, mspec: ModelSpec, progress: bool = True, steps: in
         bos_token_id=None,
     )
     model = Qwen3ForCausalLM(config)
+    model.to(device)
     examples = []
     for messages, completion in pairs:
         prompt = _render(tokenizer, messages)
@@ -185,14 +191,14 @@ def warm_start(spec: ToySpec, mspec: ModelSpec, progress: bool = True, steps: in
             ids[i, : len(seq)] = torch.tensor(seq)
             labels[i, len(p) : len(seq)] = torch.tensor(a)
             mask[i, : len(seq)] = 1
-        loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
+        loss = model(input_ids=ids.to(device), attention_mask=mask.to(device), labels=labels.to(device)).loss
         loss.backward()
         opt.step()
         sched.step()
         opt.zero_grad()
         losses.append(float(loss.item()))
         bar.set_postfix(loss=f"{losses[-1]:.3f}")
-    model.eval()
+    model.to("cpu").eval()
     model.generation_config = GenerationConfig(eos_token_id=eos, pad_token_id=pad, do_sample=True)
     return model, tokenizer, losses
 
@@ -209,13 +215,15 @@ def _bucketed(examples: list, batch: int, block: int, rng: random.Random) -> lis
     return [e for b in batches for e in b]
 
 
-def build_model(out: Path, spec: ToySpec, mspec: ModelSpec, progress: bool = True) -> Path:
+def build_model(out: Path, spec: ToySpec, mspec: ModelSpec, progress: bool = True, device: str = "cpu") -> Path:
     """Write the warm-started model to `out`, with each step's loss in toy_spec.json (`sft_losses`: what
-    tests/test_toy_model.py checks a rebuild against)."""
-    return save_model(out, *warm_start(spec, mspec, progress), spec, mspec)
+    tests/test_toy_model.py checks a rebuild against) and the device that trained it."""
+    return save_model(out, *warm_start(spec, mspec, progress, device=device), spec, mspec, device=device)
 
 
-def save_model(out: Path, model, tokenizer, losses: list[float], spec: ToySpec, mspec: ModelSpec) -> Path:
+def save_model(
+    out: Path, model, tokenizer, losses: list[float], spec: ToySpec, mspec: ModelSpec, device: str = "cpu"
+) -> Path:
     """A Hugging Face folder at `out` (staged, then renamed: a failed build leaves nothing)."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -230,6 +238,7 @@ def save_model(out: Path, model, tokenizer, losses: list[float], spec: ToySpec, 
                     "task": asdict(spec),
                     "model": asdict(mspec),
                     "final_sft_loss": losses[-1],
+                    "built_on": device,
                     "sft_losses": losses,
                 },
                 indent=1,
@@ -260,10 +269,11 @@ def ensure_model(
     rebuild: bool = False,
     model_dir: str = MODEL_DIR,
     shipped: Path = SHIPPED,
+    device: str = "cpu",
 ) -> Path:
     """The model for these settings at CACHE/<model_dir>: kept when it was built with them, else
     copied from the committed warm start (`shipped`, recipe_bcr/resources/toy_model) when that was,
-    else built (minutes). `rebuild` builds it whatever is there."""
+    else built (minutes; on `device`). `rebuild` builds it whatever is there."""
     path = Path(cache_dir).expanduser() / model_dir
     key = cache_key(spec, mspec)
     if rebuild or built_with(path) != key:
@@ -277,7 +287,7 @@ def ensure_model(
             stage.rename(path)
         else:
             logger.info("building the toy model in %s", path)
-            build_model(path, spec, mspec, progress=progress)
+            build_model(path, spec, mspec, progress=progress, device=device)
     return path
 
 
