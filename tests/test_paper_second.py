@@ -17,7 +17,7 @@ from recipe_bcr.commands import demo, paper, paper_findings, toy
 from recipe_bcr.commands.paper_report import VERDICTS
 from recipe_bcr.commands.paper_stages import Run, evaluate, train_run
 from recipe_bcr.toy import preconditions as pre_mod
-from recipe_bcr.toy.model import RESOURCES
+from recipe_bcr.toy.model import RESOURCES, built_with
 from recipe_bcr.toy.preconditions import load_preregistration, thresholds_commit
 
 REPO = Path(__file__).resolve().parents[1]
@@ -29,6 +29,7 @@ def _preconditions(root: Path, met: bool) -> dict:
     """The committed measurement (B = 261), judged by today's commit of paper.yaml; every row met when `met`."""
     pre = json.loads(MEASURED.read_text())
     pre["thresholds_commit"] = thresholds_commit()
+    pre["key"] = built_with(RESOURCES / "toy_model_compete")  # as if measured on today's base
     if met:
         pre["rows"] = [{**r, "met": True} for r in pre["rows"]]
         pre["all_met"] = True
@@ -105,8 +106,8 @@ def test_a_finished_run_evaluation_and_measurement_are_not_redone(tmp_path, monk
     (tmp_path / "eval" / "base").mkdir(parents=True)
     (tmp_path / "eval" / "base" / "summary.json").write_text("[]")
     assert evaluate("base", tmp_path / "m", [1], tmp_path, tmp_path / "b", CFG["eval"]) == tmp_path / "eval" / "base"
-    _preconditions(tmp_path, met=False)
-    assert paper.base_preconditions(tmp_path, [])["thresholds_commit"] == thresholds_commit()
+    pre = _preconditions(tmp_path, met=False)
+    assert paper.base_preconditions(tmp_path, [], pre["key"])["thresholds_commit"] == thresholds_commit()
 
 
 def test_a_finished_run_with_other_settings_is_refused_not_mixed(tmp_path, monkeypatch):
@@ -121,8 +122,16 @@ def test_a_measurement_judged_by_another_commit_is_refused(tmp_path):
     _preconditions(tmp_path, met=True)
     pre = json.loads((tmp_path / "base_preconditions.json").read_text())
     (tmp_path / "base_preconditions.json").write_text(json.dumps({**pre, "thresholds_commit": "0" * 40}))
-    with pytest.raises(ValueError, match="delete it to measure the base again"):
-        paper.base_preconditions(tmp_path, [])
+    with pytest.raises(ValueError, match="judged by the thresholds of commit 0000"):
+        paper.base_preconditions(tmp_path, [], pre["key"])
+
+
+def test_a_measurement_of_another_base_is_refused(tmp_path):
+    """Same thresholds commit, other base (a rebuilt toy_compete): its preconditions say nothing of this one."""
+    pre = _preconditions(tmp_path, met=True)
+    assert paper.base_preconditions(tmp_path, [], pre["key"])["key"] == pre["key"]
+    with pytest.raises(ValueError, match="settings key .* the base this run trains has 0123abcd"):
+        paper.base_preconditions(tmp_path, [], "0123abcd")
 
 
 # --- the stop before training, the pilot

@@ -126,9 +126,9 @@ def plan_part(cfg: dict[str, Any], budget: int, part: str) -> list[Run]:
     return [r for r in runs if r.group in groups]
 
 
-def base_preconditions(root: Path, overrides: list[str]) -> dict[str, Any]:
+def base_preconditions(root: Path, overrides: list[str], key: str | None) -> dict[str, Any]:
     """Stage (a): DIR/base_preconditions.json, measured now or read back when the same commit of paper.yaml judged
-    it (`thresholds_commit` refuses a paper.yaml with uncommitted changes)."""
+    the same base (`key`: its settings key; `thresholds_commit` refuses a paper.yaml with uncommitted changes)."""
     from recipe_bcr.commands.toy import measure_base
     from recipe_bcr.toy.preconditions import thresholds_commit
 
@@ -140,6 +140,11 @@ def base_preconditions(root: Path, overrides: list[str]) -> dict[str, Any]:
             raise ValueError(
                 f"{path} was judged by the thresholds of commit {pre.get('thresholds_commit')}, paper.yaml's are "
                 f"{commit}'s: delete it to measure the base again, or use another out=DIR"
+            )
+        if pre.get("key") != key:
+            raise ValueError(
+                f"{path} measured the toy base with settings key {pre.get('key')}, the base this run trains has "
+                f"{key}: delete it to measure the base again, or use another out=DIR"
             )
         print(f"      done earlier ({path})")
         return pre
@@ -189,7 +194,7 @@ def write_findings(
 def run_second(out: str, keys: dict[str, Any], overrides: list[str]) -> int:
     """The second miniature (see the module docstring); returns the exit status."""
     from recipe_bcr.commands.paper_report import gates, gates_table
-    from recipe_bcr.toy.model import RESOURCES, ensure_model, load_specs
+    from recipe_bcr.toy.model import RESOURCES, built_with, ensure_model, load_specs
     from recipe_bcr.toy.preconditions import load_preregistration, thresholds_commit
     from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
 
@@ -219,7 +224,7 @@ def run_second(out: str, keys: dict[str, Any], overrides: list[str]) -> int:
     }
     print(f"[1/5] the base's preconditions ({cfg['toy']}) -> {root / 'base_preconditions.json'}")
     try:
-        pre = base_preconditions(root, overrides)
+        pre = base_preconditions(root, overrides, built_with(model))
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
