@@ -191,6 +191,29 @@ def test_the_pilot_trains_one_bcr_seed_and_records_its_gates(tmp_path, monkeypat
     assert paper.run_paper(str(out), ["seeds=[0]"]) == 2
 
 
+def test_the_main_part_evaluates_bcr_and_the_base_at_every_n_and_the_controls_at_n1(tmp_path, monkeypatch):
+    """F2 reads BCR over N = 1..5; F1 and the controls' table read N=1 only: evaluating the 9 control models at
+    N = 2..5 would more than double the main part's evaluation for numbers no finding reads."""
+
+    def train(run, root, model, data, cfg, steps):
+        _finished_run(root, run, steps)
+        return root / "runs" / run.name / "hf_model"
+
+    evaluated = {}
+    monkeypatch.setattr(paper, "train_run", train)
+    monkeypatch.setattr(paper, "evaluate", lambda name, model, ns, *a, **k: evaluated.setdefault(name, list(ns)))
+    monkeypatch.setattr(paper, "write_findings", lambda root, *a, **k: root / "report.md")
+    out = tmp_path / "p"
+    _preconditions(out, met=True)
+    (out / "report.md").write_text("report")
+    assert paper.run_paper(str(out), ["train_steps=2"]) == 0
+    every = [int(n) for n in CFG["eval"]["n"]]
+    assert evaluated.pop("base") == every
+    assert {k: v for k, v in evaluated.items() if k.startswith("bcr_")} == {f"bcr_n3_s{s}": every for s in CFG["seeds"]}
+    controls = {k: v for k, v in evaluated.items() if not k.startswith("bcr_")}
+    assert len(controls) == 3 * len(CFG["seeds"]) and all(v == [1] for v in controls.values())
+
+
 def test_a_paper_yaml_with_uncommitted_changes_is_refused_before_anything_is_written(tmp_path, monkeypatch, capsys):
     repo = tmp_path / "repo"
     (repo / "hydra_configs").mkdir(parents=True)

@@ -285,7 +285,7 @@ def run_second(out: str, keys: dict[str, Any], overrides: list[str]) -> int:
     if part == "main":
         evaluate("base", model, ns, root, bench, ev, threads)
     for run in runs:
-        at = ns if run.group in ("main", "control") else [1]
+        at = ns if run.group == "main" else [1]  # the controls and ablations are read at N=1 only (F1, F4, F5)
         evaluate(run.name, models[run.name], at, root, bench, ev, threads)
     print(f"[5/5] findings -> {root / 'findings.json'}, {root / 'report.md'}")
     report = write_findings(root, cfg, pre, model, context, made_by)
