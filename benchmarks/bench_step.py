@@ -9,7 +9,9 @@ per phase the median of verl's `timing_s/*` over every step after the first (whi
 average is sampled at the start and end of each run.
 
 Arithmetic limit: the phase's matmul FLOPs (the toy model's linear layers, attention and LM head over the
-phase's tokens; backward = 2x forward) divided by the throughput of `a @ b` at the same shapes, measured
+phase's tokens; backward = 2x forward; in the reference and update phases each distinct prompt of a
+micro-batch once and every completion over its prompt's keys, as this checkout's CPU engine computes them,
+recipe_bcr/verl_ext/engine_cpu.py) divided by the throughput of `a @ b` at the same shapes, measured
 in this process (float32, best of 1 and 2 torch threads, passive OpenMP wait) after every run; each engine's limit is
 taken at the best throughput seen after any run of the round (on a shared machine a probe that met other load
 under-states the CPU). Share = limit / measured phase time.
@@ -44,7 +46,8 @@ from recipe_bcr.toy.model import RESOURCES, ensure_model, load_specs  # noqa: E4
 from recipe_bcr.toy.task import write_toy_data  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-SIZES = ("actor_rollout_ref.rollout.n=8", "bcr.budget=170")  # the miniature: 8 prompts x 8, ~170 tokens
+ROLLOUTS = 8
+SIZES = (f"actor_rollout_ref.rollout.n={ROLLOUTS}", "bcr.budget=170")  # the miniature: 8 prompts x 8, ~170 tokens
 PHASES = ("gen", "old_log_prob", "ref", "adv", "update_actor", "update_weights", "step")
 DEFAULT_OLD = "47dddf9"  # main before issue 34
 
@@ -75,9 +78,11 @@ def run_once(
     load.append(os.getloadavg()[0])
     if proc.returncode != 0:
         raise RuntimeError(f"{runtime} training with {tree} failed; log: {run / 'train.log'}")
-    rows = flatten_metrics(log, run / "metrics.jsonl")[1:]
+    all_rows = flatten_metrics(log, run / "metrics.jsonl")
+    rows = all_rows[1:]
     return {
         "rows": rows,
+        "first_step_s": all_rows[0].get("timing_s/step") if all_rows else None,
         "wall_s": wall,
         "load": load,
         "startup_s": startup_seconds(run / "train.log", wall, rows),
@@ -175,7 +180,9 @@ def arithmetic_limits(cfg: dict, rows: list[dict], micro: int, probe: bool = Tru
     # generation: a prefill over the prompts, then one token per row at a time (context: its mean)
     pf, ps = cost(forward_shapes(cfg, batch, p, p))
     df, ds = cost(forward_shapes(cfg, batch, 1, p + n // 2), times=n)
-    ff, fs = cost(forward_shapes(cfg, micro, p + n, p + n), times=batch // micro)
+    prompts = max(1, micro // ROLLOUTS)  # distinct prompts in a micro-batch (each computed once)
+    mb = [*forward_shapes(cfg, prompts, p, p), *forward_shapes(cfg, micro, n, p + n)]
+    ff, fs = cost(mb, times=batch // micro)
     phases = {"gen": (pf + df, ps + ds), "ref": (ff, fs), "update_actor": (3 * ff, 3 * fs)}
     if any("training/rollout_probs_diff_max" in r for r in rows):  # the old-log-prob pass ran (no bypass)
         phases["old_log_prob"] = (ff, fs)
@@ -220,6 +227,16 @@ def report(
             f"| {runtime} | start-up (launch to ready to fit) | "
             f"{statistics.median(su['old']) if su['old'] else float('nan'):.0f} | "
             f"{statistics.median(su['new']) if su['new'] else float('nan'):.0f} | | | | |"
+        )
+        # verl starts the agent-loop workers and the load balancer after "ready to fit": step 1 waits for them
+        extra = {
+            k: [r["first_step_s"] - median_phases([r])["step"] for r in results[(runtime, k)] if r["first_step_s"]]
+            for k in ("old", "new")
+        }
+        lines.append(
+            f"| {runtime} | start-up inside step 1 (step 1 - median step) | "
+            f"{statistics.median(extra['old']) if extra['old'] else float('nan'):.0f} | "
+            f"{statistics.median(extra['new']) if extra['new'] else float('nan'):.0f} | | | | |"
         )
     lines.append("")
     for runtime in runtimes:  # the bypass's precondition (old: the pass on) and its check (new: the update's ratio)

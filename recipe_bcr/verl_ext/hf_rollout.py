@@ -430,22 +430,13 @@ class HFRolloutServer:
 class HFReplica(RolloutReplica):
     """One HF server per training rank, colocated with it (hybrid mode only)."""
 
-    async def launch_servers(self) -> None:
+    def start_server(self, node_id: str, cuda_visible_devices: Optional[str]) -> Any:
+        """Create this replica's named server actor on `node_id` and return its handle at once: the
+        server's process starts, imports and loads the model while the caller goes on."""
         from verl.plugin.platform import get_platform
 
-        if self.rollout_mode != RolloutMode.HYBRID:
-            raise NotImplementedError("the HF rollout runs colocated with the trainer only (hybrid mode)")
-        if self.world_size != 1:
-            raise ValueError(
-                "the HF rollout keeps one model copy per device: set actor_rollout_ref.rollout."
-                "tensor_model_parallel_size, data_parallel_size and pipeline_model_parallel_size to 1"
-            )
-        worker = self.workers[0]
-        node_id, devices = await worker.__ray_call__.remote(
-            lambda w: (ray.get_runtime_context().get_node_id(), os.environ.get("CUDA_VISIBLE_DEVICES"))
-        )
         env_vars = {var: "1" for var in get_platform().ray_noset_envvars()}
-        server = (
+        return (
             ray.remote(HFRolloutServer)
             .options(
                 scheduling_strategy=ray.util.scheduling_strategies.NodeAffinitySchedulingStrategy(
@@ -460,13 +451,51 @@ class HFReplica(RolloutReplica):
                 config=self.config,
                 model_config=self.model_config,
                 replica_rank=self.replica_rank,
-                cuda_visible_devices=devices,
+                cuda_visible_devices=cuda_visible_devices,
             )
         )
+
+    async def launch_servers(self) -> None:
+        if self.rollout_mode != RolloutMode.HYBRID:
+            raise NotImplementedError("the HF rollout runs colocated with the trainer only (hybrid mode)")
+        if self.world_size != 1:
+            raise ValueError(
+                "the HF rollout keeps one model copy per device: set actor_rollout_ref.rollout."
+                "tensor_model_parallel_size, data_parallel_size and pipeline_model_parallel_size to 1"
+            )
+        server = _PRESTARTED.pop(self.replica_rank, None)  # started ahead of the training workers
+        if server is None:
+            node_id, devices = await self.workers[0].__ray_call__.remote(
+                lambda w: (ray.get_runtime_context().get_node_id(), os.environ.get("CUDA_VISIBLE_DEVICES"))
+            )
+            server = self.start_server(node_id, devices)
         await server.ready.remote()
         self.servers = [server]
         self._server_handle = server
         self._server_address = f"hf-rollout-{self.replica_rank}"
+
+
+_PRESTARTED: dict[int, Any] = {}  # replica rank -> server handle, in the trainer's process until its replica takes it
+
+
+def prestart_servers(config: Any) -> int:
+    """Start the HF rollout servers of a CPU-only, one-node run before verl starts its training workers,
+    so that the two processes start side by side instead of one after the other (~5 s of a toy run's
+    start-up on 2 cores). There a server's node is the only node and its device the CPU, which verl
+    would otherwise read from the training worker it waits for. Elsewhere (GPUs: the server must see
+    its rank's CUDA_VISIBLE_DEVICES; several nodes) it starts nothing and verl's order stays.
+    Returns the number of servers started."""
+    rollout, model = config.actor_rollout_ref.rollout, config.actor_rollout_ref.model
+    if rollout.name != "hf" or config.trainer.device != "cpu":
+        return 0
+    nodes = [n for n in ray.nodes() if n["Alive"]]
+    if len(nodes) != 1:
+        return 0
+    replicas = config.trainer.n_gpus_per_node * config.trainer.nnodes  # one per training rank (world_size 1)
+    for rank in range(replicas):
+        replica = HFReplica(replica_rank=rank, config=rollout, model_config=model)
+        _PRESTARTED[rank] = replica.start_server(nodes[0]["NodeID"], None)
+    return replicas
 
 
 class HFServerAdapter(BaseRollout):

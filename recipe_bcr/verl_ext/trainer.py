@@ -3,13 +3,15 @@
 verl 0.9.1 compares `trainer.v1.trainer_mode` with the literal "sync": any other name takes
 its asynchronous paths (async replay buffer, gen_batch_size 1, TransferQueue state in every
 checkpoint). So the recipe keeps `trainer_mode: sync`, and `plugin.install_trainer` makes
-that name resolve to this subclass of verl's `PPOTrainerSync`. It changes three things:
+that name resolve to this subclass of verl's `PPOTrainerSync`. It changes four things:
 - after verl computes its metrics, it adds `recipe_bcr.grading.metrics.training_metrics` over the
   step's reward breakdowns (read from TransferQueue's `extra_fields`);
 - on a CPU-only machine, the hybrid worker is `engine_cpu.CPUActorRolloutRefWorker`;
 - `bcr.replay_poll_s`, where a preset sets it (bcr_device=cpu), is how often the replay buffer
   checks whether the step's rollouts are done. verl hard-codes 2 s and no config key reaches it,
-  so a rollout that takes 0.3 s still costs 2 s of `timing_s/gen`; absent, verl's 2 s stays.
+  so a rollout that takes 0.3 s still costs 2 s of `timing_s/gen`; absent, verl's 2 s stays;
+- on a CPU-only machine with the HF rollout, its server starts before the training workers, not
+  after them (`hf_rollout.prestart_servers`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,12 @@ _HYBRID_ROLES = (Role.ActorRollout, Role.ActorRolloutRef, Role.Actor, Role.RefPo
 
 
 class BCRTrainer(PPOTrainerSync):
+    def _setup(self) -> None:
+        from recipe_bcr.verl_ext.hf_rollout import prestart_servers
+
+        prestart_servers(self.config)
+        super()._setup()
+
     def on_train_begin(self) -> None:
         super().on_train_begin()
         rb = self.replay_buffer
