@@ -111,12 +111,23 @@ def test_rows_judge_every_registered_precondition_and_the_table_says_which_misse
     assert "| base N=1 accuracy (`acc_n1`) | 0.400 | in [0.65, 0.85] | **no** |" in text
 
 
-def test_measure_regime_runs_end_to_end_on_the_committed_demo_model(tmp_path):
+def test_measure_regime_runs_end_to_end_on_the_committed_demo_model(tmp_path, monkeypatch):
     """The sampling path of `python -m recipe_bcr.commands.toy --preconditions` at tiny sizes, on the demo's toy base
     (2-operation chains) with the competing task: every registered value comes back, from the registered sampling, and
-    the paired continuations resume the base's own steps (long chains set to 2 operations so the base can write them)."""
+    the paired continuations resume the base's own steps (long chains set to 2 operations so the base can write them).
+    It samples on one torch thread whatever the caller set, and gives the caller its thread count back."""
+    import torch
+
+    from recipe_bcr.engines import base as engines_base
     from recipe_bcr.toy.model import RESOURCES, load_specs
     from recipe_bcr.toy.preconditions import measure_regime
+
+    seen, generate_all = [], engines_base.generate_all
+    monkeypatch.setattr(
+        engines_base, "generate_all", lambda *a, **k: seen.append(torch.get_num_threads()) or generate_all(*a, **k)
+    )
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
 
     cfg = load_preregistration(
         [
@@ -136,3 +147,5 @@ def test_measure_regime_runs_end_to_end_on_the_committed_demo_model(tmp_path):
     assert 0 < d["paired_problems"] <= 4  # the base writes both steps of a 2-operation chain most of the time
     assert 0.0 <= v["acc_n1"] <= 1.0 and d["budget_n3"] == round(3 * d["l_avg_n1"] * d["compression"])
     assert [r["compression"] for r in d["budget_grid"]] == cfg["preconditions"]["compression_grid"]
+    assert seen and set(seen) == {1} and torch.get_num_threads() == 2
+    torch.set_num_threads(before)

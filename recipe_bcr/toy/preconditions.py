@@ -414,7 +414,22 @@ def measure_regime(
     model: Path, spec: ToySpec, n_values: Sequence[int], pre: dict[str, Any], batch_size: int = 32
 ) -> dict[str, Any]:
     """Sample the base at the registered sampling: N=1, N=3 and N=5 groups (limits that never bind) and the
-    paired continuations of its own steps on long chains; return regime_values' values and details."""
+    paired continuations of its own steps on long chains; return regime_values' values and details. Runs on one torch
+    thread whatever the environment says (the committed measurements did; two threads spinning on two shared cores
+    ran ~40x slower), then puts the caller's thread count back."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return _sample_regime(model, spec, n_values, pre, batch_size)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _sample_regime(
+    model: Path, spec: ToySpec, n_values: Sequence[int], pre: dict[str, Any], batch_size: int
+) -> dict[str, Any]:
     from recipe_bcr.engines.base import Request, Sampling, drain, generate_all
     from recipe_bcr.engines.hf_engine import TransformersEngine
     from recipe_bcr.grading.reward import score_completion
