@@ -144,3 +144,16 @@ def test_collapse_is_defined_in_advance():
     steady = [{"step": s, "bcr/acc": 0.8, "response_length/mean": 50.0} for s in range(1, 41)]
     assert collapsed(falling, 120.0, F["F5"], 10)  # 0.3 <= 0.5 x 0.8
     assert not collapsed(steady, 120.0, F["F5"], 10)  # short, but accuracy held
+
+
+def test_the_trajectory_table_averages_the_first_middle_and_last_windows(tmp_path):
+    from recipe_bcr.commands.paper_report import trajectory_table
+
+    run = tmp_path / "runs" / "bcr_n3_s0"
+    run.mkdir(parents=True)
+    (run / "run.json").write_text(json.dumps({"name": "bcr_n3_s0", "group": "main", "n": 3, "single": False}))
+    rows = [{"step": s, "bcr/fmt": s / 100, "bcr/acc_pos3": 1.0 if s > 95 else 0.0} for s in range(1, 101)]
+    (run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    text = trajectory_table(tmp_path, 10)
+    assert "| bcr_n3_s0 | 100 | bcr/fmt | 0.055 | 0.505 | 0.955 |" in text  # steps 1-10, 46-55, 91-100
+    assert "| bcr_n3_s0 | 100 | bcr/acc_pos3 | 0.000 | 0.000 | 0.500 |" in text

@@ -680,15 +680,49 @@ def run_gates(root: Path) -> list[dict[str, Any]]:
 
     g = load_preregistration()["gates"]
     out = []
+    for run, rows in _bcr_runs(root):
+        out.append({"run": run["name"], "n": run["n"], "steps": len(rows), "gates": gates(rows, int(run["n"]), g)})
+    return out
+
+
+def _bcr_runs(root: Path) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """(run.json, per-step metrics) of every BCR run in a paper output folder (group "main", a group prompt)."""
+    out = []
     for meta in sorted(Path(root).glob("runs/*/run.json")):
         run = json.loads(meta.read_text())
-        if run.get("group") != "main" or run.get("single"):
-            continue
-        rows = _metrics(meta.parent)
-        out.append({"run": run["name"], "n": run["n"], "steps": len(rows), "gates": gates(rows, int(run["n"]), g)})
+        if run.get("group") == "main" and not run.get("single"):
+            out.append((run, _metrics(meta.parent)))
     if not out:
         raise ValueError(f"{root}: no BCR run (runs/*/run.json with group main) to read gates from")
     return out
+
+
+TRAJECTORY_KEYS = (
+    "bcr/fmt",
+    "bcr/truncation_rate",
+    "bcr/response_tokens",
+    "bcr/tokens_per_problem",
+    "critic/score/mean",
+)
+
+
+def trajectory_table(root: Path, window: int) -> str:
+    """Each BCR run's per-step metrics averaged over its first, middle and last `window` steps: format, truncation,
+    accuracy per position, completion tokens, tokens per problem, reward (what the gates summarise, in full)."""
+    lines = [
+        "| run | steps | " + " | ".join(["metric", "first", "middle", "last"]) + " |",
+        "|---|---:|---|---:|---:|---:|",
+    ]
+    for run, rows in _bcr_runs(root):
+        mid = max(0, len(rows) // 2 - window // 2)
+        keys = [*TRAJECTORY_KEYS[:2], *(f"bcr/acc_pos{k}" for k in range(1, int(run["n"]) + 1)), *TRAJECTORY_KEYS[2:]]
+        for key in keys:
+            vals = [
+                _mean([r[key] for r in part if key in r])
+                for part in (rows[:window], rows[mid : mid + window], rows[-window:])
+            ]
+            lines.append(f"| {run['name']} | {len(rows)} | {key} | " + " | ".join(f"{v:.3f}" for v in vals) + " |")
+    return "\n".join(lines)
 
 
 def gates_table(results: Sequence[dict[str, Any]]) -> str:
@@ -721,6 +755,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         print(gates_table(run_gates(Path(args.gates))))
+        from recipe_bcr.toy.preconditions import load_preregistration
+
+        window = int(load_preregistration()["gates"]["window"])
+        print(f"\nmeans over the first, middle and last {window} steps:\n" + trajectory_table(Path(args.gates), window))
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
