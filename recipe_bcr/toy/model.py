@@ -12,6 +12,7 @@ import hashlib
 import json
 import logging
 import random
+import re
 import shutil
 import tempfile
 from dataclasses import MISSING, asdict, dataclass, fields
@@ -143,8 +144,11 @@ def warm_start(spec: ToySpec, mspec: ModelSpec, progress: bool = True, steps: in
 
     if steps is not None and not 1 <= steps <= mspec.sft_steps:
         raise ValueError(f"warm_start steps={steps}: between 1 and model.sft_steps={mspec.sft_steps}")
-    if device != "cpu" and not (device.startswith("cuda") and torch.cuda.is_available()):
-        raise ValueError(f"toy warm start device={device}: no such device here (cpu, or cuda on a machine with a GPU)")
+    gpu = re.fullmatch(r"cuda(?::(\d+))?", device)
+    if device != "cpu" and not (gpu and int(gpu.group(1) or 0) < torch.cuda.device_count()):
+        raise ValueError(
+            f"toy warm start device={device}: no such device here (cpu, or cuda / cuda:K on a machine with K+1 GPUs)"
+        )
     rng = random.Random(mspec.seed)
     torch.manual_seed(mspec.seed)
     torch.set_num_threads(mspec.threads)
