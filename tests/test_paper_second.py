@@ -9,6 +9,7 @@ import json
 import random
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -77,10 +78,55 @@ def test_an_override_that_would_move_a_registered_rule_is_refused(override, mess
 
 def test_command_keys_are_split_from_paper_yaml_overrides():
     keys, rest = paper.split_command_keys(["part=pilot", "train_steps=3", "allow_missed_preconditions=true"])
-    assert keys == {"config": "paper", "part": "pilot", "allow_missed_preconditions": True}
+    assert keys == {"config": "paper", "part": "pilot", "allow_missed_preconditions": True, "jobs": 2}
     assert rest == ["train_steps=3"]
+    assert paper.split_command_keys(["jobs=1"])[0]["jobs"] == 1
     with pytest.raises(ValueError, match="part=all"):
         paper.split_command_keys(["part=all"])
+    for bad in ("jobs=0", "jobs=two", "jobs=-1"):
+        with pytest.raises(ValueError, match=bad):
+            paper.split_command_keys([bad])
+
+
+def test_stages_run_jobs_at_once_and_come_back_in_plan_order():
+    both = threading.Barrier(2, timeout=10)  # passes only when two stages run at the same time
+
+    def stage(name):
+        def run():
+            both.wait()
+            return Path(name)
+
+        return run
+
+    work = [(n, stage(n)) for n in ("a", "b", "c", "d")]
+    assert paper.at_once(2, work, 0.0) == [(n, Path(n)) for n in ("a", "b", "c", "d")]
+    lone = threading.Barrier(2, timeout=0.5)
+    with pytest.raises(threading.BrokenBarrierError):
+        paper.at_once(1, [("a", lone.wait)], 0.0)
+
+
+def test_a_failed_stage_lets_the_running_one_finish_and_starts_no_other():
+    started, finished = [], []
+    gate = threading.Event()
+
+    def fails():
+        started.append("a")
+        raise RuntimeError("training a failed")
+
+    def slow():
+        started.append("b")
+        gate.wait(10)
+        finished.append("b")
+        return Path("b")
+
+    def later():
+        started.append("c")
+        return Path("c")
+
+    threading.Timer(0.5, gate.set).start()
+    with pytest.raises(RuntimeError, match="training a failed"):
+        paper.at_once(2, [("b", slow), ("a", fails), ("c", later)], 0.0)
+    assert finished == ["b"] and "c" not in started
 
 
 # --- resuming

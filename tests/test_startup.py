@@ -8,17 +8,14 @@ import subprocess
 import sys
 
 import pytest
-from hydra import compose, initialize_config_module
-from omegaconf import OmegaConf
+
+from recipe_bcr.verl_ext.checks import compose_recipe
 
 pytestmark = pytest.mark.verl
 
 
 def composed(*overrides):
-    with initialize_config_module("verl.trainer.config", version_base=None):
-        cfg = compose("ppo_trainer", overrides=list(overrides))
-    OmegaConf.resolve(cfg)
-    return cfg
+    return compose_recipe(list(overrides), recipe=None, resolve=True)
 
 
 @pytest.mark.parametrize("recipe", ["+recipe=bcr_toy", "+recipe=bcr bcr_device=cpu"])

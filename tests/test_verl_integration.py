@@ -8,18 +8,16 @@ import numpy as np
 import pytest
 import torch
 import yaml
-from hydra import compose, initialize_config_module
 from omegaconf import OmegaConf
+
+from recipe_bcr.verl_ext.checks import compose_recipe
 
 pytestmark = pytest.mark.verl
 REPO = __import__("pathlib").Path(__file__).resolve().parents[1]
 
 
 def composed(*overrides):
-    with initialize_config_module("verl.trainer.config", version_base=None):
-        cfg = compose("ppo_trainer", overrides=["+recipe=bcr", *overrides])
-    OmegaConf.resolve(cfg)
-    return cfg
+    return compose_recipe(list(overrides), resolve=True)
 
 
 @pytest.mark.slow
@@ -97,10 +95,8 @@ def test_device_and_rollout_engine_are_two_choices(device, runtime):
 
 
 def test_toy_recipe_is_the_cpu_device_with_the_vllm_rollout():
-    from hydra import compose, initialize_config_module
 
-    with initialize_config_module("verl.trainer.config", version_base=None):
-        cfg = compose("ppo_trainer", overrides=["+recipe=bcr_toy"])
+    cfg = compose_recipe([], recipe="bcr_toy")
     assert cfg.actor_rollout_ref.rollout.name == "vllm" and cfg.trainer.device == "cpu"
 
 

@@ -22,6 +22,9 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +38,8 @@ COMMAND_KEYS = {
     "the length penalties, then the findings again | pilot: one BCR seed and its gates",
     "allow_missed_preconditions": "false (default): stop before training when the base misses a precondition | "
     "true: train anyway (recorded; every verdict stays not interpretable)",
+    "jobs": "2 (default): GRPO runs and evaluations at once, each its own processes; a toy run keeps about one core "
+    "busy (verl's Python between small matmuls), so two share two cores | 1: one at a time",
 }
 PARTS = ("main", "ablations", "pilot")
 # torch threads of the evaluation harness unless paper.yaml sets `eval.threads`: on 2 shared cores the toy model
@@ -53,12 +58,18 @@ JUDGING = (
 
 def split_command_keys(overrides: list[str]) -> tuple[dict[str, Any], list[str]]:
     """(command keys with their defaults, paper.yaml overrides)."""
-    keys: dict[str, Any] = {"config": "paper", "part": "main", "allow_missed_preconditions": False}
+    keys: dict[str, Any] = {"config": "paper", "part": "main", "allow_missed_preconditions": False, "jobs": 2}
     rest = []
     for o in overrides:
         k, _, v = o.partition("=")
-        if k in keys:
-            keys[k] = v.lower() in ("true", "1", "yes") if k == "allow_missed_preconditions" else v
+        if k == "allow_missed_preconditions":
+            keys[k] = v.lower() in ("true", "1", "yes")
+        elif k == "jobs":
+            if not (v.isdigit() and int(v) >= 1):
+                raise ValueError(f"jobs={v}: want a whole number >= 1 (runs trained and evaluated at once)")
+            keys[k] = int(v)
+        elif k in keys:
+            keys[k] = v
         else:
             rest.append(o)
     if keys["config"] not in ("paper", "paper_v1"):
@@ -206,7 +217,9 @@ def run_second(out: str, keys: dict[str, Any], overrides: list[str]) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    made_by = "python -m recipe_bcr paper " + " ".join([f"out={out}", f"part={part}", *overrides])
+    made_by = "python -m recipe_bcr paper " + " ".join(
+        [f"out={out}", f"part={part}", f"jobs={keys['jobs']}", *overrides]
+    )
     t0 = time.time()
     task, mspec, toy = load_specs([f"config={cfg['toy']}"])
     model = ensure_model(
@@ -217,6 +230,7 @@ def run_second(out: str, keys: dict[str, Any], overrides: list[str]) -> int:
         "launched_at": state["launched_at"],
         "overrides": overrides,
         "allow_missed_preconditions": keys["allow_missed_preconditions"],
+        "jobs": keys["jobs"],
         "train_steps": int(cfg["train_steps"]),
         "train_steps_registered": int(load_preregistration()["train_steps"]),
         "budget": None,
@@ -258,15 +272,16 @@ def run_second(out: str, keys: dict[str, Any], overrides: list[str]) -> int:
     ev = cfg["eval"]
     bench = write_toy_benchmark(root / "data" / "toy_benchmark.jsonl", int(ev["problems"]), int(ev["seed"]), task)
 
-    print(f"[3/5] {len(runs)} GRPO run(s) of {steps} steps -> {root / 'runs'}")
-    models = {}
+    jobs = keys["jobs"]
+    print(f"[3/5] {len(runs)} GRPO run(s) of {steps} steps, {jobs} at once -> {root / 'runs'}")
     try:
-        for k, run in enumerate(runs, 1):
-            models[run.name] = train_run(run, root, model, data[(run.n, run.single)], cfg, steps)
-            print(f"      [{k}/{len(runs)}] {(time.time() - t0) / 60:.1f} min so far", flush=True)
+        trained = at_once(
+            jobs, [(r.name, partial(train_run, r, root, model, data[(r.n, r.single)], cfg, steps)) for r in runs], t0
+        )
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    models = dict(trained)
     timing = root / "wall_seconds.json"
     if part == "pilot":
         run = runs[0]
@@ -281,17 +296,45 @@ def run_second(out: str, keys: dict[str, Any], overrides: list[str]) -> int:
 
     ns = [int(n) for n in ev["n"]]
     threads = int(ev.get("threads", EVAL_THREADS))
-    print(f"[4/5] evaluation on {ev['problems']} problems -> {root / 'eval'}")
-    if part == "main":
-        evaluate("base", model, ns, root, bench, ev, threads)
+    print(f"[4/5] evaluation on {ev['problems']} problems, {jobs} at once -> {root / 'eval'}")
+    todo = [("base", partial(evaluate, "base", model, ns, root, bench, ev, threads))] if part == "main" else []
     for run in runs:
         at = ns if run.group == "main" else [1]  # the controls and ablations are read at N=1 only (F1, F4, F5)
-        evaluate(run.name, models[run.name], at, root, bench, ev, threads)
+        todo.append((run.name, partial(evaluate, run.name, models[run.name], at, root, bench, ev, threads)))
+    at_once(jobs, todo, t0)
     print(f"[5/5] findings -> {root / 'findings.json'}, {root / 'report.md'}")
     report = write_findings(root, cfg, pre, model, context, made_by)
     _add_time(timing, part, time.time() - t0)
     print(report.read_text())
     return 0
+
+
+def at_once(jobs: int, work: list[tuple[str, Callable[[], Path]]], t0: float) -> list[tuple[str, Path]]:
+    """Run the named stages, `jobs` at a time (each stage runs its own processes, so threads only wait), and return
+    their results in the given order. After a failure no stage starts; the running ones end (their outputs are
+    complete or absent, so a rerun resumes there), then the first failure is raised."""
+    done: dict[str, Path] = {}
+    pending, running, failure = list(work), {}, None
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        while pending or running:
+            while pending and len(running) < jobs and failure is None:
+                name, fn = pending.pop(0)
+                running[pool.submit(fn)] = name
+            if not running:
+                break
+            ended, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in ended:
+                name = running.pop(fut)
+                if fut.exception() is not None:
+                    failure = failure or fut.exception()
+                    continue
+                done[name] = fut.result()
+                print(
+                    f"      [{len(done)}/{len(work)}] {name} done, {(time.time() - t0) / 60:.1f} min so far", flush=True
+                )
+    if failure is not None:
+        raise failure
+    return [(name, done[name]) for name, _ in work]
 
 
 def _add_time(path: Path, part: str, seconds: float) -> None:
@@ -311,8 +354,14 @@ def run_paper(out: str, overrides: list[str], ship_name: str | None = None) -> i
     if keys["config"] == "paper_v1":
         from recipe_bcr.commands.paper_v1 import run_paper_v1
 
-        if keys["part"] != "main" or keys["allow_missed_preconditions"]:
-            print("error: part= and allow_missed_preconditions= are the second miniature's keys", file=sys.stderr)
+        if (
+            keys["part"] != "main"
+            or keys["allow_missed_preconditions"]
+            or any(o.startswith("jobs=") for o in overrides)
+        ):
+            print(
+                "error: part=, jobs= and allow_missed_preconditions= are the second miniature's keys", file=sys.stderr
+            )
             return 2
 
         return run_paper_v1(out, rest, ship_name)

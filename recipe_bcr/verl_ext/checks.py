@@ -297,11 +297,17 @@ def missing(reqs: list[Requirement]) -> list[Requirement]:
     return [r for r in reqs if not any(importlib.util.find_spec(m) is not None for m in r.modules)]
 
 
-def compose_recipe(overrides: list[str]) -> Any:
+def compose_recipe(overrides: list[str], recipe: str | None = "bcr", resolve: bool = False) -> Any:
+    """verl's ppo_trainer with `+recipe=<recipe>` (None: the overrides name it) and `overrides`, as the stock entry
+    point composes it; `resolve` resolves every interpolation (what the workers read)."""
     from hydra import compose, initialize_config_module
+    from omegaconf import OmegaConf
 
     with initialize_config_module("verl.trainer.config", version_base=None):
-        return compose("ppo_trainer", overrides=["+recipe=bcr", *overrides])
+        cfg = compose("ppo_trainer", overrides=[*([f"+recipe={recipe}"] if recipe else []), *overrides])
+    if resolve:
+        OmegaConf.resolve(cfg)
+    return cfg
 
 
 def runtime_requirements(device: str, runtime: str, not_here: str | None = None) -> Check:
