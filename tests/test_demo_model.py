@@ -1,7 +1,7 @@
-"""The demo's BCR model (recipe_bcr/resources/toy_model_verbose_bcr) is a paper command's run under
-today's settings: its provenance.json against hydra_configs/paper.yaml, the base's settings key, the
-run today's plan makes, the committed report's evaluation of that run, and the weights themselves; and
-the committed report's training figures re-derived from the committed run metrics."""
+"""The demo's BCR model (recipe_bcr/resources/toy_model_compete_bcr) is a run of the second miniature committed in
+benchmarks/paper/: its provenance.json against hydra_configs/paper.yaml, that folder's plan and base measurement,
+the run today's plan makes, the committed evaluation of that run, and the weights themselves; the ship command that
+writes it; and the demo's refusal of a model that is not one."""
 
 from __future__ import annotations
 
@@ -13,48 +13,50 @@ from pathlib import Path
 import pytest
 
 from recipe_bcr.commands.demo import closing_sentence
-from recipe_bcr.commands.paper_v1 import load_config, plan, ship_run
+from recipe_bcr.commands.paper import plan_arms
+from recipe_bcr.commands.paper_ship import ship_run
 from recipe_bcr.toy.model import PAPER_TRAINED, PROVENANCE, RESOURCES, cache_key, load_specs, provenance
+from recipe_bcr.toy.preconditions import load_preregistration
 
 REPORT = Path(__file__).resolve().parents[1] / "benchmarks" / "paper"
-TRAINING_KEYS = ("toy", "preconditions", "train_steps", "grpo", "bcr", "train_overrides")
 RUN_FIELDS = ("group", "n", "budget", "seed", "reward", "single")
 
 
 def test_committed_bcr_model_was_trained_by_todays_paper_settings():
-    """Change a setting that shapes the run (paper.yaml's training keys, the toy base) and this fails
-    until the model is retrained and shipped: python -m recipe_bcr paper config=paper_v1 out=DIR --ship bcr_n3_s0"""
-    made, today = provenance(), load_config([])
-    assert {k: made["paper_config"][k] for k in TRAINING_KEYS} == {k: today[k] for k in TRAINING_KEYS}
+    """Change a setting that shapes the run (paper.yaml, the toy base) and this fails until the second miniature is
+    run again and a run shipped: python -m recipe_bcr paper out=DIR --ship bcr_n3_s0"""
+    made, today = provenance(), load_preregistration()
+    plan = json.loads((REPORT / "plan.json").read_text())
+    assert made["paper_config"] == plan["settings"] == {k: v for k, v in today.items() if k != "train_steps"}
+    assert (made["thresholds_commit"], made["launched_at"]) == (plan["thresholds_commit"], plan["launched_at"])
     task, mspec, toy = load_specs([f"config={today['toy']}"])
-    assert made["base_key"] == cache_key(task, mspec)
-    # the budget is the calibration of the committed report's preconditions, and today's plan makes this run
-    pre = json.loads((REPORT / "preconditions.json").read_text())
-    assert pre["key"] == made["base_key"]
-    assert made["tokens_per_problem"] == round(pre["details"]["compression"] * pre["details"]["l_avg_n1"], 2)
-    cfg = {**today, "bcr": {**today["bcr"], "tokens_per_problem": made["tokens_per_problem"]}}
-    planned = {r.name: r for r in plan(cfg)}[made["run"]["name"]]
+    pre = json.loads((REPORT / "base_preconditions.json").read_text())
+    assert made["base_key"] == pre["key"] == cache_key(task, mspec)
+    assert made["budget"] == pre["details"]["budget_n3"]
+    planned = {r.name: r for r in plan_arms(today, made["budget"])}[made["run"]["name"]]
     assert {k: made["run"][k] for k in RUN_FIELDS} == {k: getattr(planned, k) for k in RUN_FIELDS}
-    assert planned.group == "main" and planned.seed in today["seeds"] and made["run"]["steps"] == today["train_steps"]
-    # the report's evaluation of that run is this model's, and these are the weights it evaluated
+    assert planned.group == "main" and made["run"]["steps"] <= today["train_steps"]
+    # the committed evaluation of that run is this model's, and these are the weights it evaluated
     summary = json.loads((REPORT / "eval" / made["run"]["name"] / "summary.json").read_text())
-    assert made["eval"] == [{k: r[k] for k in ("n", "acc", "tokens_per_problem")} for r in summary]
+    assert made["eval"] == [
+        {k: r[k] for k in ("n", "acc", "tokens_per_problem")} for r in summary if r["benchmark"] == "Toy"
+    ]
     assert hashlib.sha256((PAPER_TRAINED / "model.safetensors").read_bytes()).hexdigest() == made["sha256"]
     base = RESOURCES / toy["shipped"]
     assert (PAPER_TRAINED / "tokenizer.json").read_bytes() == (base / "tokenizer.json").read_bytes()
     assert (
-        json.loads((PAPER_TRAINED / "config.json").read_text())["hidden_size"]
-        == json.loads((base / "config.json").read_text())["hidden_size"]
+        json.loads((PAPER_TRAINED / "config.json").read_text())["num_hidden_layers"]
+        == (json.loads((base / "config.json").read_text())["num_hidden_layers"])
     )
 
 
 def _finished_paper_run(root: Path, made: dict) -> None:
-    """A paper output folder holding one trained and evaluated run, as run_paper leaves it."""
+    """A paper output folder holding one trained and evaluated BCR run, as `python -m recipe_bcr paper` leaves it."""
     name = made["run"]["name"]
     shutil.copytree(PAPER_TRAINED, root / "runs" / name / "hf_model", ignore=shutil.ignore_patterns(PROVENANCE))
     (root / "runs" / name / "run.json").write_text(json.dumps(made["run"]))
-    (root / "paper_config.json").write_text(json.dumps(made["paper_config"]))
-    shutil.copy(REPORT / "preconditions.json", root / "preconditions.json")
+    for f in ("plan.json", "base_preconditions.json"):
+        shutil.copy(REPORT / f, root / f)
     (root / "eval" / name).mkdir(parents=True)
     shutil.copy(REPORT / "eval" / name / "summary.json", root / "eval" / name / "summary.json")
 
@@ -69,11 +71,18 @@ def test_ship_writes_the_weights_with_their_provenance(tmp_path):
     assert not list(root.glob(".ship-*"))
 
 
-def test_ship_of_a_run_that_is_not_there_names_the_runs_and_writes_nothing(tmp_path):
+@pytest.mark.parametrize("name", ["bcr_n3_s9", "truncation_n1_s0"])
+def test_ship_of_a_run_that_is_not_a_bcr_run_there_names_them_and_writes_nothing(tmp_path, name):
     made = provenance()
     _finished_paper_run(tmp_path / "out", made)
-    with pytest.raises(ValueError, match=f"no trained and evaluated run 'bcr_n3_s9'.*{made['run']['name']}"):
-        ship_run(tmp_path / "out", "bcr_n3_s9", dest=tmp_path / "shipped")
+    control = tmp_path / "out" / "runs" / "truncation_n1_s0"
+    shutil.copytree(tmp_path / "out" / "runs" / made["run"]["name"], control)
+    (control / "run.json").write_text(json.dumps({**made["run"], "name": control.name, "group": "control"}))
+    shutil.copytree(tmp_path / "out" / "eval" / made["run"]["name"], tmp_path / "out" / "eval" / control.name)
+    with pytest.raises(
+        ValueError, match=f"no trained and evaluated BCR run '{name}'.*runs there: {made['run']['name']}\\)"
+    ):
+        ship_run(tmp_path / "out", name, dest=tmp_path / "shipped")
     assert not (tmp_path / "shipped").exists()
 
 
@@ -87,29 +96,6 @@ def test_closing_sentence_reads_the_table_at_n1(tmp_path):
     )
     assert "(40 steps) writes 60 tokens a problem against the base's 80 (-25%) at 100% accuracy against 95%" in sentence
     assert sentence.endswith("4 live steps give 78 tokens at 90%.") and sentence.count(".") == 1
-
-
-def test_committed_report_training_table_comes_from_the_committed_run_metrics():
-    """benchmarks/paper/runs/ holds what the report's training table was made from (every run's per-step
-    metrics and run.json), so the committed figures can be re-derived without rerunning the hour."""
-    from recipe_bcr.commands.paper_report import _metrics, training_table
-    from recipe_bcr.commands.paper_stages import Run
-
-    fields = set(Run.__dataclass_fields__)
-    dirs = sorted((REPORT / "runs").iterdir())
-    runs = [Run(**{k: v for k, v in json.loads((d / "run.json").read_text()).items() if k in fields}) for d in dirs]
-    assert {r.name for r in runs} == {
-        r.name
-        for r in plan(
-            {
-                **load_config([]),
-                "bcr": {**load_config([])["bcr"], "tokens_per_problem": provenance()["tokens_per_problem"]},
-            }
-        )
-    }
-    rows = training_table(runs, {d.name: _metrics(d) for d in dirs}).splitlines()[2:]
-    report = (REPORT / "report.md").read_text().splitlines()
-    assert len(rows) == 6 and all(row in report for row in rows), rows
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
 """The second miniature's dynamics gates and finding rules (recipe_bcr/commands/paper_report.py) on synthetic metrics,
-and the gates of the committed first miniature (benchmarks/paper/runs), which its report's notice quotes."""
+and the gates of the committed first miniature (benchmarks/paper_v1/runs), which its report's notice quotes."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from recipe_bcr.toy.preconditions import load_preregistration
 
 G = load_preregistration()["gates"]
 F = load_preregistration()["findings"]
-COMMITTED = Path(__file__).resolve().parents[1] / "benchmarks" / "paper"
+COMMITTED = Path(__file__).resolve().parents[1] / "benchmarks" / "paper_v1"
 
 
 def _run(
@@ -81,7 +81,7 @@ def test_kendall_tau_by_hand():
 
 
 def test_the_committed_first_miniature_never_engaged():
-    """The notice at the top of benchmarks/paper/report.md: format 0 and truncation ~1.00 in every BCR seed."""
+    """The notice at the top of benchmarks/paper_v1/report.md: format 0 and truncation ~1.00 in every BCR seed."""
     results = run_gates(COMMITTED)
     assert [r["run"] for r in results] == ["bcr_n3_s0", "bcr_n3_s1", "bcr_n3_s2"]
     for r in results:
@@ -157,3 +157,22 @@ def test_the_trajectory_table_averages_the_first_middle_and_last_windows(tmp_pat
     text = trajectory_table(tmp_path, 10)
     assert "| bcr_n3_s0 | 100 | bcr/fmt | 0.055 | 0.505 | 0.955 |" in text  # steps 1-10, 46-55, 91-100
     assert "| bcr_n3_s0 | 100 | bcr/acc_pos3 | 0.000 | 0.000 | 0.500 |" in text
+
+
+def test_committed_first_miniature_training_table_comes_from_its_run_metrics():
+    """benchmarks/paper_v1/runs/ holds what its report's training table was made from (every run's per-step metrics
+    and run.json), so the committed figures can be re-derived without rerunning the hour."""
+    from recipe_bcr.commands.paper_report import _metrics, training_table
+    from recipe_bcr.commands.paper_stages import Run
+    from recipe_bcr.commands.paper_v1 import load_config, plan
+
+    fields = set(Run.__dataclass_fields__)
+    dirs = sorted((COMMITTED / "runs").iterdir())
+    runs = [Run(**{k: v for k, v in json.loads((d / "run.json").read_text()).items() if k in fields}) for d in dirs]
+    d = json.loads((COMMITTED / "preconditions.json").read_text())["details"]
+    cfg = load_config([])
+    cfg = {**cfg, "bcr": {**cfg["bcr"], "tokens_per_problem": round(d["compression"] * d["l_avg_n1"], 2)}}
+    assert {r.name for r in runs} == {r.name for r in plan(cfg)}
+    rows = training_table(runs, {d.name: _metrics(d) for d in dirs}).splitlines()[2:]
+    report = (COMMITTED / "report.md").read_text().splitlines()
+    assert len(rows) == 6 and all(row in report for row in rows), rows

@@ -2,15 +2,15 @@
 
 Each stage runs the product's own command, as a user would:
 1. `build_groups` on the bundled DeepMath-shaped sample (the data pipeline, N=3);
-2. the toy task in its paper-like regime and the tiny Qwen3 warm-started on it (the verbose base,
-   `python -m recipe_bcr toy config=toy_verbose`, cached);
+2. the competing toy task of the second miniature and the tiny Qwen3 warm-started on it (its base,
+   `python -m recipe_bcr toy config=toy_compete`, committed);
 3. a few GRPO steps with the stock `python -m verl.trainer.main_ppo +recipe=bcr_toy` on the CPU
    (real Ray, FSDP2, the BCR reward; verl's transformers rollout, or its vLLM rollout with
    `--rollout vllm`), with the N, budget and GRPO sizes of the committed BCR model's paper run
    -> DIR/train/checkpoints, metrics.jsonl;
 4. `python -m verl.model_merger merge` -> DIR/train/hf_model (config.json + safetensors);
 5. `python -m recipe_bcr.eval` at N = 1..3 on the base, on the BCR model the paper command trained
-   (committed: recipe_bcr/resources/toy_model_verbose_bcr, provenance.json beside it) and on this
+   (committed: recipe_bcr/resources/toy_model_compete_bcr, provenance.json beside it) and on this
    demo's model -> DIR/eval_<label>, side by side (`mode=compare`) -> DIR/compare (table.md,
    plots/accuracy_vs_n.png, plots/tokens_per_problem_vs_n.png);
 then a short report that ends with what the table shows. Sizes: hydra_configs/demo.yaml.
@@ -145,7 +145,7 @@ def paper_trained(path: Path, base_key: str) -> dict[str, Any]:
     if made.get("base_key") != base_key or "run" not in made or "paper_config" not in made:
         raise ValueError(
             f"{path / 'provenance.json'}: not a model trained from this base (settings key {base_key}); "
-            "ship one from today's base: `python -m recipe_bcr paper config=paper_v1 out=DIR --ship bcr_n3_s0`"
+            "ship one from today's base: `python -m recipe_bcr paper out=DIR --ship bcr_n3_s0`"
         )
     return made
 

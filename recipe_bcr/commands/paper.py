@@ -1,6 +1,6 @@
 """`python -m recipe_bcr paper out=DIR [part=main|ablations|pilot] [key=value ...]`: the second miniature of the
 paper (issue 35), pre-registered in hydra_configs/paper.yaml; `config=paper_v1` runs the first one
-(recipe_bcr/commands/paper_v1.py, benchmarks/paper/).
+(recipe_bcr/commands/paper_v1.py, benchmarks/paper_v1/).
 
 Stages, each skipped when its output exists in DIR, so a rerun resumes run by run:
 (a) the base's preconditions (`python -m recipe_bcr toy --preconditions`'s measurement -> base_preconditions.json,
@@ -33,7 +33,7 @@ from recipe_bcr.commands.paper_stages import Run, evaluate, train_run
 # Keys of the command itself (not of paper.yaml): what to run, and whether a missed precondition stops it
 COMMAND_KEYS = {
     "config": "paper (default): the second miniature, hydra_configs/paper.yaml | paper_v1: the first "
-    "(benchmarks/paper/, its own keys: hydra_configs/paper_v1.yaml)",
+    "(benchmarks/paper_v1/, its own keys: hydra_configs/paper_v1.yaml)",
     "part": "main (default): BCR and its three controls, evaluated and judged | ablations: the budget scales and "
     "the length penalties, then the findings again | pilot: one BCR seed and its gates",
     "allow_missed_preconditions": "false (default): stop before training when the base misses a precondition | "
@@ -202,7 +202,7 @@ def write_findings(
     return paper_writeup.write(root, result, made_by)
 
 
-def run_second(out: str, keys: dict[str, Any], overrides: list[str]) -> int:
+def run_second(out: str, keys: dict[str, Any], overrides: list[str], ship_name: str | None = None) -> int:
     """The second miniature (see the module docstring); returns the exit status."""
     from recipe_bcr.commands.paper_report import gates, gates_table
     from recipe_bcr.toy.model import RESOURCES, built_with, ensure_model, load_specs
@@ -257,6 +257,12 @@ def run_second(out: str, keys: dict[str, Any], overrides: list[str]) -> int:
     budget, lam = int(pre["details"]["budget_n3"]), float(pre["details"]["compression"])
     context["budget"] = {"B": budget, "lambda": lam, "l_avg_n1": pre["details"]["l_avg_n1"]}
     runs = plan_part(cfg, budget, part)
+    bcr_runs = [r.name for r in runs if r.group == "main"]
+    if ship_name and (part != "main" or ship_name not in bcr_runs):
+        print(
+            f"error: --ship {ship_name}: part=main ships one of its BCR runs ({', '.join(bcr_runs)})", file=sys.stderr
+        )
+        return 2
     print(f"[2/5] B = {budget} (Algorithm 3 at lambda {lam}); part={part}: {len(runs)} run(s)")
 
     steps = int(cfg["train_steps"])
@@ -306,6 +312,10 @@ def run_second(out: str, keys: dict[str, Any], overrides: list[str]) -> int:
     report = write_findings(root, cfg, pre, model, context, made_by)
     _add_time(timing, part, time.time() - t0)
     print(report.read_text())
+    if ship_name:
+        from recipe_bcr.commands.paper_ship import ship_run
+
+        print(f"the demo's trained model: {ship_run(root, ship_name)} (run {ship_name})")
     return 0
 
 
@@ -358,14 +368,12 @@ def run_paper(out: str, overrides: list[str], ship_name: str | None = None) -> i
             keys["part"] != "main"
             or keys["allow_missed_preconditions"]
             or any(o.startswith("jobs=") for o in overrides)
+            or ship_name
         ):
             print(
-                "error: part=, jobs= and allow_missed_preconditions= are the second miniature's keys", file=sys.stderr
+                "error: part=, jobs=, allow_missed_preconditions= and --ship are the second miniature's",
+                file=sys.stderr,
             )
             return 2
-
-        return run_paper_v1(out, rest, ship_name)
-    if ship_name:
-        print("error: --ship ships a run of the first miniature (config=paper_v1) only, so far", file=sys.stderr)
-        return 2
-    return run_second(out, keys, rest)
+        return run_paper_v1(out, rest)
+    return run_second(out, keys, rest, ship_name)

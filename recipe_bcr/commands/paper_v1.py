@@ -1,4 +1,4 @@
-"""`python -m recipe_bcr paper config=paper_v1 out=DIR [key=value ...]`: the FIRST miniature (benchmarks/paper/,
+"""`python -m recipe_bcr paper config=paper_v1 out=DIR [key=value ...]`: the FIRST miniature (benchmarks/paper_v1/,
 hydra_configs/paper_v1.yaml; its mechanism never engaged, see that report's notice), kept so that its committed
 report stays reproducible. The second miniature is `python -m recipe_bcr paper` (recipe_bcr/commands/paper.py).
 
@@ -15,17 +15,13 @@ commands, as a user would run them:
 3. `python -m recipe_bcr.eval` for every model (N=1..5 for the main three, N=1 for ablations);
 4. tables, figures and the report (recipe_bcr.commands.paper_report).
 Every stage whose output exists is skipped, so a rerun resumes. Sizes: hydra_configs/paper_v1.yaml.
-`--ship RUN` then commits that run's merged model as the demo's trained model (ship_run).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from importlib import resources
 from pathlib import Path
@@ -35,8 +31,8 @@ from omegaconf import OmegaConf
 
 from recipe_bcr.commands.paper_report import write_report
 from recipe_bcr.commands.paper_stages import Run, evaluate, train_run
-from recipe_bcr.commands.toy import measure_preconditions, ship
-from recipe_bcr.toy.model import PAPER_TRAINED, PROVENANCE, RESOURCES, ensure_model, load_specs
+from recipe_bcr.commands.toy import measure_preconditions
+from recipe_bcr.toy.model import RESOURCES, ensure_model, load_specs
 from recipe_bcr.toy.preconditions import table as precondition_table
 from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
 
@@ -80,39 +76,7 @@ def _evaluate(label: str, model: Path, ns: list[int], root: Path, bench: Path, c
     return evaluate(label, model, ns, root, bench, cfg["eval"])
 
 
-def ship_run(root: Path, name: str, dest: Path = PAPER_TRAINED) -> Path:
-    """Commit run `name`'s merged model of the finished paper run in `root` to `dest` (the demo's
-    trained model), with provenance.json: the run, the paper settings, the calibrated budget, the
-    base's settings key, the run's evaluation and the weights' sha256, which
-    tests/test_demo_model.py holds against today's settings and the committed report."""
-    hf = root / "runs" / name / "hf_model"
-    evaluated = root / "eval" / name / "summary.json"
-    if not ((hf / "config.json").exists() and evaluated.exists()):
-        done = sorted(p.parent.name for p in (root / "eval").glob("*/summary.json") if p.parent.name != "base")
-        raise ValueError(
-            f"--ship {name}: {root} holds no trained and evaluated run {name!r} "
-            f"(runs there: {', '.join(done) or 'none'})"
-        )
-    pre = json.loads((root / "preconditions.json").read_text())
-    record = {
-        "made_by": f"python -m recipe_bcr paper out={root.name} --ship {name}",  # as the committed model records it
-        "run": json.loads((root / "runs" / name / "run.json").read_text()),
-        "paper_config": json.loads((root / "paper_config.json").read_text()),
-        "tokens_per_problem": round(pre["details"]["compression"] * pre["details"]["l_avg_n1"], 2),
-        "base_key": pre["key"],
-        "eval": [{k: r[k] for k in ("n", "acc", "tokens_per_problem")} for r in json.loads(evaluated.read_text())],
-        "sha256": hashlib.sha256((hf / "model.safetensors").read_bytes()).hexdigest(),
-    }
-    staged = Path(tempfile.mkdtemp(prefix=".ship-", dir=root)) / "model"
-    shutil.copytree(hf, staged)
-    (staged / PROVENANCE).write_text(json.dumps(record, indent=1) + "\n")
-    try:
-        return ship(staged, dest)
-    finally:
-        shutil.rmtree(staged.parent, ignore_errors=True)
-
-
-def run_paper_v1(out: str, overrides: list[str], ship_name: str | None = None) -> int:
+def run_paper_v1(out: str, overrides: list[str]) -> int:
     try:
         cfg = load_config(overrides)
     except ValueError as e:
@@ -148,11 +112,6 @@ def run_paper_v1(out: str, overrides: list[str], ship_name: str | None = None) -
         cfg = {**cfg, "bcr": {**cfg["bcr"], "tokens_per_problem": round(d["compression"] * d["l_avg_n1"], 2)}}
         print(f"      budget from calibration: {cfg['bcr']['tokens_per_problem']} tokens per problem")
     runs = plan(cfg)
-    if ship_name and ship_name not in {r.name for r in runs}:
-        print(
-            f"error: --ship {ship_name}: no such run in this plan ({', '.join(r.name for r in runs)})", file=sys.stderr
-        )
-        return 2
     d = toy["data"]
     # one epoch holds every step's prompts (+recipe=bcr_toy trains one epoch: a shorter one would end the
     # run before train_steps, and its last checkpoint would never be written); toy problems cost nothing
@@ -192,10 +151,4 @@ def run_paper_v1(out: str, overrides: list[str], ship_name: str | None = None) -
     report = write_report(root, cfg, runs, evals, sum(spent), overrides)
     print(report.read_text())
     print(f"done in {spent[-1]:.0f} s ({sum(spent):.0f} s over {len(spent)} invocation(s)): {report}")
-    if ship_name:
-        try:
-            print(f"the demo's trained model: {ship_run(root, ship_name)} (run {ship_name})")
-        except (ValueError, FileNotFoundError) as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 2
     return 0

@@ -5,7 +5,7 @@ decides. This prints the base's probability of " think" there, on the preconditi
 stream, raw and at temperature 0.6, and on how many problems it stays inside the top-p 0.9 set
 (outside it, the sampler never draws a skip and `acc_skipped_n1` cannot be measured).
 
-    PYTHONPATH=. .venv/bin/python benchmarks/paper/skip_decision.py [MODEL_DIR] [--problems 100]
+    PYTHONPATH=. .venv/bin/python benchmarks/paper_v1/skip_decision.py [MODEL_DIR] [--problems 100]
 """
 
 from __future__ import annotations
