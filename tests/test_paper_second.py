@@ -448,6 +448,9 @@ def test_findings_json_holds_every_registered_part_and_judges_an_engaged_run(tmp
     assert json.loads((tmp_path / "findings.json").read_text()) == json.loads(json.dumps(result))
     assert "**F1, accuracy kept and tokens cut at N=1: reproduced.**" in report
     assert "| truncation_n1 | 1 | 87 | 3 |" in report
+    # the figures the report links, made from the folder's metrics and summaries
+    for fig in ("training_curves", "task_scaling"):
+        assert f"](figures/{fig}.png)" in report and (tmp_path / "figures" / f"{fig}.png").stat().st_size > 10_000
 
 
 def test_a_bcr_seed_that_misses_a_gate_makes_every_finding_not_interpretable(tmp_path, count):

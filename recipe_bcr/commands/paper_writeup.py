@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from recipe_bcr.commands.paper_report import gates_table
+from recipe_bcr.commands.paper_findings import ARMS, arm_of, read_runs, summary
+from recipe_bcr.commands.paper_report import _mean_curve, gates_table, plot_curves, plot_scaling
 from recipe_bcr.toy.preconditions import regime_table
 
 
@@ -95,10 +96,43 @@ def finding_lines(findings: dict[str, Any]) -> list[str]:
     return out
 
 
+def figures(root: Path) -> list[Path]:
+    """figures/training_curves.png (each arm's per-step reward, accuracy, tokens per problem and truncation, mean
+    over its seeds) and figures/task_scaling.png (accuracy and tokens per problem over N, base and BCR, BCR's seed
+    range as bars), from the folder's run metrics and evaluation summaries; none when nothing was trained."""
+    runs = read_runs(root)
+    by_arm: dict[str, list[list[dict[str, Any]]]] = {}
+    for run in runs:
+        if arm_of(run) in ARMS and run["metrics"]:
+            by_arm.setdefault(arm_of(run), []).append(run["metrics"])
+    if not by_arm:
+        return []
+    figs = root / "figures"
+    figs.mkdir(exist_ok=True)
+    curves = {
+        f"{arm} ({len(ms)} seeds)": _mean_curve(ms)
+        for arm, ms in sorted(by_arm.items(), key=lambda a: ARMS.index(a[0]))
+    }
+    made = [plot_curves(curves, "BCR (N=3) and its controls: mean over seeds", figs / "training_curves.png")]
+    scaling: dict[str, dict[int, tuple[float, float, float, float]]] = {}
+    labels = {"base": ["base"], "BCR": [r["name"] for r in runs if arm_of(r) == "bcr"]}
+    for label, names in labels.items():
+        sums = [summary(root, name) for name in names]
+        ns = sorted(set.intersection(*(set(x) for x in sums))) if sums else []
+        if ns:
+            accs = {n: [100 * x[n]["acc"] for x in sums] for n in ns}
+            toks = {n: sum(x[n]["tokens_per_problem"] for x in sums) / len(sums) for n in ns}
+            scaling[label] = {n: (sum(accs[n]) / len(accs[n]), toks[n], min(accs[n]), max(accs[n])) for n in ns}
+    if scaling:
+        made.append(plot_scaling(scaling, figs / "task_scaling.png"))
+    return made
+
+
 def write(root: Path, result: dict[str, Any], made_by: str) -> Path:
     """findings.json and report.md under `root`; returns the report's path."""
     root = Path(root)
     _write(root / "findings.json", json.dumps(result, indent=1) + "\n")
+    plots = "\n".join(f"![{p.stem.replace('_', ' ')}](figures/{p.name})" for p in figures(root))
     pre = result["preconditions"]
     status = (
         "Every verdict below is judged by the registered rules."
@@ -137,6 +171,8 @@ overrides: {", ".join(result["overrides"]) or "none"}{allowed}.
 {controls_table(result["controls"]) if result["controls"] else "No run of BCR or a control in this folder."}
 
 Distinct problems evaluated at N=1 per arm: {problems}.
+
+{plots}
 """
     _write(root / "report.md", text)
     return root / "report.md"
