@@ -516,3 +516,22 @@ def test_the_evaluation_runs_the_harness_on_one_thread_at_the_registered_samplin
         f"sampling.seed={ev['seed']}",
     ]
     assert [a for a in want if a not in cmd] == []
+
+
+def test_part_findings_judges_a_folder_again_without_training_or_evaluating(tmp_path, monkeypatch, count):
+    """What a committed folder holds (run metrics, evaluation samples and summaries, no models) is enough to write
+    its findings again: part=findings runs no stage but the judgement, and writes what judge() returns."""
+    tok, n_tokens = count
+    _synthetic_folder(tmp_path, tok, ablations=False)
+    monkeypatch.setattr(paper, "train_run", lambda *a, **k: pytest.fail("trained"))
+    monkeypatch.setattr(paper, "evaluate", lambda *a, **k: pytest.fail("evaluated"))
+    assert paper.run_paper(str(tmp_path), ["part=findings"]) == 0
+    written = json.loads((tmp_path / "findings.json").read_text())
+    pre = json.loads((tmp_path / "base_preconditions.json").read_text())
+    assert (
+        written["budget"]["B"] == 261
+        and written["launched_at"] == json.loads((tmp_path / "plan.json").read_text())["launched_at"]
+    )
+    context = {**_context(), "launched_at": written["launched_at"], "budget": written["budget"]}
+    assert written == json.loads(json.dumps(paper_findings.judge(tmp_path, CFG, pre, n_tokens, context)))
+    assert written["findings"]["F1"]["verdict"] == "reproduced" and not (tmp_path / "wall_seconds.json").exists()

@@ -1,4 +1,4 @@
-"""`python -m recipe_bcr paper out=DIR [part=main|ablations|pilot] [key=value ...]`: the second miniature of the
+"""`python -m recipe_bcr paper out=DIR [part=main|ablations|pilot|findings] [key=value ...]`: the second miniature of the
 paper (issue 35), pre-registered in hydra_configs/paper.yaml; `config=paper_v1` runs the first one
 (recipe_bcr/commands/paper_v1.py, benchmarks/paper_v1/).
 
@@ -14,7 +14,9 @@ Stages, each skipped when its output exists in DIR, so a rerun resumes run by ru
     runs after it, never a threshold;
 (d) evaluation (`python -m recipe_bcr.eval`) of the base and every main run at N = eval.n, of every ablation run at
     N=1, on eval.problems toy problems;
-(e) findings.json and report.md (paper_findings, paper_writeup) from everything in DIR.
+(e) findings.json and report.md (paper_findings, paper_writeup) from everything in DIR; part=findings does only this,
+    so a committed folder (benchmarks/paper/: run metrics, evaluation samples and summaries, no models) is judged
+    again by the same code.
 """
 
 from __future__ import annotations
@@ -35,13 +37,14 @@ COMMAND_KEYS = {
     "config": "paper (default): the second miniature, hydra_configs/paper.yaml | paper_v1: the first "
     "(benchmarks/paper_v1/, its own keys: hydra_configs/paper_v1.yaml)",
     "part": "main (default): BCR and its three controls, evaluated and judged | ablations: the budget scales and "
-    "the length penalties, then the findings again | pilot: one BCR seed and its gates",
+    "the length penalties, then the findings again | pilot: one BCR seed and its gates | findings: judge what DIR "
+    "holds again, training and evaluating nothing (a committed folder's findings.json and report.md re-derived)",
     "allow_missed_preconditions": "false (default): stop before training when the base misses a precondition | "
     "true: train anyway (recorded; every verdict stays not interpretable)",
     "jobs": "2 (default): GRPO runs and evaluations at once, each its own processes; a toy run keeps about one core "
     "busy (verl's Python between small matmuls), so two share two cores | 1: one at a time",
 }
-PARTS = ("main", "ablations", "pilot")
+PARTS = ("main", "ablations", "pilot", "findings")
 # torch threads of the evaluation harness unless paper.yaml sets `eval.threads`: on 2 shared cores the toy model
 # generated 400-600 tokens/s on one thread against 13 on two spinning OpenMP threads (issue 35's report)
 EVAL_THREADS = 1
@@ -129,8 +132,11 @@ def plan_arms(cfg: dict[str, Any], budget: int) -> list[Run]:
 
 
 def plan_part(cfg: dict[str, Any], budget: int, part: str) -> list[Run]:
-    """The runs one part trains: main (BCR and the controls), ablations, or pilot (BCR at the first seed)."""
+    """The runs one part trains: main (BCR and the controls), ablations, pilot (BCR at the first seed) or none
+    (findings)."""
     runs = plan_arms(cfg, budget)
+    if part == "findings":
+        return []
     if part == "pilot":
         return [r for r in runs if r.group == "main"][:1]
     groups = ("main", "control") if part == "main" else ("budget", "reward")
@@ -263,6 +269,10 @@ def run_second(out: str, keys: dict[str, Any], overrides: list[str], ship_name: 
             f"error: --ship {ship_name}: part=main ships one of its BCR runs ({', '.join(bcr_runs)})", file=sys.stderr
         )
         return 2
+    if part == "findings":
+        print(f"[5/5] findings of what {root} holds (nothing trained or evaluated) -> findings.json, report.md")
+        print(write_findings(root, cfg, pre, model, context, made_by).read_text())
+        return 0
     print(f"[2/5] B = {budget} (Algorithm 3 at lambda {lam}); part={part}: {len(runs)} run(s)")
 
     steps = int(cfg["train_steps"])
