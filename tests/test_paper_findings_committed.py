@@ -1,0 +1,32 @@
+"""The committed second miniature (benchmarks/paper/) judged again from its own files: its findings.json is what
+today's rules make of its run metrics and evaluation samples, so every verdict and number there can be re-derived
+from the repository (`python -m recipe_bcr paper out=benchmarks/paper part=findings` rewrites it unchanged)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from recipe_bcr.commands import paper_findings
+from recipe_bcr.commands.paper import _counter
+from recipe_bcr.toy.model import RESOURCES
+from recipe_bcr.toy.preconditions import load_preregistration
+
+COMMITTED = Path(__file__).resolve().parents[1] / "benchmarks" / "paper"
+
+
+def test_committed_findings_are_todays_judgement_of_the_committed_files():
+    written = json.loads((COMMITTED / "findings.json").read_text())
+    plan = json.loads((COMMITTED / "plan.json").read_text())
+    pre = json.loads((COMMITTED / "base_preconditions.json").read_text())
+    # registered before the run, and judged by the thresholds the run was launched under
+    assert written["thresholds_commit"] == plan["thresholds_commit"] == pre["thresholds_commit"]
+    assert pre["launched_at"] <= written["launched_at"] == plan["launched_at"]
+    context = {k: written[k] for k in ("thresholds_commit", "launched_at", "overrides", "train_steps", "budget")}
+    context |= {k: written[k] for k in ("allow_missed_preconditions", "train_steps_registered", "stopped")}
+    cfg = load_preregistration()
+    again = paper_findings.judge(COMMITTED, cfg, pre, _counter(RESOURCES / "toy_model_compete"), context)
+    assert json.loads(json.dumps(again)) == written
+    # the registered sizes: every arm at every seed, 500 problems each
+    assert written["interpretable"] and written["eval_problems"] == dict.fromkeys(paper_findings.ARMS, 500)
+    assert all(c["seeds"] == len(cfg["seeds"]) for c in written["controls"].values())
