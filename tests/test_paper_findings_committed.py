@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from recipe_bcr.commands import paper_findings
 from recipe_bcr.commands.paper import _counter
 from recipe_bcr.toy.model import RESOURCES
@@ -30,3 +32,15 @@ def test_committed_findings_are_todays_judgement_of_the_committed_files():
     # the registered sizes: every arm at every seed, 500 problems each
     assert written["interpretable"] and written["eval_problems"] == dict.fromkeys(paper_findings.ARMS, 500)
     assert all(c["seeds"] == len(cfg["seeds"]) for c in written["controls"].values())
+
+
+@pytest.mark.parametrize("pilot", ["pilot", "pilot_rerun", "pilot_lr4"])
+def test_each_committed_pilot_holds_the_metrics_its_gates_were_read_from(pilot):
+    """The pilots' READMEs print their gates with `python -m recipe_bcr.commands.paper_report --gates DIR`: the run
+    metrics must be committed beside pilot.json, and give the gates it records."""
+    from recipe_bcr.commands.paper_report import run_gates
+
+    recorded = json.loads((COMMITTED / pilot / "pilot.json").read_text())
+    (again,) = run_gates(COMMITTED / pilot)
+    assert again["run"] == recorded["run"] and again["steps"] == recorded["train_steps"]
+    assert json.loads(json.dumps(again["gates"])) == recorded["gates"]

@@ -523,6 +523,7 @@ def test_part_findings_judges_a_folder_again_without_training_or_evaluating(tmp_
     its findings again: part=findings runs no stage but the judgement, and writes what judge() returns."""
     tok, n_tokens = count
     _synthetic_folder(tmp_path, tok, ablations=False)
+    paper._state(tmp_path, paper.load_config([]), thresholds_commit())  # plan.json, as the main part leaves it
     monkeypatch.setattr(paper, "train_run", lambda *a, **k: pytest.fail("trained"))
     monkeypatch.setattr(paper, "evaluate", lambda *a, **k: pytest.fail("evaluated"))
     assert paper.run_paper(str(tmp_path), ["part=findings"]) == 0
@@ -535,3 +536,11 @@ def test_part_findings_judges_a_folder_again_without_training_or_evaluating(tmp_
     context = {**_context(), "launched_at": written["launched_at"], "budget": written["budget"]}
     assert written == json.loads(json.dumps(paper_findings.judge(tmp_path, CFG, pre, n_tokens, context)))
     assert written["findings"]["F1"]["verdict"] == "reproduced" and not (tmp_path / "wall_seconds.json").exists()
+
+
+def test_part_findings_on_a_folder_no_paper_run_left_is_refused_before_anything_is_written(tmp_path, capsys):
+    out = tmp_path / "empty"
+    assert paper.run_paper(str(out), ["part=findings"]) == 2
+    err = capsys.readouterr().err
+    assert "has no plan.json or base_preconditions.json" in err and f"python -m recipe_bcr paper out={out}" in err
+    assert not out.exists()

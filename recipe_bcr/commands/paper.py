@@ -41,8 +41,8 @@ COMMAND_KEYS = {
     "holds again, training and evaluating nothing (a committed folder's findings.json and report.md re-derived)",
     "allow_missed_preconditions": "false (default): stop before training when the base misses a precondition | "
     "true: train anyway (recorded; every verdict stays not interpretable)",
-    "jobs": "2 (default): GRPO runs and evaluations at once, each its own processes; a toy run keeps about one core "
-    "busy (verl's Python between small matmuls), so two share two cores | 1: one at a time",
+    "jobs": "2 (default): GRPO runs and evaluations at once, each its own processes; on 2 cores a BCR run took 913 s "
+    "alone and 1,160-1,265 s beside another (benchmarks/paper/), about 1.5x the runs an hour | 1: one at a time",
 }
 PARTS = ("main", "ablations", "pilot", "findings")
 # torch threads of the evaluation harness unless paper.yaml sets `eval.threads`: on 2 shared cores the toy model
@@ -216,6 +216,14 @@ def run_second(out: str, keys: dict[str, Any], overrides: list[str], ship_name: 
     from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
 
     root, part = Path(out).resolve(), keys["part"]
+    absent = [f for f in ("plan.json", "base_preconditions.json") if not (root / f).exists()]
+    if part == "findings" and absent:  # checked before anything is written: judging nothing would measure a base
+        print(
+            f"error: part=findings judges a folder a paper run left, and {root} has no {' or '.join(absent)}: "
+            f"run `python -m recipe_bcr paper out={out}` first (or name such a folder, e.g. out=benchmarks/paper)",
+            file=sys.stderr,
+        )
+        return 2
     try:
         cfg = load_config(overrides)
         commit = thresholds_commit()  # refuses a paper.yaml with uncommitted changes, before anything is written
