@@ -1,14 +1,23 @@
 """The HF rollout's generation (recipe_bcr/verl_ext/hf_rollout.py) on the toy model: its decoding loop (each
-distinct prompt prefilled once and shared by its rows, completions in a preallocated KV cache) samples what
-transformers' stock generate() samples, the log-probs are the ones verl's actor recomputes, and a step's
-requests arriving one by one end up in one batch."""
+distinct prompt prefilled once and shared by its rows, completions in a preallocated KV cache) decodes what
+transformers' stock generate() decodes and samples from its distribution, each row from draws of its own (so a
+seed's completions do not depend on how requests were batched), the log-probs are the ones verl's actor
+recomputes, and a step's requests arriving one by one end up in one batch."""
 
 import asyncio
 
 import pytest
 import torch
 
-from recipe_bcr.verl_ext.hf_rollout import HFRolloutServer, SamplingKey, _Request, generate_batch, group_rows
+from recipe_bcr.verl_ext.hf_rollout import (
+    HFRolloutServer,
+    SamplingKey,
+    _Request,
+    generate_batch,
+    group_rows,
+    row_seed,
+    sample_tokens,
+)
 
 
 @pytest.fixture(scope="module")
@@ -26,23 +35,24 @@ def prompts():
 
 
 def stock_generate(model, prompts, key, eos_ids, pad_id):
-    """transformers' generate() with its default (concatenating) cache and per-token log_softmax."""
+    """transformers' generate() with its default (concatenating) cache and per-token log_softmax: greedy at
+    temperature 0, else sampling with the key's processors."""
     from transformers import GenerationConfig
 
     width = max(len(p) for p in prompts)
     ids = torch.tensor([[pad_id] * (width - len(p)) + p for p in prompts])
     mask = (torch.arange(width) >= torch.tensor([width - len(p) for p in prompts])[:, None]).long()
-    torch.manual_seed(key.seed)
+    sample = key.temperature > 0
     with torch.inference_mode():
         out = model.generate(
             input_ids=ids,
             attention_mask=mask,
             generation_config=GenerationConfig(
                 max_new_tokens=key.max_tokens,
-                do_sample=True,
-                temperature=key.temperature,
-                top_p=key.top_p,
-                top_k=key.top_k or None,
+                do_sample=sample,
+                temperature=key.temperature if sample else None,
+                top_p=key.top_p if sample else None,
+                top_k=(key.top_k or None) if sample else None,
                 repetition_penalty=key.repetition_penalty,
                 eos_token_id=sorted(eos_ids),
                 pad_token_id=pad_id,
@@ -53,35 +63,97 @@ def stock_generate(model, prompts, key, eos_ids, pad_id):
     rows = []
     for i, row in enumerate(out.sequences[:, width:].tolist()):
         end = next((t + 1 for t, tok in enumerate(row) if tok in eos_ids), len(row))
-        lps = [float(torch.log_softmax(out.logits[t][i] / key.temperature, -1)[row[t]]) for t in range(end)]
+        lps = [float(torch.log_softmax(out.logits[t][i] / (key.temperature or 1.0), -1)[row[t]]) for t in range(end)]
         rows.append((row[:end], lps))
     return rows
 
 
-def test_decoding_samples_what_stock_generate_samples(model, prompts):
-    key = SamplingKey(
-        temperature=0.8, top_p=0.9, top_k=0, repetition_penalty=1.0, max_tokens=40, logprobs=True, seed=11
-    )
-    ours = generate_batch(model, prompts, key, {2}, 0)
-    ref = stock_generate(model, prompts, key, {2}, 0)
-    assert [t for t, _ in ours] == [t for t, _ in ref]
-    for (_, a), (_, b) in zip(ours, ref):
-        assert a == pytest.approx(b, abs=1e-5)
+def seeds(rows, seed=0, step=1):
+    """Each row's seed as the server numbers them: the k-th row of a prompt in the step."""
+    seen = {}
+    out = []
+    for p in rows:
+        k = seen[tuple(p)] = seen.get(tuple(p), -1) + 1
+        out.append(row_seed(seed, step, p, k))
+    return out
 
 
-def test_rows_of_one_prompt_share_its_prefill_and_sample_what_stock_generate_samples(model, prompts):
-    """verl's n rollouts of a prompt: one prefill and one copy of its keys for the group, same tokens."""
-    rows = [prompts[0]] * 3 + [prompts[2]] * 3  # unequal lengths: the shared prompts are left-padded
-    key = SamplingKey(
-        temperature=0.9, top_p=0.95, top_k=40, repetition_penalty=1.1, max_tokens=30, logprobs=True, seed=7
-    )
-    assert group_rows(rows) == ([prompts[0], prompts[2]], [0, 1, 2, 3, 4, 5])
-    ours = generate_batch(model, rows, key, {2}, 0)
+@pytest.mark.parametrize("repetition_penalty", [1.0, 1.3])
+def test_greedy_decoding_is_stock_generates(model, prompts, repetition_penalty):
+    """The shared prefill, the preallocated cache and the shared-prefix attention decode what generate() decodes,
+    token for token over 40 steps (greedy: no draws), also for rows of one prompt left-padded beside longer ones."""
+    rows = prompts + [prompts[2]] * 2
+    key = SamplingKey(0.0, 1.0, 0, repetition_penalty, 40, True)
+    ours = generate_batch(model, rows, key, {2}, 0, seeds(rows))
     ref = stock_generate(model, rows, key, {2}, 0)
     assert [t for t, _ in ours] == [t for t, _ in ref]
-    assert len({tuple(t) for t, _ in ours}) > 2  # the rows of a group sample independently
     for (_, a), (_, b) in zip(ours, ref):
         assert a == pytest.approx(b, abs=1e-5)
+
+
+@pytest.mark.parametrize(
+    "temperature, top_p, top_k, repetition_penalty", [(1.0, 1.0, 0, 1.0), (0.8, 0.9, 0, 1.0), (0.9, 0.95, 40, 1.1)]
+)
+def test_first_tokens_follow_the_distribution_stock_generate_samples_from(
+    model, prompts, temperature, top_p, top_k, repetition_penalty
+):
+    """20,000 rows of one prompt, one token each, against the softmax of generate()'s logits processors for these
+    settings: tokens sorted by that probability into 10 runs of equal mass, each run's share of the draws within
+    0.012 of its mass (6 standard deviations), and top-p/top-k's excluded tokens never drawn."""
+    from recipe_bcr.verl_ext.hf_rollout import logits_processors
+
+    key = SamplingKey(temperature, top_p, top_k, repetition_penalty, 1, False)
+    rows = [prompts[1]] * 20_000
+    drawn = torch.tensor([t[0] for t, _ in generate_batch(model, rows, key, {2}, 0, seeds(rows))])
+    with torch.inference_mode():
+        ids = torch.tensor([prompts[1]])
+        want = torch.softmax(logits_processors(key)(ids, model(input_ids=ids).logits[:, -1].float()), -1)[0].double()
+    freq = torch.bincount(drawn, minlength=want.numel()).double() / len(rows)
+    order = torch.argsort(want, descending=True)
+    bucket = (torch.cumsum(want[order], 0) * 10).clamp(max=9.999).floor().long()
+    mass = torch.zeros(10, dtype=torch.float64).index_add_(0, bucket, want[order])
+    share = torch.zeros(10, dtype=torch.float64).index_add_(0, bucket, freq[order])
+    assert float((share - mass).abs().max()) < 0.012
+    assert bool((freq[want == 0] == 0).all())
+
+
+def test_inverse_cdf_never_draws_a_token_of_probability_zero():
+    """At the ends of [0, 1): u = 0 takes the first token of positive probability, u just below 1 the last."""
+    probs = torch.tensor([[0.0, 0.5, 0.0, 0.5, 0.0], [0.0, 0.0, 1.0, 0.0, 0.0]])
+    low = sample_tokens(probs, torch.zeros(2, dtype=torch.float64))
+    high = sample_tokens(probs, torch.full((2,), 1 - 2**-53, dtype=torch.float64))
+    assert low.tolist() == [1, 2] and high.tolist() == [3, 2]
+
+
+def test_a_rows_completion_does_not_depend_on_its_batch(model, prompts):
+    """verl's requests reach the server in an order and batches that timing decides: a row's completion is fixed
+    by its seed (prompt, step, its number among the prompt's rows), whatever else shares its batch and where."""
+    a, b = prompts[0], prompts[3]
+    key = SamplingKey(1.0, 1.0, 0, 1.0, 30, True)
+    alone = generate_batch(model, [a] * 4, key, {2}, 0, seeds([a] * 4))
+    mixed_rows = [b, a, b, a, a, b, a, b]
+    mixed = generate_batch(model, mixed_rows, key, {2}, 0, seeds(mixed_rows))
+    again = [r for p, r in zip(mixed_rows, mixed) if p == a]
+    assert [t for t, _ in again] == [t for t, _ in alone]
+    for (_, x), (_, y) in zip(again, alone):  # the padding beside a longer prompt changes the last bits only
+        assert x == pytest.approx(y, abs=1e-5)
+    assert len({tuple(t) for t, _ in alone}) == 4  # the rows of a prompt draw independently
+    other_step = generate_batch(model, [a] * 4, key, {2}, 0, seeds([a] * 4, step=2))
+    assert [t for t, _ in other_step] != [t for t, _ in alone]
+
+
+def test_the_server_numbers_a_prompts_rows_over_the_step():
+    """Rows of one prompt split over two batches still get distinct seeds (else the second batch would repeat
+    the first's completions); a new step numbers afresh; a request's own seed replays it."""
+    server = HFRolloutServer.__new__(HFRolloutServer)
+    server.seed, server._rows_taken, server._rows_step, server.global_steps = 3, {}, None, 1
+    first = [server._row_seed([5, 6], None) for _ in range(2)]
+    second = [server._row_seed([5, 6], None) for _ in range(2)]
+    assert len(set(first + second)) == 4
+    assert first + second == [row_seed(3, 1, [5, 6], k) for k in range(4)]
+    server.global_steps = 2
+    assert server._row_seed([5, 6], None) == row_seed(3, 2, [5, 6], 0)
+    assert server._row_seed([5, 6], 9) == server._row_seed([5, 6], 9) == row_seed(9, None, [5, 6], 0)
 
 
 @pytest.mark.parametrize(
@@ -94,7 +166,7 @@ def test_grouped_decoding_gives_each_row_its_own_prompts_log_probs(model, prompt
     distinct, order = group_rows(rows)
     assert (distinct, order) == ([rows[i] for i in groups[0]], groups[1])
     key = SamplingKey(temperature=1.0, top_p=1.0, top_k=0, repetition_penalty=1.0, max_tokens=25, logprobs=True)
-    for p, (tokens, lps) in zip(rows, generate_batch(model, rows, key, {2}, 0)):
+    for p, (tokens, lps) in zip(rows, generate_batch(model, rows, key, {2}, 0, seeds(rows))):
         with torch.inference_mode():
             logits = model(input_ids=torch.tensor([p + tokens])).logits[0, len(p) - 1 : -1]
         want = torch.log_softmax(logits, -1).gather(-1, torch.tensor(tokens)[:, None]).squeeze(-1)
@@ -106,13 +178,13 @@ def test_models_with_sliding_window_layers_are_refused(model, prompts, monkeypat
     monkeypatch.setattr(model.config, "layer_types", ["sliding_attention", "full_attention"])
     key = SamplingKey(1.0, 1.0, 0, 1.0, 4, False)
     with pytest.raises(ValueError, match="sliding_attention"):
-        generate_batch(model, prompts, key, {2}, 0)
+        generate_batch(model, prompts, key, {2}, 0, seeds(prompts))
 
 
 def test_rollout_log_probs_are_the_actors_teacher_forced_ones(model, prompts):
     """verl's bypass of the old-log-prob pass (bcr_device=cpu) uses these as the PPO anchor."""
-    key = SamplingKey(temperature=0.7, top_p=1.0, top_k=0, repetition_penalty=1.0, max_tokens=30, logprobs=True, seed=5)
-    for p, (tokens, lps) in zip(prompts, generate_batch(model, prompts, key, {2}, 0)):
+    key = SamplingKey(temperature=0.7, top_p=1.0, top_k=0, repetition_penalty=1.0, max_tokens=30, logprobs=True)
+    for p, (tokens, lps) in zip(prompts, generate_batch(model, prompts, key, {2}, 0, seeds(prompts, seed=5))):
         with torch.inference_mode():
             logits = model(input_ids=torch.tensor([p + tokens])).logits[0, len(p) - 1 : -1]
         want = torch.log_softmax(logits / 0.7, -1).gather(-1, torch.tensor(tokens)[:, None]).squeeze(-1)
@@ -129,7 +201,7 @@ def test_requests_arriving_one_by_one_make_one_batch(gap_s):
     async def arrive():
         loop = asyncio.get_running_loop()
         for _ in range(10):
-            server._pending.append(_Request([1], key, loop.create_future()))
+            server._pending.append(_Request([1], key, 0, loop.create_future()))
             await asyncio.sleep(gap_s)
 
     async def main():

@@ -19,6 +19,7 @@ from recipe_bcr.commands.paper_report import (
     kendall_tau,
     monotone,
     run_gates,
+    seed_bootstrap_diff,
     verdict,
 )
 from recipe_bcr.toy.preconditions import load_preregistration
@@ -106,6 +107,25 @@ def test_bootstrap_ci_covers_no_difference_and_excludes_a_real_one():
     assert d == pytest.approx(-0.25) and hi < -0.15
     with pytest.raises(ValueError, match="share no"):
         bootstrap_diff({1: [1.0]}, {2: [1.0]}, 10, 0.9, 0)
+
+
+def test_seeds_resampled_as_units_keep_a_seeds_shared_noise():
+    """Two arms of equal mean whose seeds disagree by 30 points on every problem (as the committed baseline's did):
+    drawing a problem's seeds problem by problem averages the disagreement away; drawing seeds as units keeps it."""
+    rng = __import__("random").Random(0)
+    seeds_a = [{i: float(rng.random() < acc) for i in range(500)} for acc in (0.6, 0.9, 0.9)]
+    seeds_b = [{i: float(rng.random() < acc) for i in range(500)} for acc in (0.8, 0.8, 0.8)]
+    pooled = [{i: [m[i] for m in arm] for i in range(500)} for arm in (seeds_a, seeds_b)]
+    _, lo, hi = bootstrap_diff(*pooled, 1000, 0.9, 0)
+    d, slo, shi = seed_bootstrap_diff(seeds_a, seeds_b, 1000, 0.9, 0)
+    assert d == pytest.approx(
+        sum(sum(m.values()) for m in seeds_a) / 1500 - sum(sum(m.values()) for m in seeds_b) / 1500
+    )
+    assert hi - lo < 0.07 and slo < -0.1 and shi > 0.05  # the per-seed spread (0.6 vs 0.9) is in the interval
+    same = [{i: float(i % 3 != 0) for i in range(300)}] * 3
+    assert seed_bootstrap_diff(same, same, 200, 0.9, 0) == (0.0, 0.0, 0.0)
+    with pytest.raises(ValueError, match="share no problem"):
+        seed_bootstrap_diff([{1: 1.0}], [{2: 1.0}], 10, 0.9, 0)
 
 
 def test_f1_is_not_testable_at_the_ceiling_and_judged_by_the_lower_bound():

@@ -24,6 +24,7 @@ from recipe_bcr.commands.paper_report import (
     f5_testable,
     gates,
     monotone,
+    seed_bootstrap_diff,
     verdict,
 )
 from recipe_bcr.eval.runner import SAMPLES, iter_records
@@ -72,15 +73,25 @@ def records(root: Path, label: str, n: int) -> list[dict[str, Any]]:
     return [r for r in iter_records(path) if int(r["n"]) == n] if path.exists() else []
 
 
-def pooled(root: Path, labels: Sequence[str], field: str) -> dict[str, list[float]]:
-    """N=1 problem id -> its values over the labels (seeds): "correct" (0/1) or "tokens" (the completion's)."""
-    out: dict[str, list[float]] = {}
+def per_seed(root: Path, labels: Sequence[str], field: str) -> list[dict[str, float]]:
+    """Per label (seed), N=1 problem id -> its value: "correct" (0/1) or "tokens" (the completion's)."""
+    out: list[dict[str, float]] = []
     for label in labels:
+        values: dict[str, float] = {}
         for rec in records(root, label, 1):
             p = rec["problems"][0]
             if p["scored"]:
-                value = float(bool(p["correct"])) if field == "correct" else float(rec["generated_tokens"])
-                out.setdefault(p["id"], []).append(value)
+                values[p["id"]] = float(bool(p["correct"])) if field == "correct" else float(rec["generated_tokens"])
+        out.append(values)
+    return out
+
+
+def pooled(root: Path, labels: Sequence[str], field: str) -> dict[str, list[float]]:
+    """N=1 problem id -> its values over the labels (seeds)."""
+    out: dict[str, list[float]] = {}
+    for values in per_seed(root, labels, field):
+        for pid, value in values.items():
+            out.setdefault(pid, []).append(value)
     return out
 
 
@@ -118,6 +129,21 @@ def _fall(before: float, after: float) -> float:
     return 1 - after / before if before > 0 else float("nan")
 
 
+def seeds_resampled(root: Path, arms: dict[str, list[str]], args: tuple[int, float, int]) -> dict[str, Any]:
+    """Beside F1's rule, not part of it: BCR against each N=1 arm with seeds resampled as units
+    (`seed_bootstrap_diff`), accuracy in points and tokens per problem, and each arm's per-seed means."""
+    out: dict[str, Any] = {"per_seed": {}}
+    for field in ("correct", "tokens"):
+        seeds = {arm: per_seed(root, arms.get(arm, []), field) for arm in ("bcr", "baseline_n1", "truncation_n1")}
+        scale = 100 if field == "correct" else 1
+        out["per_seed"][field] = {arm: [scale * _mean(list(m.values())) for m in v] for arm, v in seeds.items() if v}
+        for other in ("baseline_n1", "truncation_n1"):
+            if seeds["bcr"] and seeds[other]:
+                d, lo, hi = seed_bootstrap_diff(seeds["bcr"], seeds[other], *args)
+                out[f"{field}_vs_{other}"] = {"diff": scale * d, "ci": [scale * lo, scale * hi]}
+    return out
+
+
 def judge_f1(root: Path, arms: dict[str, list[str]], rule: dict[str, Any], boot: dict[str, Any]) -> dict[str, Any]:
     """Accuracy kept by an absolute margin, tokens below the baseline; tokens against the truncation control."""
     acc_b, acc_0 = pooled(root, arms.get("bcr", []), "correct"), pooled(root, arms.get("baseline_n1", []), "correct")
@@ -143,6 +169,7 @@ def judge_f1(root: Path, arms: dict[str, list[str]], rule: dict[str, Any], boot:
         )
     out["accuracy_ok"] = out["ok"]
     out["ok"] = bool(out["ok"] and out["tokens_ok"])
+    out["seeds_resampled"] = seeds_resampled(root, arms, args)
     return out
 
 

@@ -43,6 +43,27 @@ def _f(x: Any, fmt: str = ".2f") -> str:
     return "-" if x is None or x != x else format(x, fmt)
 
 
+def seeds_line(seeds: dict[str, Any]) -> str:
+    """F1's comparisons again with seeds resampled as units (not registered): how far the seeds disagree."""
+
+    def per(field: str, arm: str, fmt: str) -> str:
+        return "/".join(format(x, fmt) for x in seeds["per_seed"][field].get(arm, []))
+
+    def ci(key: str) -> str:
+        c = seeds.get(key)
+        return f"{c['diff']:+.1f} (CI {c['ci'][0]:+.1f}..{c['ci'][1]:+.1f})" if c else "-"
+
+    return (
+        f"Beside the rule (not registered): per seed, accuracy BCR {per('correct', 'bcr', '.1f')}%, baseline "
+        f"{per('correct', 'baseline_n1', '.1f')}%, truncation {per('correct', 'truncation_n1', '.1f')}%; tokens BCR "
+        f"{per('tokens', 'bcr', '.1f')}, baseline {per('tokens', 'baseline_n1', '.1f')}, truncation "
+        f"{per('tokens', 'truncation_n1', '.1f')}. With seeds resampled as units (a seed's training noise is shared by "
+        f"all its problems; the rule's interval draws a problem's seeds problem by problem), BCR minus baseline: "
+        f"accuracy {ci('correct_vs_baseline_n1')} pts, tokens {ci('tokens_vs_baseline_n1')}; BCR minus truncation: "
+        f"accuracy {ci('correct_vs_truncation_n1')} pts, tokens {ci('tokens_vs_truncation_n1')}."
+    )
+
+
 def finding_lines(findings: dict[str, Any]) -> list[str]:
     """One line per finding: its verdict, then the numbers it rests on."""
     f1, f2, f3, f4, f5 = (findings[k] for k in ("F1", "F2", "F3", "F4", "F5"))
@@ -61,6 +82,9 @@ def finding_lines(findings: dict[str, Any]) -> list[str]:
                 else "; no truncation control evaluated."
             )
         )
+        seeds = f1.get("seeds_resampled")
+        if seeds:
+            out.append("  " + seeds_line(seeds))
     else:
         out.append(f"- **F1: {f1['verdict']}.** {f1.get('why', '')}")
     out.append(

@@ -9,10 +9,12 @@ a CPU machine, or a GPU without vLLM. Three pieces, as verl's own backends have 
   rank's node and device (hybrid mode: rollout and trainer share the device);
 - `HFRolloutServer` (Ray actor): the model; batches concurrent requests, decodes them with
   each distinct prompt prefilled once and its keys shared by its rows (`generate_batch`),
-  samples as transformers' generate() with exactly the configured temperature / top-p /
-  top-k / repetition penalty (and seed, when a request has one),
-  returns log-probs when asked: the model's, log_softmax(logits / temperature) as verl's
-  actor computes them, never the top-p/top-k-truncated sampling scores;
+  samples from the distribution transformers' generate() samples from (its logits processors
+  for the configured temperature / top-p / top-k / repetition penalty), each row with its
+  own random numbers (`row_uniforms`), so that a seed gives the same completions however
+  verl's requests arrive; returns log-probs when asked: the model's,
+  log_softmax(logits / temperature) as verl's actor computes them, never the
+  top-p/top-k-truncated sampling scores;
 - `HFServerAdapter` (verl's worker-side `BaseRollout`): receives the actor's full weights
   at every sync (`checkpoint_engine.backend=naive`) and loads them into its server.
 """
@@ -41,7 +43,7 @@ def server_name(replica_rank: int) -> str:
 
 @dataclass(frozen=True)
 class SamplingKey:
-    """Requests are batched together only when they sample identically."""
+    """Requests are batched together only when they sample identically (each row draws from its own seed)."""
 
     temperature: float
     top_p: float
@@ -49,7 +51,6 @@ class SamplingKey:
     repetition_penalty: float
     max_tokens: int
     logprobs: bool
-    seed: Optional[int] = None
 
 
 def sampling_key(params: dict[str, Any], default_max_tokens: int) -> SamplingKey:
@@ -78,7 +79,6 @@ def sampling_key(params: dict[str, Any], default_max_tokens: int) -> SamplingKey
         repetition_penalty=float(params.get("repetition_penalty", 1.0) or 1.0),
         max_tokens=int(max_tokens),
         logprobs=bool(params.get("logprobs")),
-        seed=None if params.get("seed") is None else int(params["seed"]),
     )
 
 
@@ -86,6 +86,7 @@ def sampling_key(params: dict[str, Any], default_max_tokens: int) -> SamplingKey
 class _Request:
     prompt_ids: list[int]
     key: SamplingKey
+    seed: int
     future: asyncio.Future = field(repr=False)
 
 
@@ -197,6 +198,38 @@ def logits_processors(key: SamplingKey) -> Any:
     return procs
 
 
+def row_seed(seed: int, step: Optional[int], prompt: list[int], k: int) -> int:
+    """The seed of one row's draws: (the server's seed, the training step, its prompt, how many rows of
+    that prompt the server took before it in this step).
+
+    verl sends each rollout to the server as its own request, so which rows share a batch and in what
+    order depends on timing: one generator for the batch made a seed's run unrepeatable (two runs of
+    the same seed ended 0.661 and 0.945 in first-position accuracy). A prompt's rows are exchangeable
+    (its n rollouts), so numbering them by arrival leaves each row's draws independent of the batching,
+    and counting over the step keeps two batches of one prompt from drawing alike."""
+    import hashlib
+
+    digest = hashlib.blake2b(repr((seed, step, k, prompt)).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") >> 1
+
+
+def row_uniforms(seeds: list[int], tokens: int) -> torch.Tensor:
+    """(rows, tokens) uniform draws in [0, 1), float64, each row's from a generator of its own seed."""
+    out = torch.empty(len(seeds), tokens, dtype=torch.float64)
+    for r, seed in enumerate(seeds):
+        out[r] = torch.rand(tokens, dtype=torch.float64, generator=torch.Generator().manual_seed(seed))
+    return out
+
+
+def sample_tokens(probs: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+    """One token per row by the inverse of its cumulative distribution at `u` (rows,): token i where
+    cdf[i-1] <= u * total < cdf[i], so a token of probability 0 is never drawn. Float64 sums."""
+    cdf = probs.double().cumsum(-1)
+    total = cdf[:, -1:]
+    x = torch.minimum(u[:, None] * total, torch.nextafter(total, torch.zeros_like(total)))
+    return torch.searchsorted(cdf, x, right=True).squeeze(1)
+
+
 def group_rows(prompts: list[list[int]]) -> tuple[list[list[int]], list[int]]:
     """(distinct prompts, row order that puts each prompt's rows together). Shared only when every
     distinct prompt has the same number of rows (verl's n rollouts per prompt); else one group per row."""
@@ -210,12 +243,13 @@ def group_rows(prompts: list[list[int]]) -> tuple[list[list[int]], list[int]]:
 
 @torch.inference_mode()
 def generate_batch(
-    model: Any, prompts: list[list[int]], key: SamplingKey, eos_ids: set[int], pad_id: int
+    model: Any, prompts: list[list[int]], key: SamplingKey, eos_ids: set[int], pad_id: int, seeds: list[int]
 ) -> list[tuple[list[int], Optional[list[float]]]]:
-    """Sample completions for left-padded prompts as transformers' generate() samples them (its logits
-    processors, softmax, one multinomial per token for the whole batch, pad after EOS), each prompt
-    prefilled once; each completion trimmed after its first EOS, with its log-probs: log_softmax(raw
-    logits / temperature), what verl's actor recomputes (top-p/top-k only choose what is sampled)."""
+    """Sample completions for left-padded prompts from what transformers' generate() samples from (its
+    logits processors, softmax, pad after EOS), each row with the draws of its own seed (`seeds`,
+    as `row_seed` makes them), each prompt prefilled once; each completion trimmed after its first EOS, with its log-probs:
+    log_softmax(raw logits / temperature), what verl's actor recomputes (top-p/top-k only choose what is
+    sampled)."""
     layer_types = set(getattr(model.config.get_text_config(), "layer_types", None) or ["full_attention"])
     if layer_types != {"full_attention"}:  # the shared-prefix attention has no sliding window
         raise ValueError(f"HF rollout: layer types {sorted(layer_types)} are not supported, only full_attention")
@@ -234,8 +268,6 @@ def generate_batch(
     sample = key.temperature > 0
     temperature = key.temperature if sample else 1.0
     procs = logits_processors(key)
-    if key.seed is not None:  # requests are batched by seed (SamplingKey), so the batch replays
-        torch.manual_seed(key.seed)
     out = model(input_ids=ids, attention_mask=mask, position_ids=(mask.cumsum(-1) - 1).clamp(min=0), logits_to_keep=1)
     g = rows // len(distinct)
     cache = SharedPrefixCache(out.past_key_values, mask, rows, key.max_tokens)
@@ -246,10 +278,11 @@ def generate_batch(
     unfinished = torch.ones(rows, dtype=torch.long, device=dev)
     lps = torch.zeros(rows, key.max_tokens, device=dev) if key.logprobs else None
     steps = key.max_tokens
+    draws = row_uniforms([seeds[i] for i in order], key.max_tokens).to(dev) if sample else None
     for t in range(key.max_tokens):
         scores = procs(seqs[:, : width + t], logits) if procs else logits
-        if sample:
-            tokens = torch.multinomial(torch.softmax(scores, -1), num_samples=1).squeeze(1)
+        if draws is not None:
+            tokens = sample_tokens(torch.softmax(scores, -1), draws[:, t])
         else:
             tokens = torch.argmax(scores, -1)
         tokens = tokens * unfinished + pad_id * (1 - unfinished)
@@ -304,7 +337,9 @@ class HFRolloutServer:
         eos = eos if eos is not None else tok.eos_token_id
         self.eos_ids = set(eos if isinstance(eos, list) else [eos])
         self.pad_id = tok.pad_token_id if tok.pad_token_id is not None else next(iter(self.eos_ids))
-        torch.manual_seed(int(self.config.seed) + replica_rank)
+        self.seed = int(self.config.seed) + replica_rank
+        self._rows_taken: dict[tuple[int, ...], int] = {}  # prompt -> its rows taken in this step
+        self._rows_step: Optional[int] = None
         self.global_steps: Optional[int] = None
         self.max_batch = max(1, int(self.config.max_num_seqs))
         self._pending: list[_Request] = []
@@ -327,7 +362,7 @@ class HFRolloutServer:
         key = sampling_key(dict(sampling_params), default)
         key = SamplingKey(**{**key.__dict__, "max_tokens": max(1, min(key.max_tokens, default))})
         fut = asyncio.get_running_loop().create_future()
-        self._pending.append(_Request(prompt_ids, key, fut))
+        self._pending.append(_Request(prompt_ids, key, self._row_seed(prompt_ids, sampling_params.get("seed")), fut))
         if self._batcher is None or self._batcher.done():
             self._batcher = asyncio.create_task(self._drain())
         token_ids, log_probs = await fut
@@ -337,6 +372,16 @@ class HFRolloutServer:
             stop_reason="completed",
             extra_fields={"global_steps": self.global_steps},
         )
+
+    def _row_seed(self, prompt_ids: list[int], request_seed: Any) -> int:
+        """A request's own seed replays it (vLLM's meaning of a seed); otherwise the server's seed, the
+        step, and how many rows of this prompt it took before in the step (`row_seed`)."""
+        if request_seed is not None:
+            return row_seed(int(request_seed), None, prompt_ids, 0)
+        if self._rows_step != self.global_steps:
+            self._rows_taken, self._rows_step = {}, self.global_steps
+        k = self._rows_taken[tuple(prompt_ids)] = self._rows_taken.get(tuple(prompt_ids), -1) + 1
+        return row_seed(self.seed, self.global_steps, prompt_ids, k)
 
     async def _gather(self, quiet_s: float = 0.1, poll_s: float = 0.005) -> None:
         """Wait until max_num_seqs requests are waiting or none has arrived for `quiet_s`: a step's
@@ -359,7 +404,13 @@ class HFRolloutServer:
             try:
                 async with self._model_lock:
                     results = await asyncio.to_thread(
-                        generate_batch, self.model, [r.prompt_ids for r in batch], key, self.eos_ids, self.pad_id
+                        generate_batch,
+                        self.model,
+                        [r.prompt_ids for r in batch],
+                        key,
+                        self.eos_ids,
+                        self.pad_id,
+                        [r.seed for r in batch],
                     )
             except Exception as e:  # noqa: BLE001 - every waiting request gets the error
                 for r in batch:
