@@ -246,10 +246,10 @@ def generate_batch(
     model: Any, prompts: list[list[int]], key: SamplingKey, eos_ids: set[int], pad_id: int, seeds: list[int]
 ) -> list[tuple[list[int], Optional[list[float]]]]:
     """Sample completions for left-padded prompts from what transformers' generate() samples from (its
-    logits processors, softmax, pad after EOS), each row with the draws of its own seed (`seeds`,
-    as `row_seed` makes them), each prompt prefilled once; each completion trimmed after its first EOS, with its log-probs:
-    log_softmax(raw logits / temperature), what verl's actor recomputes (top-p/top-k only choose what is
-    sampled)."""
+    logits processors, softmax, pad after EOS), each row with the draws of its own seed (`seeds`, as
+    `row_seed` makes them), each prompt prefilled once; each completion trimmed after its first EOS, with
+    its log-probs: log_softmax(raw logits / temperature), what verl's actor recomputes (top-p/top-k only
+    choose what is sampled)."""
     layer_types = set(getattr(model.config.get_text_config(), "layer_types", None) or ["full_attention"])
     if layer_types != {"full_attention"}:  # the shared-prefix attention has no sliding window
         raise ValueError(f"HF rollout: layer types {sorted(layer_types)} are not supported, only full_attention")
