@@ -128,6 +128,22 @@ def test_seeds_resampled_as_units_keep_a_seeds_shared_noise():
         seed_bootstrap_diff([{1: 1.0}], [{2: 1.0}], 10, 0.9, 0)
 
 
+def test_seeds_resampled_skips_a_comparison_no_problem_pairs(monkeypatch, tmp_path):
+    """A seed whose evaluation scored nothing leaves no problem shared by every seed: that comparison says why and
+    the others are still made, instead of the findings stage failing after a run's training and evaluation."""
+    from recipe_bcr.commands import paper_findings
+    from recipe_bcr.commands.paper_writeup import seeds_line
+
+    maps = {"b": [{"p1": 1.0, "p2": 0.0}] * 2, "0": [{"p1": 1.0, "p2": 1.0}] * 2, "t": [{"p1": 0.0, "p2": 0.0}, {}]}
+    monkeypatch.setattr(paper_findings, "per_seed", lambda root, labels, field: maps[labels[0]] if labels else [])
+    out = paper_findings.seeds_resampled(
+        tmp_path, {"bcr": ["b"], "baseline_n1": ["0"], "truncation_n1": ["t"]}, (50, 0.9, 0)
+    )
+    assert out["correct_vs_baseline_n1"]["diff"] == pytest.approx(-50.0)
+    assert "why" in out["correct_vs_truncation_n1"] and "why" in out["tokens_vs_truncation_n1"]
+    assert "accuracy -50.0" in seeds_line(out) and "BCR minus truncation: accuracy -" in seeds_line(out)
+
+
 def test_f1_is_not_testable_at_the_ceiling_and_judged_by_the_lower_bound():
     boot = {**F["bootstrap"], "resamples": 300}  # the rule, at a test-sized resample count
     top = {i: [1.0, 1.0, 1.0] for i in range(500)}

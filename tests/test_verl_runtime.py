@@ -83,6 +83,10 @@ def test_sampling_key_applies_exactly_the_configured_settings():
         sampling_key({"presence_penalty": 1.0}, 48)
     with pytest.raises(ValueError, match="ignore_eos"):
         sampling_key({"ignore_eos": True}, 48)
+    sampling_key({"seed": 7}, 48)  # a request's own seed (the server seeds that row with it)
+    for bad in ("7", 1.5, -1, True):
+        with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+            sampling_key({"seed": bad}, 48)
 
 
 def test_trim_completion_keeps_the_first_eos_like_vllm():

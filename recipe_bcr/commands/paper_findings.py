@@ -138,9 +138,14 @@ def seeds_resampled(root: Path, arms: dict[str, list[str]], args: tuple[int, flo
         scale = 100 if field == "correct" else 1
         out["per_seed"][field] = {arm: [scale * _mean(list(m.values())) for m in v] for arm, v in seeds.items() if v}
         for other in ("baseline_n1", "truncation_n1"):
-            if seeds["bcr"] and seeds[other]:
-                d, lo, hi = seed_bootstrap_diff(seeds["bcr"], seeds[other], *args)
-                out[f"{field}_vs_{other}"] = {"diff": scale * d, "ci": [scale * lo, scale * hi]}
+            if not (seeds["bcr"] and seeds[other]):
+                continue
+            if not set.intersection(*(set(m) for m in (*seeds["bcr"], *seeds[other]))):
+                # a seed with no scored problem (or none shared) leaves nothing to pair; the rule's figures stand
+                out[f"{field}_vs_{other}"] = {"why": "no N=1 problem scored in every seed of both arms"}
+                continue
+            d, lo, hi = seed_bootstrap_diff(seeds["bcr"], seeds[other], *args)
+            out[f"{field}_vs_{other}"] = {"diff": scale * d, "ci": [scale * lo, scale * hi]}
     return out
 
 

@@ -51,7 +51,7 @@ def seeds_line(seeds: dict[str, Any]) -> str:
 
     def ci(key: str) -> str:
         c = seeds.get(key)
-        return f"{c['diff']:+.1f} (CI {c['ci'][0]:+.1f}..{c['ci'][1]:+.1f})" if c else "-"
+        return f"{c['diff']:+.1f} (CI {c['ci'][0]:+.1f}..{c['ci'][1]:+.1f})" if c and "diff" in c else "-"
 
     return (
         f"Beside the rule (not registered): per seed, accuracy BCR {per('correct', 'bcr', '.1f')}%, baseline "

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import numbers
 import os
 from dataclasses import dataclass, field
 from typing import Any, Generator, Optional
@@ -71,6 +72,9 @@ def sampling_key(params: dict[str, Any], default_max_tokens: int) -> SamplingKey
         raise ValueError(f"HF rollout: sampling parameters {unknown} are not supported")
     if params.get("ignore_eos"):
         raise ValueError("HF rollout: ignore_eos=True is not supported")
+    seed = params.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
+        raise ValueError(f"HF rollout: sampling parameter seed must be a non-negative integer, got {seed!r}")
     max_tokens = params.get("max_tokens", params.get("max_new_tokens", default_max_tokens))
     return SamplingKey(
         temperature=float(params.get("temperature", 1.0)),
