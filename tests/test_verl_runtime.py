@@ -1,6 +1,8 @@
 """bcr-recipe's verl runtime pieces against the real verl 0.9.1: registrations (including the two
 verl-private hooks, which must fail loudly if verl moves them), the CPU platform, HF rollout helpers."""
 
+import itertools
+
 import pytest
 
 pytestmark = pytest.mark.verl
@@ -31,6 +33,17 @@ def test_sync_trainer_mode_builds_the_bcr_trainer(registered):
 
     cls = get_trainer_cls("sync")  # private TRAINER_REGISTRY hook
     assert cls is BCRTrainer and issubclass(cls, PPOTrainerSync)
+
+
+def test_rows_reach_the_update_in_one_order_however_they_arrived():
+    """verl sends each rollout as its own request, so a step's rows arrive in an order set by timing; the trainer
+    orders them by their tokens before the update, so the update's sums round alike in every run of a seed."""
+    from recipe_bcr.verl_ext.trainer import canonical_order
+
+    rows = [([5, 1], [7]), ([2, 9], [3, 3]), ([5, 1], [2, 8]), ([2, 9], [3]), ([2, 9, 4], [1])]
+    for arrived in itertools.permutations(rows):
+        order = canonical_order([p for p, _ in arrived], [r for _, r in arrived])
+        assert [arrived[i] for i in order] == sorted(rows)
 
 
 def test_trainer_hook_refuses_an_unknown_sync_trainer(registered, monkeypatch):
