@@ -45,6 +45,8 @@ from recipe_bcr.commands.demo import flatten_metrics, train_command  # noqa: E40
 from recipe_bcr.toy.model import RESOURCES, ensure_model, load_specs  # noqa: E402
 from recipe_bcr.toy.task import write_toy_data  # noqa: E402
 
+GAP = "actor/rollout_logprob_gap_max"  # the rollout's log-probs against the update's own
+
 REPO = Path(__file__).resolve().parents[1]
 ROLLOUTS = 8
 SIZES = (f"actor_rollout_ref.rollout.n={ROLLOUTS}", "bcr.budget=170")  # the miniature: 8 prompts x 8, ~170 tokens
@@ -250,12 +252,12 @@ def report(
             for k, rows in (("old", o), ("new", nw))
         }
         kl = max((abs(r["actor/ppo_kl"]) for r in nw if "actor/ppo_kl" in r), default=float("nan"))
+        gap = max((r[GAP] for r in nw if GAP in r), default=float("nan"))  # bcr.anchor_on_actor: ppo_kl is 0
         clip = max((r["actor/pg_clipfrac"] for r in nw if "actor/pg_clipfrac" in r), default=float("nan"))
         new_diff = f" (new {diff['new']:.2e})" if diff["new"] == diff["new"] else ""
         lines.append(
             f"{runtime}: old max training/rollout_probs_diff_max {diff['old']:.2e}{new_diff}; "
-            f"new max |actor/ppo_kl| "
-            f"{kl:.1e}, max actor/pg_clipfrac {clip:g}"
+            f"new max {GAP} {gap:.1e}, max |actor/ppo_kl| {kl:.1e}, max actor/pg_clipfrac {clip:g}"
         )
     return "\n".join(lines)
 

@@ -213,3 +213,34 @@ def test_requests_arriving_one_by_one_make_one_batch(gap_s):
         return n
 
     assert asyncio.run(main()) == 10
+
+
+def test_a_batch_reaches_the_model_in_one_order_whatever_the_arrival(monkeypatch):
+    """A row's floats (the distribution it samples from, its log-probs) depend on where it sits in the batch's
+    matmuls, so the server orders a batch by prompt and seed before it generates; each request gets its result."""
+    from recipe_bcr.verl_ext import hf_rollout
+
+    key = SamplingKey(1.0, 1.0, 0, 1.0, 8, True)
+    rows = [([5, 6], 11), ([1, 2, 3], 4), ([5, 6], 2), ([1, 2, 3], 9)]
+    seen = []
+
+    def fake_generate(model, prompts, key, eos_ids, pad_id, seeds):
+        seen.append(list(zip(prompts, seeds)))
+        return [([s], [0.0]) for s in seeds]  # a result that names its row
+
+    monkeypatch.setattr(hf_rollout, "generate_batch", fake_generate)
+
+    async def drain(arrived):
+        server = HFRolloutServer.__new__(HFRolloutServer)
+        server._pending, server.max_batch, server._model_lock = [], 64, asyncio.Lock()
+        server.model, server.eos_ids, server.pad_id = None, {2}, 0
+        loop = asyncio.get_running_loop()
+        reqs = [_Request(p, key, s, loop.create_future()) for p, s in arrived]
+        server._pending.extend(reqs)
+        await server._drain()
+        return [(await r.future)[0] for r in reqs]
+
+    for arrived in (rows, rows[::-1], [rows[2], rows[0], rows[3], rows[1]]):
+        results = asyncio.run(drain(arrived))
+        assert results == [[s] for _, s in arrived]
+    assert seen == [sorted(rows)] * 3

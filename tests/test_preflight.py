@@ -2,6 +2,7 @@
 starts): model paths, the toy model's cache, and the GPU count, each failure in one line."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from recipe_bcr.verl_ext import checks, platform_cpu, preflight
 from recipe_bcr.verl_ext.checks import compose_recipe
 from recipe_bcr.verl_ext.preflight import (
     PreflightError,
+    check_anchor,
     check_batch,
     check_data,
     check_gpus,
@@ -202,6 +204,22 @@ def test_batch_that_does_not_split_is_refused_with_the_fix():
         r"device=4 -> fix: bcr.completions_per_device=<a divisor of 2>",
     ):
         check_batch(compose_recipe(["bcr.gpus=8", "trainer.nnodes=2", "bcr.completions_per_device=4"]))
+
+
+def test_the_cpu_presets_anchor_on_the_actor_is_refused_off_policy():
+    """bcr.anchor_on_actor takes the PPO anchor from the update's own forward: the old policy only when a step is
+    one update (one mini-batch, one epoch); a second mini-batch or epoch would anchor on moved weights."""
+    cpu = ["bcr_device=cpu", "bcr_model@bcr.model=tiny_qwen3"]
+    assert check_anchor(compose_recipe(cpu)) == "the update's own forward (on-policy)"
+    assert check_anchor(compose_recipe([])) == "verl's"  # the GPU preset keeps verl's anchor
+    for off_policy, named in (
+        ("actor_rollout_ref.actor.ppo_epochs=2", "ppo_epochs=2 (needs 1)"),
+        ("actor_rollout_ref.actor.ppo_mini_batch_size=4", "ppo_mini_batch_size=4 (needs 8)"),
+        ("algorithm.rollout_correction.bypass_mode=false", "bypass_mode=False (needs True)"),
+    ):
+        with pytest.raises(PreflightError, match=re.escape(named) + r".* -> fix: bcr.anchor_on_actor=false"):
+            check_anchor(compose_recipe([*cpu, off_policy]))
+    assert check_anchor(compose_recipe([*cpu, "actor_rollout_ref.actor.ppo_epochs=2", "bcr.anchor_on_actor=false"]))
 
 
 def test_grad_accum_is_gone_and_bcr_gpus_auto_counts_visible_gpus(smi, monkeypatch):

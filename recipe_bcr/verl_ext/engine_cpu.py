@@ -17,22 +17,34 @@ benchmarks/step_profile.md). On a CPU the engine module's name is bound to one b
 And one computes what it need not: every row's prompt, though GRPO's rows repeat each prompt n times.
 On a CPU the engine's forward step computes each distinct prompt of a micro-batch once
 (`shared_prompt_logits`, below: same logits, and gradients to float rounding).
+
+And one made runs unrepeatable: with verl's bypass mode the PPO anchor is the rollout's log-probs, whose last
+bits depend on which requests shared the rollout's batch (timing). On-policy (one mini-batch, one epoch; the
+trainer sets `bcr_anchor_on_actor` only then, `bcr.anchor_on_actor`) the anchor is the policy the update starts
+from, which is the update's own forward: `anchor_on_actor` takes it from there (detached), as verl's old-log-prob
+pass would compute it, and reports how far the rollout's log-probs were (the weight-sync check).
 """
 
 from __future__ import annotations
 
 import os
+from functools import partial
 from types import SimpleNamespace
 from typing import Any, Optional
 
 import torch
 from tensordict import TensorDict
+from verl.utils import tensordict_utils as tu
 from verl.utils.device import get_device_id, get_device_name
+from verl.utils.metric import AggregationType, Metric
 from verl.workers.engine import EngineRegistry
 from verl.workers.engine.fsdp import transformer_impl
 from verl.workers.engine.fsdp.transformer_impl import FSDPEngineWithLMHead
 from verl.workers.engine.utils import detach_tree
 from verl.workers.engine_workers import ActorRolloutRefWorker
+from verl.workers.utils.padding import no_padding_2_padding
+
+ANCHOR_FLAG = "bcr_anchor_on_actor"  # a non-tensor field of the update's batch (BCRTrainer._update_actor)
 
 
 def batched_logprobs(logits: torch.Tensor, labels: torch.Tensor, inplace_backward: bool = True) -> torch.Tensor:
@@ -43,6 +55,23 @@ def batched_logprobs(logits: torch.Tensor, labels: torch.Tensor, inplace_backwar
 
 
 transformer_impl.logprobs_from_logits = batched_logprobs
+
+
+def anchor_on_actor(loss_function: Any, model_output: dict, data: TensorDict, dp_group: Any = None) -> Any:
+    """`loss_function` with the batch's old log-probs replaced by the update's own (detached), plus
+    actor/rollout_logprob_gap_max: the largest per-token gap between the rollout's log-probs and these."""
+    own = no_padding_2_padding(model_output["log_probs"], data).detach()  # (rows, width of the loss's tensors)
+    old = data["old_log_probs"]
+    if old.is_nested:
+        lengths = old.offsets().diff().tolist()
+        gap = (old.values() - torch.cat([own[i, :n] for i, n in enumerate(lengths)])).abs().max()
+    else:
+        gap = ((old - own[:, : old.shape[1]]).abs() * data["response_mask"]).max()
+    data = data.copy()  # shallow: the caller's batch keeps the rollout's log-probs
+    data["old_log_probs"] = own  # padded like the loss pads every field (zeros past each row's end, masked)
+    loss, metrics = loss_function(model_output=model_output, data=data, dp_group=dp_group)
+    metrics["actor/rollout_logprob_gap_max"] = Metric(value=gap.item(), aggregation=AggregationType.MAX)
+    return loss, metrics
 
 
 @EngineRegistry.register(model_type="language_model", backend=["fsdp", "fsdp2"], device="cpu")
@@ -64,6 +93,8 @@ class CPUFSDPEngineWithLMHead(FSDPEngineWithLMHead):
         """verl's forward step with the model's forward through `shared_prompt_logits` where it applies:
         padded text rows (no remove-padding, fused kernels or multi-modal inputs), fp32, prompts repeated."""
         micro_batch = micro_batch.to(get_device_id())
+        if loss_function is not None and tu.get_non_tensor_data(data=micro_batch, key=ANCHOR_FLAG, default=False):
+            loss_function = partial(anchor_on_actor, loss_function)
         model_inputs, output_args = self.prepare_model_inputs(micro_batch=micro_batch)
         prompt_lens = prompt_lengths(micro_batch)
         logits = None

@@ -403,6 +403,9 @@ class HFRolloutServer:
         while self._pending:
             key = self._pending[0].key
             batch = [r for r in self._pending if r.key == key][: self.max_batch]
+            # rows in one order whatever their arrival: a row's floats (the distribution it samples from, its
+            # log-probs) depend on where it sits in the batch's matmuls
+            batch.sort(key=lambda r: (r.prompt_ids, r.seed))
             taken = {id(r) for r in batch}
             self._pending = [r for r in self._pending if id(r) not in taken]
             try:

@@ -287,6 +287,34 @@ def check_batch(cfg: Any) -> str:
     )
 
 
+def check_anchor(cfg: Any) -> str:
+    """`bcr.anchor_on_actor` takes the PPO anchor from the update's own forward, which is the old policy only
+    when the update is on-policy: one mini-batch a step, one epoch, on the CPU engine that implements it."""
+    if not OmegaConf.select(cfg, "bcr.anchor_on_actor", default=False):
+        return "verl's"
+    actor = cfg.actor_rollout_ref.actor
+    wrong = [
+        f"{k}={v} (needs {want})"
+        for k, v, want in (
+            ("trainer.device", cfg.trainer.device, "cpu"),
+            ("actor_rollout_ref.actor.ppo_epochs", actor.ppo_epochs, 1),
+            ("actor_rollout_ref.actor.ppo_mini_batch_size", actor.ppo_mini_batch_size, cfg.data.train_batch_size),
+            (
+                "algorithm.rollout_correction.bypass_mode",
+                OmegaConf.select(cfg, "algorithm.rollout_correction.bypass_mode", default=False),
+                True,
+            ),
+        )
+        if v != want
+    ]
+    if wrong:
+        raise PreflightError(
+            f"bcr.anchor_on_actor=true takes the PPO anchor from the update's own forward, which is the old policy "
+            f"only on-policy on the CPU engine, but {'; '.join(wrong)} -> fix: bcr.anchor_on_actor=false"
+        )
+    return "the update's own forward (on-policy)"
+
+
 def data_files(cfg: Any) -> list[tuple[str, str]]:
     """(key, path) of every local training and validation file the config names (remote URIs skipped)."""
     found = []
@@ -339,4 +367,5 @@ def preflight(cfg: Any) -> list[str]:
         f"attention and imports: {check_imports(cfg)}",
         f"gpus: {check_gpus(cfg)}",
         f"batch: {check_batch(cfg)}",
+        f"PPO anchor: {check_anchor(cfg)}",
     ]

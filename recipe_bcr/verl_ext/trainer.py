@@ -3,7 +3,7 @@
 verl 0.9.1 compares `trainer.v1.trainer_mode` with the literal "sync": any other name takes
 its asynchronous paths (async replay buffer, gen_batch_size 1, TransferQueue state in every
 checkpoint). So the recipe keeps `trainer_mode: sync`, and `plugin.install_trainer` makes
-that name resolve to this subclass of verl's `PPOTrainerSync`. It changes five things:
+that name resolve to this subclass of verl's `PPOTrainerSync`. It changes six things:
 - after verl computes its metrics, it adds `recipe_bcr.grading.metrics.training_metrics` over the
   step's reward breakdowns (read from TransferQueue's `extra_fields`);
 - on a CPU-only machine, the hybrid worker is `engine_cpu.CPUActorRolloutRefWorker`;
@@ -15,7 +15,9 @@ that name resolve to this subclass of verl's `PPOTrainerSync`. It changes five t
 - a step's rows reach the update in an order fixed by their tokens (`canonical_order`), not by when each
   rollout finished: verl sends every rollout as its own request, so arrival order varies with timing, and
   the update's sums over rows round differently in another order (two runs of one seed drifted 2% in
-  gradient norm by step 15 on identical samples).
+  gradient norm by step 15 on identical samples);
+- with `bcr.anchor_on_actor` (the CPU preset; preflight checks that the update is on-policy), the update
+  takes its PPO anchor from its own forward, not from the rollout's log-probs (`engine_cpu.anchor_on_actor`).
 """
 
 from __future__ import annotations
@@ -75,6 +77,13 @@ class BCRTrainer(PPOTrainerSync):
         responses = [t.tolist() for t in data["responses"].unbind(0)]
         batch.reorder(canonical_order(prompts, responses))
         return super()._balance_batch(batch, metrics, logging_prefix, keep_minibatch)
+
+    def _update_actor(self, batch, metrics):  # type: ignore[no-untyped-def]
+        if OmegaConf.select(self.config, "bcr.anchor_on_actor", default=False):
+            from recipe_bcr.verl_ext.engine_cpu import ANCHOR_FLAG
+
+            batch.extra_info[ANCHOR_FLAG] = True
+        return super()._update_actor(batch, metrics)
 
     def _init_resource_pool_mgr(self) -> None:
         super()._init_resource_pool_mgr()
