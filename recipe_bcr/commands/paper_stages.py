@@ -96,8 +96,8 @@ def evaluate(
     label: str, model: Path, ns: list[int], root: Path, bench: Path, ev: dict[str, Any], threads: int | None = None
 ) -> Path:
     """The eval harness on the toy benchmark -> root/eval/<label> (skipped when its summary exists; the harness
-    itself resumes a half-done run sample by sample). `threads`: torch's CPU threads in the harness (OpenMP); on a
-    few shared cores a tiny model generates far faster on one thread than on two spinning ones."""
+    itself resumes a half-done run sample by sample). `threads`: torch's CPU threads in the harness
+    (`toy_eval_command`)."""
     from recipe_bcr.commands.demo import run_stage, toy_eval_command
 
     run_dir = root / "eval" / label
@@ -115,10 +115,9 @@ def evaluate(
         ev["top_p"],
         k=ev["samples"],
         seed=ev["seed"],
+        threads=threads,
     )
     if ev.get("batch_size"):  # the transformers engine's batch (its default, 8, is small for a tiny model)
         cmd.append(f"engine_options.batch_size={int(ev['batch_size'])}")
-    if threads:
-        cmd = ["env", f"OMP_NUM_THREADS={threads}", "OMP_WAIT_POLICY=PASSIVE", *cmd]
     run_stage(cmd, root / "eval" / f"{label}.log", f"evaluating {label}")
     return run_dir
