@@ -46,6 +46,19 @@ def test_rows_reach_the_update_in_one_order_however_they_arrived():
         assert [arrived[i] for i in order] == sorted(rows)
 
 
+def test_the_anchor_on_the_actor_refuses_a_batch_laid_out_unlike_verl_0_9_1s(registered):
+    """It rewrites the update's old log-probs from jagged rows; another layout stops the step with what to change,
+    instead of anchoring on misaligned tokens."""
+    import torch
+    from tensordict import TensorDict
+
+    from recipe_bcr.verl_ext.engine_cpu import anchor_on_actor
+
+    padded = TensorDict({"old_log_probs": torch.zeros(2, 3)}, batch_size=[2])
+    with pytest.raises(RuntimeError, match="jagged nested tensor.*bcr.anchor_on_actor=false"):
+        anchor_on_actor(lambda **kw: pytest.fail("loss computed"), {"log_probs": torch.zeros(6)}, padded)
+
+
 def test_trainer_hook_refuses_an_unknown_sync_trainer(registered, monkeypatch):
     from verl.trainer.ppo.v1 import trainer_base
 

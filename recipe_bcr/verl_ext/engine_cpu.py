@@ -60,13 +60,15 @@ transformer_impl.logprobs_from_logits = batched_logprobs
 def anchor_on_actor(loss_function: Any, model_output: dict, data: TensorDict, dp_group: Any = None) -> Any:
     """`loss_function` with the batch's old log-probs replaced by the update's own (detached), plus
     actor/rollout_logprob_gap_max: the largest per-token gap between the rollout's log-probs and these."""
-    own = no_padding_2_padding(model_output["log_probs"], data).detach()  # (rows, width of the loss's tensors)
     old = data["old_log_probs"]
-    if old.is_nested:
-        lengths = old.offsets().diff().tolist()
-        gap = (old.values() - torch.cat([own[i, :n] for i, n in enumerate(lengths)])).abs().max()
-    else:
-        gap = ((old - own[:, : old.shape[1]]).abs() * data["response_mask"]).max()
+    if not old.is_nested:  # verl 0.9.1's v1 trainer hands the engine jagged rows (TransferQueue)
+        raise RuntimeError(
+            "bcr.anchor_on_actor expects the update's old_log_probs as a jagged nested tensor, as verl 0.9.1 sends "
+            "them: recipe_bcr/verl_ext/engine_cpu.py must be updated for this verl, or set bcr.anchor_on_actor=false"
+        )
+    own = no_padding_2_padding(model_output["log_probs"], data).detach()  # (rows, width of the loss's tensors)
+    lengths = old.offsets().diff().tolist()
+    gap = (old.values() - torch.cat([own[i, :n] for i, n in enumerate(lengths)])).abs().max()
     data = data.copy()  # shallow: the caller's batch keeps the rollout's log-probs
     data["old_log_probs"] = own  # padded like the loss pads every field (zeros past each row's end, masked)
     loss, metrics = loss_function(model_output=model_output, data=data, dp_group=dp_group)
