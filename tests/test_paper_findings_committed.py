@@ -38,7 +38,7 @@ def test_committed_findings_are_todays_judgement_of_the_committed_files(folder):
     assert all(c["seeds"] == len(cfg["seeds"]) for c in written["controls"].values())
 
 
-@pytest.mark.parametrize("pilot", ["pilot", "pilot_rerun", "pilot_lr4"])
+@pytest.mark.parametrize("pilot", ["pilot", "pilot_rerun", "pilot_lr4", "pilot_lr3/s3", "pilot_lr3/s4", "pilot_lr3/lr2_s3"])
 def test_each_committed_pilot_holds_the_metrics_its_gates_were_read_from(pilot):
     """The pilots' READMEs print their gates with `python -m recipe_bcr.commands.paper_report --gates DIR`: the run
     metrics must be committed beside pilot.json, and give the gates it records."""
