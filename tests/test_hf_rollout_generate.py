@@ -219,25 +219,49 @@ def test_bfloat16_rollout_probabilities_stay_near_the_actors(toy):
 @pytest.mark.parametrize("gap_s", [0.008, 0.04])
 def test_requests_arriving_one_by_one_make_one_batch(gap_s):
     """A busy CPU spreads a step's requests out (0.04 s apart split a step's batch in two at the old 0.02 s)."""
+    assert asyncio.run(_gathered(_server(None), 10, gap_s)) == 10
+
+
+def _server(step_rows):
     server = HFRolloutServer.__new__(HFRolloutServer)
-    server._pending, server.max_batch = [], 64
+    server._pending, server.max_batch, server._step_rows = [], 64, step_rows
+    return server
+
+
+async def _gathered(server, requests, gap_s):
+    """How many of `requests`, arriving `gap_s` apart, are waiting when the server closes its batch."""
     key = SamplingKey(1.0, 1.0, 0, 1.0, 8, False)
 
     async def arrive():
         loop = asyncio.get_running_loop()
-        for _ in range(10):
+        for _ in range(requests):
             server._pending.append(_Request([1], key, 0, loop.create_future()))
             await asyncio.sleep(gap_s)
 
-    async def main():
-        arrivals = asyncio.create_task(arrive())
-        await asyncio.sleep(0)
-        await server._gather()
-        n = len(server._pending)
-        await arrivals
-        return n
+    arrivals = asyncio.create_task(arrive())
+    await asyncio.sleep(0)
+    await server._gather()
+    n = len(server._pending)
+    await arrivals
+    return n
 
-    assert asyncio.run(main()) == 10
+
+def test_once_a_steps_count_is_known_a_batch_waits_for_all_of_it():
+    """A loaded machine can leave 0.3 s between two requests of a step: before the server knows how many a step
+    sends, that splits the batch; after, it waits for the step's count (and not longer: the 7th comes later)."""
+    assert asyncio.run(_gathered(_server(None), 6, 0.3)) == 1
+    assert asyncio.run(_gathered(_server(6), 7, 0.3)) == 6
+
+
+def test_the_server_learns_a_steps_count_from_the_step_before():
+    server = HFRolloutServer.__new__(HFRolloutServer)
+    server.seed, server._rows_taken, server._rows_step, server._step_rows, server.global_steps = 3, {}, None, None, 1
+    for prompt in ([5], [5], [6], [5], [6]):
+        server._row_seed(prompt, None)
+    assert server._step_rows is None
+    server.global_steps = 2
+    server._row_seed([7], None)
+    assert server._step_rows == 5
 
 
 def test_a_batch_reaches_the_model_in_one_order_whatever_the_arrival(monkeypatch):
@@ -257,7 +281,7 @@ def test_a_batch_reaches_the_model_in_one_order_whatever_the_arrival(monkeypatch
 
     async def drain(arrived):
         server = HFRolloutServer.__new__(HFRolloutServer)
-        server._pending, server.max_batch, server._model_lock = [], 64, asyncio.Lock()
+        server._pending, server.max_batch, server._step_rows, server._model_lock = [], 64, None, asyncio.Lock()
         server.model, server.eos_ids, server.pad_id = None, {2}, 0
         loop = asyncio.get_running_loop()
         reqs = [_Request(p, key, s, loop.create_future()) for p, s in arrived]

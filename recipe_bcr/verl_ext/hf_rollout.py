@@ -346,6 +346,7 @@ class HFRolloutServer:
         self.seed = int(self.config.seed) + replica_rank
         self._rows_taken: dict[tuple[int, ...], int] = {}  # prompt -> its rows taken in this step
         self._rows_step: Optional[int] = None
+        self._step_rows: Optional[int] = None  # requests the last step sent (a training step sends as many each time)
         self.global_steps: Optional[int] = None
         self.max_batch = max(1, int(self.config.max_num_seqs))
         self._pending: list[_Request] = []
@@ -385,17 +386,26 @@ class HFRolloutServer:
         if request_seed is not None:
             return row_seed(int(request_seed), None, prompt_ids, 0)
         if self._rows_step != self.global_steps:
+            if self._rows_taken:
+                self._step_rows = sum(k + 1 for k in self._rows_taken.values())
             self._rows_taken, self._rows_step = {}, self.global_steps
         k = self._rows_taken[tuple(prompt_ids)] = self._rows_taken.get(tuple(prompt_ids), -1) + 1
         return row_seed(self.seed, self.global_steps, prompt_ids, k)
 
-    async def _gather(self, quiet_s: float = 0.1, poll_s: float = 0.005) -> None:
-        """Wait until max_num_seqs requests are waiting or none has arrived for `quiet_s`: a step's
-        requests reach the server one Ray call at a time, over ~0.1 s on a busy CPU, and a batch closed
-        early left stragglers for a second generate() after the first (a rollout took twice its time)."""
+    async def _gather(self, quiet_s: float = 0.1, wait_s: float = 2.0, poll_s: float = 0.005) -> None:
+        """Wait until as many requests are waiting as the last step sent (at most max_num_seqs), or none
+        has arrived for `wait_s`; before a step's count is known, until max_num_seqs or none for `quiet_s`.
+
+        A step's requests reach the server one Ray call at a time, over ~0.1 s on a busy CPU. A batch
+        closed early left stragglers for a second generate() (a rollout took twice its time), and a row's
+        floats depend on its batch: a run repeated from a fresh clone while other jobs ran drew one token
+        otherwise at step 7 and parted from the committed one. Waiting for the step's count makes the
+        batch the same whatever the timing; a step that sends fewer waits `wait_s` once."""
         loop = asyncio.get_running_loop()
+        target = min(self.max_batch, self._step_rows or self.max_batch)
+        patience = wait_s if self._step_rows else quiet_s
         seen, last = len(self._pending), loop.time()
-        while len(self._pending) < self.max_batch and loop.time() - last < quiet_s:
+        while len(self._pending) < target and loop.time() - last < patience:
             await asyncio.sleep(poll_s)
             if len(self._pending) != seen:
                 seen, last = len(self._pending), loop.time()
