@@ -248,7 +248,7 @@ async def _gathered(server, requests, gap_s):
 
 def test_once_a_steps_count_is_known_a_batch_waits_for_all_of_it():
     """A loaded machine can leave 0.3 s between two requests of a step: before the server knows how many a step
-    sends, that splits the batch; after, it waits for the step's count (and not longer: the 7th comes later)."""
+    sends, that splits the batch; after, it waits for the step's count, then only `quiet_s` (the 7th comes later)."""
     assert asyncio.run(_gathered(_server(None), 6, 0.3)) == 1
     assert asyncio.run(_gathered(_server(6), 7, 0.3)) == 6
 

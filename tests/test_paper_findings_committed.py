@@ -56,3 +56,62 @@ def test_each_committed_pilot_holds_the_metrics_its_gates_were_read_from(pilot):
     (again,) = run_gates(COMMITTED / pilot)
     assert again["run"] == recorded["run"] and again["steps"] == recorded["train_steps"]
     assert json.loads(json.dumps(again["gates"])) == recorded["gates"]
+
+
+def _fresh_clone_check():
+    import sys
+
+    sys.path.insert(0, str(COMMITTED))  # the script imports its neighbour seed_repeat.py, as when run from there
+    import fresh_clone_check
+
+    return fresh_clone_check
+
+
+def test_fresh_clone_record_describes_the_committed_files():
+    """fresh_clone.json compares the main part run again from a fresh clone with the committed files: its hashes
+    are the committed samples', its first verdicts the committed findings', and it says reproduced only when every
+    part was equal."""
+    record = json.loads((COMMITTED / "fresh_clone.json").read_text())
+    findings = json.loads((COMMITTED / "findings.json").read_text())
+    check = _fresh_clone_check()
+    assert {k: v[0] for k, v in record["verdicts"].items()} == {
+        k: f["verdict"] for k, f in findings["findings"].items()
+    }
+    assert record["launched_at"][0] == findings["launched_at"] < record["launched_at"][1]
+    assert record["thresholds_commit"] == [findings["thresholds_commit"]] * 2
+    for label, ev in record["evaluations"].items():
+        assert ev["samples_sha256"] == check.sha256(COMMITTED / "eval" / label / "samples.jsonl")
+    parts_equal = record["base_preconditions_equal"] and record["findings_equal_but_launch_time"]
+    parts_equal &= all(r["run_json_equal"] and r["steps_all_equal"] == r["steps"] for r in record["runs"].values())
+    parts_equal &= all(e["samples_equal"] and e["summary_equal"] for e in record["evaluations"].values())
+    assert record["reproduced"] == parts_equal
+    assert set(record["runs"]) == {p.name for p in (COMMITTED / "runs").iterdir()}
+
+
+def test_fresh_clone_check_finds_one_changed_metric(tmp_path):
+    """A copy of (part of) the committed main part is reproduced; one metric of one step changed in the copy is not,
+    and the step is named."""
+    import shutil
+
+    check = _fresh_clone_check()
+    committed, fresh = tmp_path / "committed", tmp_path / "fresh"
+    for name in (
+        "runs/bcr_n3_s1",
+        "eval/truncation_n1_s0",
+        "findings.json",
+        "base_preconditions.json",
+        "wall_seconds.json",
+    ):
+        src = COMMITTED / name
+        (committed / name).parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, committed / name)
+    shutil.copytree(committed, fresh)
+    assert check.check(committed, fresh)["reproduced"]
+    metrics = fresh / "runs" / "bcr_n3_s1" / "metrics.jsonl"
+    rows = [json.loads(x) for x in metrics.read_text().splitlines()]
+    rows[41]["bcr/fmt"] += 0.01
+    metrics.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = check.check(committed, fresh)
+    assert not result["reproduced"]
+    assert result["runs"]["bcr_n3_s1"]["first_step_any_differs"] == rows[41]["step"]
+    assert result["runs"]["bcr_n3_s1"]["steps_all_equal"] == result["runs"]["bcr_n3_s1"]["steps"] - 1

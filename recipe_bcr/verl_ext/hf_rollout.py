@@ -393,19 +393,21 @@ class HFRolloutServer:
         return row_seed(self.seed, self.global_steps, prompt_ids, k)
 
     async def _gather(self, quiet_s: float = 0.1, wait_s: float = 2.0, poll_s: float = 0.005) -> None:
-        """Wait until as many requests are waiting as the last step sent (at most max_num_seqs), or none
-        has arrived for `wait_s`; before a step's count is known, until max_num_seqs or none for `quiet_s`.
+        """Wait until max_num_seqs requests are waiting or none has arrived for `quiet_s`; while fewer are
+        waiting than the last step sent, for `wait_s`.
 
         A step's requests reach the server one Ray call at a time, over ~0.1 s on a busy CPU. A batch
         closed early left stragglers for a second generate() (a rollout took twice its time), and a row's
         floats depend on its batch: a run repeated from a fresh clone while other jobs ran drew one token
-        otherwise at step 7 and parted from the committed one. Waiting for the step's count makes the
-        batch the same whatever the timing; a step that sends fewer waits `wait_s` once."""
+        otherwise at step 7 and parted from the committed one. A training step sends as many requests
+        each time, so waiting for that count keeps the batch the same whatever the timing; a step that
+        sends fewer waits `wait_s` once."""
         loop = asyncio.get_running_loop()
-        target = min(self.max_batch, self._step_rows or self.max_batch)
-        patience = wait_s if self._step_rows else quiet_s
+        target = self._step_rows or 0
         seen, last = len(self._pending), loop.time()
-        while len(self._pending) < target and loop.time() - last < patience:
+        while len(self._pending) < self.max_batch:
+            if loop.time() - last >= (wait_s if len(self._pending) < target else quiet_s):
+                break
             await asyncio.sleep(poll_s)
             if len(self._pending) != seen:
                 seen, last = len(self._pending), loop.time()
