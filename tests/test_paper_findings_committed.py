@@ -81,11 +81,21 @@ def test_fresh_clone_record_describes_the_committed_files():
     assert record["thresholds_commit"] == [findings["thresholds_commit"]] * 2
     for label, ev in record["evaluations"].items():
         assert ev["samples_sha256"] == check.sha256(COMMITTED / "eval" / label / "samples.jsonl")
-    parts_equal = record["base_preconditions_equal"] and record["findings_equal_but_launch_time"]
+    parts_equal = record["base_preconditions_equal"] and record["findings_equal_but_ephemeral"]
     parts_equal &= all(r["run_json_equal"] and r["steps_all_equal"] == r["steps"] for r in record["runs"].values())
     parts_equal &= all(e["samples_equal"] and e["summary_equal"] for e in record["evaluations"].values())
     assert record["reproduced"] == parts_equal
     assert set(record["runs"]) == {p.name for p in (COMMITTED / "runs").iterdir()}
+    # the rerun's side is the folder committed beside it (its findings, gates and run metrics; not its samples)
+    rerun = json.loads((COMMITTED / "fresh_clone" / "findings.json").read_text())
+    assert {k: v[1] for k, v in record["verdicts"].items()} == {k: f["verdict"] for k, f in rerun["findings"].items()}
+    assert record["launched_at"][1] == rerun["launched_at"]
+    for mine, theirs in zip(findings["gates"], rerun["gates"], strict=True):
+        assert record["gates"][mine["run"]] == [check.gate_summary(mine), check.gate_summary(theirs)]
+    for name, run in record["runs"].items():
+        a = check.metric_rows(COMMITTED / "runs" / name / "metrics.jsonl")
+        b = check.metric_rows(COMMITTED / "fresh_clone" / "runs" / name / "metrics.jsonl")
+        assert check.compare(a, b)["first_step_any_differs"] == run["first_step_any_differs"]
 
 
 def test_fresh_clone_check_finds_one_changed_metric(tmp_path):

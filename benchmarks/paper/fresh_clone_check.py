@@ -1,0 +1,121 @@
+"""Whether the main part run again from a fresh clone reproduces the committed one (benchmarks/paper/): the base
+measurement, every run's per-step metrics (timings left out, as in seed_repeat.py), every evaluation's samples and
+summary, and findings.json (all but when, where and how long: EPHEMERAL), with both launch times and wall times, and
+the dynamics gates of both side by side (the format gate as the step format reached 0.90).
+
+    python benchmarks/paper/fresh_clone_check.py --fresh DIR [--committed benchmarks/paper] --out benchmarks/paper/fresh_clone.json
+
+DIR is the folder `python -m recipe_bcr paper out=DIR` made in the fresh clone; it is read, never written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+from pathlib import Path
+
+from seed_repeat import compare
+
+HERE = Path(__file__).resolve().parent
+# when and where the command ran and how long it took: what two runs of it cannot share
+EPHEMERAL = ("launched_at", "made_by", "seconds")
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def read_json(path: Path) -> dict:
+    if not path.exists():
+        raise SystemExit(f"error: {path} is missing: is {path.parent} a folder `python -m recipe_bcr paper` made?")
+    return json.loads(path.read_text())
+
+
+def without_ephemeral(d: object) -> object:
+    if isinstance(d, dict):
+        return {k: without_ephemeral(v) for k, v in d.items() if k not in EPHEMERAL}
+    return [without_ephemeral(v) for v in d] if isinstance(d, list) else d
+
+
+def gate_summary(run: dict) -> dict:
+    """A BCR run's gates in one line: the step its format reached 0.90, and each gate met or not."""
+    gates = run["gates"]
+    return {"format_step": gates["format"]["step_reached"]} | {
+        k: v["met"] if isinstance(v, dict) else v for k, v in gates.items()
+    }
+
+
+def metric_rows(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text().splitlines() if x]
+
+
+def check(committed: Path, fresh: Path) -> dict:
+    """Per part of the output: equal or not, and for run metrics where they first differ."""
+    found_c, found_f = read_json(committed / "findings.json"), read_json(fresh / "findings.json")
+    runs = {}
+    for run_dir in sorted((committed / "runs").iterdir()):
+        other = fresh / "runs" / run_dir.name
+        same = compare(metric_rows(run_dir / "metrics.jsonl"), metric_rows(other / "metrics.jsonl"))
+        runs[run_dir.name] = {
+            "run_json_equal": without_ephemeral(read_json(run_dir / "run.json"))
+            == without_ephemeral(read_json(other / "run.json")),
+            **{k: same[k] for k in ("steps", "steps_all_equal", "first_step_any_differs", "first_step_samples_differ")},
+        }
+    evals = {}
+    for ev in sorted((committed / "eval").iterdir()):
+        a, b = ev / "samples.jsonl", fresh / "eval" / ev.name / "samples.jsonl"
+        evals[ev.name] = {
+            "samples_sha256": sha256(a),
+            "samples_equal": sha256(a) == sha256(b),
+            "summary_equal": read_json(ev / "summary.json") == read_json(fresh / "eval" / ev.name / "summary.json"),
+        }
+    pre_equal = without_ephemeral(read_json(committed / "base_preconditions.json")) == without_ephemeral(
+        read_json(fresh / "base_preconditions.json")
+    )
+    findings_equal = without_ephemeral(found_c) == without_ephemeral(found_f)
+    reproduced = (
+        pre_equal
+        and findings_equal
+        and all(r["run_json_equal"] and r["steps_all_equal"] == r["steps"] for r in runs.values())
+        and all(e["samples_equal"] and e["summary_equal"] for e in evals.values())
+    )
+    return {
+        "thresholds_commit": [found_c["thresholds_commit"], found_f["thresholds_commit"]],
+        "launched_at": [found_c["launched_at"], found_f["launched_at"]],
+        "wall_seconds": [
+            read_json(committed / "wall_seconds.json")["main"][0],
+            read_json(fresh / "wall_seconds.json")["main"][0],
+        ],
+        "reproduced": reproduced,
+        "gates": {a["run"]: [gate_summary(a), gate_summary(b)] for a, b in zip(found_c["gates"], found_f["gates"])},
+        "verdicts": {
+            k: [found_c["findings"][k]["verdict"], found_f["findings"][k]["verdict"]] for k in found_c["findings"]
+        },
+        "base_preconditions_equal": pre_equal,
+        "findings_equal_but_ephemeral": findings_equal,
+        "runs": runs,
+        "evaluations": evals,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--fresh", type=Path, required=True, help="the paper folder the fresh clone's command made")
+    ap.add_argument("--committed", type=Path, default=HERE)
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args()
+    result = check(args.committed.resolve(), args.fresh.resolve())
+    tmp = args.out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(result, indent=1) + "\n")
+    tmp.rename(args.out)
+    differ = [n for n, r in result["runs"].items() if r["steps_all_equal"] != r["steps"]]
+    print(
+        f"reproduced: {result['reproduced']} (runs differing: {differ or 'none'}; evaluations differing: "
+        f"{[n for n, e in result['evaluations'].items() if not e['samples_equal']] or 'none'}); wall "
+        f"{result['wall_seconds'][0]:.0f} s then {result['wall_seconds'][1]:.0f} s -> {args.out}"
+    )
+
+
+if __name__ == "__main__":
+    main()
