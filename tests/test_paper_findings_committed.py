@@ -125,3 +125,25 @@ def test_fresh_clone_check_finds_one_changed_metric(tmp_path):
     assert not result["reproduced"]
     assert result["runs"]["bcr_n3_s1"]["first_step_any_differs"] == rows[41]["step"]
     assert result["runs"]["bcr_n3_s1"]["steps_all_equal"] == result["runs"]["bcr_n3_s1"]["steps"] - 1
+
+
+def test_fresh_clone_check_names_a_missing_file_before_writing(tmp_path):
+    """An unfinished rerun (a run's metrics absent) stops with the file and the command that completes it, and
+    --out is not written."""
+    import shutil
+    import subprocess
+    import sys
+
+    fresh = tmp_path / "fresh"
+    for name in ("runs", "eval", "findings.json", "base_preconditions.json", "wall_seconds.json"):
+        src = COMMITTED / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, fresh / name)
+    (fresh / "runs" / "n2_s1" / "metrics.jsonl").unlink()
+    out = tmp_path / "record.json"
+    script = COMMITTED / "fresh_clone_check.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--fresh", str(fresh), "--out", str(out)], capture_output=True, text=True
+    )
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "n2_s1/metrics.jsonl" in done.stderr and "python -m recipe_bcr paper out=DIR" in done.stderr
+    assert not out.exists()

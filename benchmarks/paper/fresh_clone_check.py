@@ -50,9 +50,34 @@ def metric_rows(path: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_text().splitlines() if x]
 
 
+def needed(committed: Path) -> list[str]:
+    """Every file the comparison reads, relative to a paper folder: the committed folder's runs and evaluations."""
+    files = ["findings.json", "base_preconditions.json", "wall_seconds.json"]
+    files += [
+        f"runs/{d.name}/{f}" for d in sorted((committed / "runs").iterdir()) for f in ("run.json", "metrics.jsonl")
+    ]
+    files += [
+        f"eval/{d.name}/{f}"
+        for d in sorted((committed / "eval").iterdir())
+        if d.is_dir()
+        for f in ("samples.jsonl", "summary.json")
+    ]
+    return files
+
+
 def check(committed: Path, fresh: Path) -> dict:
     """Per part of the output: equal or not, and for run metrics where they first differ."""
+    if not (committed / "runs").is_dir() or not (committed / "eval").is_dir():
+        raise SystemExit(f"error: {committed} has no runs/ or eval/: --committed must be a main part's folder")
+    missing = [f"{root / f}" for root in (committed, fresh) for f in needed(committed) if not (root / f).exists()]
+    if missing:
+        raise SystemExit(
+            f"error: {len(missing)} file(s) missing, e.g. {missing[0]}: both folders must be complete main parts "
+            "(`python -m recipe_bcr paper out=DIR` resumes an unfinished one)"
+        )
     found_c, found_f = read_json(committed / "findings.json"), read_json(fresh / "findings.json")
+    if [g["run"] for g in found_c["gates"]] != [g["run"] for g in found_f["gates"]]:
+        raise SystemExit(f"error: {committed} and {fresh} gate different BCR runs: not the same registration")
     runs = {}
     for run_dir in sorted((committed / "runs").iterdir()):
         other = fresh / "runs" / run_dir.name
@@ -63,7 +88,7 @@ def check(committed: Path, fresh: Path) -> dict:
             **{k: same[k] for k in ("steps", "steps_all_equal", "first_step_any_differs", "first_step_samples_differ")},
         }
     evals = {}
-    for ev in sorted((committed / "eval").iterdir()):
+    for ev in sorted(d for d in (committed / "eval").iterdir() if d.is_dir()):
         a, b = ev / "samples.jsonl", fresh / "eval" / ev.name / "samples.jsonl"
         evals[ev.name] = {
             "samples_sha256": sha256(a),
