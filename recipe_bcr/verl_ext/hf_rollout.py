@@ -398,9 +398,9 @@ class HFRolloutServer:
 
         A step's requests reach the server one Ray call at a time, over ~0.1 s on a busy CPU. A batch
         closed early left stragglers for a second generate() (a rollout took twice its time), and a row's
-        floats depend on its batch's size (on a CPU a matmul's rows get other last bits at 1-7 rows than
-        at 8 or more), so a split changed what the stragglers sampled with timing: the main part run again
-        beside other jobs drew one token otherwise at step 7 of a seed. A training step sends as many
+        floats depend on its batch's size (a CPU matmul may take another kernel for a few rows than for
+        many), so a split changed what the stragglers sampled with timing: the main part run again beside
+        other jobs drew one token otherwise at step 7 of a seed. A training step sends as many
         requests each time, so waiting for that count keeps its batch whatever the timing; a step that
         sends fewer waits `wait_s` once."""
         loop = asyncio.get_running_loop()
