@@ -147,3 +147,17 @@ def test_fresh_clone_check_names_a_missing_file_before_writing(tmp_path):
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "n2_s1/metrics.jsonl" in done.stderr and "python -m recipe_bcr paper out=DIR" in done.stderr
     assert not out.exists()
+
+
+def test_the_baselines_update_branch_repeats_into_the_two_committed_outcomes():
+    """seed_repeat_baseline_n1_s0/: baseline_n1_s0 trained twice at once parts at the step its repeat.json records,
+    and each copy is, at every step, one of the two committed runs of it (the main part's and the rerun's)."""
+    check = _fresh_clone_check()
+    here = COMMITTED / "seed_repeat_baseline_n1_s0"
+    recorded = json.loads((here / "repeat.json").read_text())
+    a, b = (check.metric_rows(here / side / "metrics.jsonl") for side in ("a", "b"))
+    assert check.compare(a, b)["first_step_any_differs"] == recorded["first_step_any_differs"] is not None
+    committed = check.metric_rows(COMMITTED / "runs" / "baseline_n1_s0" / "metrics.jsonl")
+    rerun = check.metric_rows(COMMITTED / "fresh_clone" / "runs" / "baseline_n1_s0" / "metrics.jsonl")
+    assert check.compare(a, rerun)["first_step_any_differs"] is None
+    assert check.compare(b, committed)["first_step_any_differs"] is None
