@@ -1,14 +1,16 @@
-"""Each distinct prompt of a micro-batch computed once (`shared_prompt_logits` in recipe_bcr/verl_ext/engine_cpu.py,
-the CPU engine's forward step): the logits of every real token and the gradients are those of the full rows, also
-with prompts of different lengths, rows in any order, prompts that differ in one token, and completions of
-different lengths; through the engine, its log-probs and gradients are verl's forward step's."""
+"""Each distinct prompt of a micro-batch computed once (`shared_prompt_response_logits` in
+recipe_bcr/verl_ext/engine_cpu.py, the CPU engine's forward step): the logits over every row's response window and
+the gradients are those of the full rows, also with prompts of different lengths, rows in any order, prompts that
+differ in one token, and completions of different lengths; through the engine, the log-probs verl reads (each row's
+response window) and the gradients are verl's forward step's, and a step that asks for more than log-probs is verl's."""
 
 import copy
+from types import SimpleNamespace
 
 import pytest
 import torch
 
-from recipe_bcr.verl_ext.engine_cpu import prompt_groups, shared_prompt_logits
+from recipe_bcr.verl_ext.engine_cpu import prompt_groups, shared_prompt_response_logits
 
 pytestmark = pytest.mark.verl
 
@@ -41,12 +43,19 @@ def make_rows(order, seed=1):
     return ids, mask, pos, torch.tensor([len(p) for p, _ in rows])
 
 
-def completion_loss(logits, ids, mask, plens):
-    """Mean log-prob of the completions' tokens (what the policy loss weighs), and the per-token log-probs."""
-    lp = torch.log_softmax(logits[:, :-1], -1).gather(-1, ids[:, 1:, None]).squeeze(-1)
-    w = torch.zeros_like(lp)
+def windows(mask, plens):
+    """Each row's response window in its own layout: the positions from the prompt's last token to the response's
+    last but one (position t predicts token t + 1), as verl's `no_padding_2_padding` reads log-probs."""
+    w = torch.zeros_like(mask, dtype=torch.bool)
     for i, p in enumerate(plens.tolist()):
-        w[i, p - 1 : int(mask[i].sum()) - 1] = 1
+        w[i, p - 1 : int(mask[i].sum()) - 1] = True
+    return w
+
+
+def completion_loss(logits, ids, mask, plens):
+    """Mean log-prob of the completions' tokens (what the policy loss weighs) from full-row logits."""
+    lp = torch.log_softmax(logits[:, :-1], -1).gather(-1, ids[:, 1:, None]).squeeze(-1)
+    w = windows(mask, plens)[:, :-1]
     return (lp * w).sum() / w.sum()
 
 
@@ -68,19 +77,22 @@ def test_rows_are_grouped_by_their_whole_prompt():
 def test_logits_and_gradients_are_the_full_rows(model):
     ids, mask, pos, plens = make_rows(ORDER)
     full = model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=False).logits
-    shared = shared_prompt_logits(model, ids, mask, pos, plens)
-    real = mask.bool()
-    assert shared.shape == full.shape
-    assert torch.allclose(shared[real], full[real], atol=2e-5, rtol=0)  # prompt and completion tokens
+    resp = shared_prompt_response_logits(model, ids, mask, pos, plens)
+    real = torch.arange(resp.tokens.shape[1])[None, :] < resp.lengths[:, None]
+    win = windows(mask, plens)
+    assert resp.lengths.tolist() == (mask.sum(-1) - plens).tolist()
+    assert torch.equal(resp.tokens[real], ids[torch.roll(win, 1, 1)])  # logits[i, j] predicts response token j
+    assert torch.allclose(resp.logits[real], full[win], atol=2e-5, rtol=0)
     g_full = grads(model, completion_loss(full, ids, mask, plens))
-    g_shared = grads(model, completion_loss(shared, ids, mask, plens))
+    lp = torch.log_softmax(resp.logits, -1).gather(-1, resp.tokens[..., None]).squeeze(-1)
+    g_shared = grads(model, (lp * real).sum() / real.sum())
     for name, g in g_full.items():
         assert torch.allclose(g_shared[name], g, atol=1e-5, rtol=1e-4), name
 
 
 def test_nothing_is_shared_without_a_repeated_prompt(model):
     ids, mask, pos, plens = make_rows([0, 1, 2])
-    assert shared_prompt_logits(model, ids, mask, pos, plens) is None
+    assert shared_prompt_response_logits(model, ids, mask, pos, plens) is None
 
 
 def micro_batch(ids, mask, plens):
@@ -114,9 +126,10 @@ def micro_batch(ids, mask, plens):
     return td
 
 
-def test_cpu_engine_forward_step_is_verls(model, monkeypatch):
-    """The CPU engine's forward step (shared prompts) against verl's own on the same micro-batch and model:
-    the same log-probs of every token, and the same gradients of a loss over them."""
+def engine_steps(model, monkeypatch, loss_fn, **flags):
+    """verl's forward step and the CPU engine's on one micro-batch and model: {name: (model_output, gradients)},
+    and whether the engine's step took the shared path."""
+    from verl.utils import tensordict_utils as tu
     from verl.workers.engine.fsdp.transformer_impl import FSDPEngineWithLMHead
 
     from recipe_bcr.verl_ext import engine_cpu
@@ -126,23 +139,50 @@ def test_cpu_engine_forward_step_is_verls(model, monkeypatch):
     register_platform()  # verl's device helpers: the CPU on this machine, as in the recipe's workers
     shared = []
     monkeypatch.setattr(
-        engine_cpu, "shared_prompt_logits", lambda *a, **k: shared.append(shared_prompt_logits(*a, **k)) or shared[-1]
+        engine_cpu,
+        "shared_prompt_response_logits",
+        lambda *a, **k: shared.append(shared_prompt_response_logits(*a, **k)) or shared[-1],
     )
-
     ids, mask, _, plens = make_rows(ORDER, seed=4)
     engine = object.__new__(CPUFSDPEngineWithLMHead)  # only what the forward step reads
     engine.module, engine._autocast_dtype, engine.pad_to_length = copy.deepcopy(model), torch.float32, False
     engine.get_data_parallel_group = lambda: None
-
-    def loss_fn(model_output, data, dp_group):
-        return model_output["log_probs"].values().sum(), {}
-
+    engine.engine_config = SimpleNamespace(entropy_checkpointing=False)
     out = {}
     for name, step in (("verl", FSDPEngineWithLMHead.forward_step), ("ours", CPUFSDPEngineWithLMHead.forward_step)):
-        loss, meta = step(engine, micro_batch(ids, mask, plens), loss_fn, forward_only=False)
-        out[name] = (meta["model_output"]["log_probs"].values(), grads(engine.module, loss))
-    assert len(shared) == 1 and shared[0] is not None  # our step took the shared path
-    assert out["verl"][0].shape == out["ours"][0].shape == (int(mask.sum()),)
-    assert torch.allclose(out["ours"][0], out["verl"][0], atol=2e-5, rtol=0)
+        batch = micro_batch(ids, mask, plens)
+        tu.assign_non_tensor(batch, **flags)
+        loss, meta = step(engine, batch, loss_fn, forward_only=False)
+        out[name] = (meta["model_output"], grads(engine.module, loss))
+    return out, bool(shared) and shared[0] is not None, windows(mask, plens)[mask.bool()]
+
+
+def test_cpu_engine_forward_step_is_verls(model, monkeypatch):
+    """The CPU engine's forward step (shared prompts) against verl's own on the same micro-batch and model: the
+    same log-probs over every row's response window (what verl's losses read; zeros elsewhere), and the same
+    gradients of a loss over them."""
+    from verl.workers.utils.padding import no_padding_2_padding
+
+    def loss_fn(model_output, data, dp_group):
+        return no_padding_2_padding(model_output["log_probs"], data).sum(), {}
+
+    out, took_shared, win = engine_steps(model, monkeypatch, loss_fn)
+    assert took_shared
+    verl, ours = out["verl"][0]["log_probs"].values(), out["ours"][0]["log_probs"].values()
+    assert verl.shape == ours.shape == win.shape
+    assert torch.allclose(ours[win], verl[win], atol=2e-5, rtol=0)
+    assert not ours[~win].any()
     for name, g in out["verl"][1].items():
         assert torch.allclose(out["ours"][1][name], g, atol=1e-4, rtol=1e-4), name
+
+
+def test_cpu_engine_forward_step_asked_for_entropy_is_verls(model, monkeypatch):
+    """Entropy (or any output besides log-probs) asked for: the engine runs verl's forward step, every position."""
+
+    def loss_fn(model_output, data, dp_group):
+        return model_output["log_probs"].values().sum() + model_output["entropy"].values().sum(), {}
+
+    out, took_shared, _ = engine_steps(model, monkeypatch, loss_fn, calculate_entropy=True)
+    assert not took_shared
+    for key in ("log_probs", "entropy"):
+        assert torch.equal(out["ours"][0][key].values(), out["verl"][0][key].values()), key

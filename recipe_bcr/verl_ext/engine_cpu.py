@@ -14,9 +14,14 @@ with `logprobs_from_logits_v2`, which calls `logsumexp` once per row of the (tok
 a Python loop over every token of a micro-batch (a fifth of the trainer's time in a toy step, py-spy;
 benchmarks/step_profile.md). On a CPU the engine module's name is bound to one batched call instead.
 
-And one computes what it need not: every row's prompt, though GRPO's rows repeat each prompt n times.
-On a CPU the engine's forward step computes each distinct prompt of a micro-batch once
-(`shared_prompt_logits`, below: same logits, and gradients to float rounding).
+And one computes what it need not: every row's prompt, though GRPO's rows repeat each prompt n times, and a
+log-softmax at every position, though verl reads each row's response window only. On a CPU the engine's forward
+step computes each distinct prompt of a micro-batch once and log-probs over the response windows
+(`shared_prompt_response_logits`, below: same log-probs there, and gradients to float rounding).
+
+And one ran on one core: Ray gives an actor that asks for no CPUs one torch thread, and verl's workers ask for
+none. A step's phases run one after another, so the training worker takes the threads `BCR_TRAIN_THREADS` names
+(the CPU preset: every core) for its reference and update passes.
 
 And one made runs unrepeatable: with verl's bypass mode the PPO anchor is the rollout's log-probs, whose last
 bits depend on which requests shared the rollout's batch (timing). On-policy (one mini-batch, one epoch; the
@@ -28,8 +33,8 @@ pass would compute it, and reports how far the rollout's log-probs were (the wei
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from functools import partial
-from types import SimpleNamespace
 from typing import Any, Optional
 
 import torch
@@ -92,29 +97,35 @@ class CPUFSDPEngineWithLMHead(FSDPEngineWithLMHead):
             self.engine_config.forward_only = forward_only
 
     def forward_step(self, micro_batch: TensorDict, loss_function: Any, forward_only: bool) -> Any:
-        """verl's forward step with the model's forward through `shared_prompt_logits` where it applies:
-        padded text rows (no remove-padding, fused kernels or multi-modal inputs), fp32, prompts repeated."""
+        """verl's forward step with the model's forward through `shared_prompt_response_logits` where it applies:
+        padded text rows (no remove-padding, fused kernels or multi-modal inputs), fp32, prompts repeated, and only
+        log-probs asked for (no entropy, sum of squared probabilities or distillation)."""
         micro_batch = micro_batch.to(get_device_id())
         if loss_function is not None and tu.get_non_tensor_data(data=micro_batch, key=ANCHOR_FLAG, default=False):
             loss_function = partial(anchor_on_actor, loss_function)
         model_inputs, output_args = self.prepare_model_inputs(micro_batch=micro_batch)
         prompt_lens = prompt_lengths(micro_batch)
-        logits = None
+        response = None
         if (
             set(model_inputs) == {"input_ids", "attention_mask", "position_ids"}
             and model_inputs["position_ids"].dim() == 2
             and getattr(self, "_autocast_dtype", None) == torch.float32
             and prompt_lens is not None
+            and micro_batch["input_ids"].is_nested
+            and not any(tu.get_non_tensor_data(data=micro_batch, key=k, default=False) for k in OTHER_OUTPUTS)
         ):
-            logits = shared_prompt_logits(self.module, **model_inputs, prompt_lens=prompt_lens.to(get_device_id()))
-        if logits is None:
+            response = shared_prompt_response_logits(
+                self.module, **model_inputs, prompt_lens=prompt_lens.to(get_device_id())
+            )
+        if response is None:
             return super().forward_step(micro_batch, loss_function, forward_only)
-        model_output = self.prepare_model_outputs(
-            output=SimpleNamespace(logits=logits),
-            output_args=output_args,
-            micro_batch=micro_batch,
-            logits_processor_func=loss_function,
+        temperature = torch.as_tensor(output_args["temperature"], device=response.logits.device)
+        logits = transformer_impl._scale_logits_by_temperature(  # as verl's prepare_model_outputs scales them
+            response.logits,
+            temperature.reshape(-1, 1, 1),
+            is_unit_temperature=output_args.get("temperature_is_one", False),
         )
+        model_output = {"log_probs": response.log_probs_in_rows(logits, micro_batch["input_ids"].offsets())}
         if loss_function is not None:
             loss, metrics = loss_function(
                 model_output=model_output, data=micro_batch, dp_group=self.get_data_parallel_group()
@@ -124,8 +135,12 @@ class CPUFSDPEngineWithLMHead(FSDPEngineWithLMHead):
         return loss, {"model_output": detach_tree(model_output), "loss": loss.detach().item(), "metrics": metrics}
 
 
+# Outputs of verl's `prepare_model_outputs` besides log-probs: with any of them asked for, verl's forward step runs.
+OTHER_OUTPUTS = ("calculate_entropy", "calculate_sum_pi_squared", "distillation_use_topk", "distillation_only")
+
+
 # One forward of a micro-batch whose rows repeat prompts (GRPO: n completions of each prompt), with each
-# distinct prompt computed once.
+# distinct prompt computed once, and log-probs only where verl reads them.
 #
 # verl's actor and reference run the model over every row's whole sequence, prompt included: at the toy's
 # sizes ~225 of a row's ~395 tokens are its prompt, the same tokens (and so the same activations) in all 8
@@ -135,6 +150,11 @@ class CPUFSDPEngineWithLMHead(FSDPEngineWithLMHead):
 # prompt's activations through one gather, backward sums the rows' gradients into them, which is the
 # gradient of the full rows. The linear layers and the LM head then see ~6,300 tokens a micro-batch of 32
 # rows instead of ~12,600; attention does the same products as before.
+#
+# verl takes a log-softmax over the vocabulary at every position of every row, then keeps each row's
+# response window (`no_padding_2_padding`, `response_from_nested`: the positions from the prompt's last
+# token to the response's last but one). Here the log-softmax runs over that window only, and the other
+# positions of verl's per-row layout hold zeros, which nothing reads.
 
 
 class PrefixKV:
@@ -164,16 +184,39 @@ def prompt_groups(input_ids: torch.Tensor, prompt_lens: torch.Tensor) -> tuple[l
     return firsts, torch.tensor(group, dtype=torch.long)
 
 
-def shared_prompt_logits(
+@dataclass
+class ResponseLogits:
+    """Each row's logits over its response window: `logits[i, j]` predicts `tokens[i, j]`, the row's j-th
+    response token (read from the prompt's last position for j = 0); real for j < lengths[i]."""
+
+    logits: torch.Tensor  # (rows, longest response, vocab)
+    tokens: torch.Tensor  # (rows, longest response)
+    lengths: torch.Tensor  # (rows,)
+    prompt_lens: torch.Tensor  # (rows,)
+
+    def log_probs_in_rows(self, logits: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
+        """log_softmax(logits)[token] of every real response token, placed where verl's per-row layout
+        (a jagged tensor of prompt + response tokens per row, `offsets`) has them: position t holds the
+        log-prob of token t + 1. Zeros elsewhere."""
+        cols = torch.arange(self.tokens.shape[1], device=logits.device)
+        real = cols[None, :] < self.lengths[:, None]
+        where = offsets[:-1, None] + self.prompt_lens[:, None] - 1 + cols
+        values = batched_logprobs(logits[real], self.tokens[real])
+        flat = values.new_zeros(int(offsets[-1])).index_put((where[real],), values)
+        return torch.nested.nested_tensor_from_jagged(flat, offsets)
+
+
+def shared_prompt_response_logits(
     model: Any,
     input_ids: torch.Tensor,
     attention_mask: torch.Tensor,
     position_ids: torch.Tensor,
     prompt_lens: torch.Tensor,
-) -> Optional[torch.Tensor]:
-    """`model(input_ids, attention_mask, position_ids).logits` for right-padded rows of [prompt, completion]
-    (prompt_lens[i] tokens, then the rest of attention_mask[i]'s ones), each distinct prompt computed once.
-    None when no prompt repeats (nothing to share) or when the model has other than full-attention layers."""
+) -> Optional[ResponseLogits]:
+    """The logits of `model(input_ids, attention_mask, position_ids)` over each row's response window, for
+    right-padded rows of [prompt, completion] (prompt_lens[i] tokens, then the rest of attention_mask[i]'s
+    ones), each distinct prompt computed once. None when no prompt repeats (nothing to share) or when the
+    model has other than full-attention layers."""
     layer_types = set(getattr(model.config.get_text_config(), "layer_types", None) or ["full_attention"])
     if layer_types != {"full_attention"}:
         return None
@@ -217,16 +260,9 @@ def shared_prompt_logits(
         use_cache=False,
     ).logits
 
-    # back in the rows' layout: [prompt logits of the row's prompt, its completion's logits, zeros]
-    out = []
-    vocab = comp_logits.shape[-1]
-    for i in range(rows):
-        p, c = int(prompt_lens[i]), int(comp_lens[i])
-        parts = [prompt_out.logits[group[i], pwidth - p :], comp_logits[i, :c]]
-        if p + c < width:
-            parts.append(comp_logits.new_zeros(width - p - c, vocab))
-        out.append(torch.cat(parts))
-    return torch.stack(out)
+    # token j of a completion is predicted at the prompt's last position (j = 0) or at completion token j - 1
+    logits = torch.cat([prompt_out.logits[:, -1][group][:, None], comp_logits[:, :-1]], dim=1)
+    return ResponseLogits(logits, c_ids, comp_lens, prompt_lens)
 
 
 def prompt_lengths(data: TensorDict) -> Optional[torch.Tensor]:
@@ -252,7 +288,33 @@ def init_gloo_process_group() -> None:
         )
 
 
+TRAIN_THREADS = "BCR_TRAIN_THREADS"  # set in the CPU preset's Ray runtime_env (hydra_configs/bcr_device/cpu.yaml)
+
+
+def train_threads(value: Optional[str], cores: int) -> Optional[int]:
+    """torch threads for the training worker from `BCR_TRAIN_THREADS`: a whole number, "auto" (every core this
+    process may run on), or unset/empty (None: Ray's default for an actor without CPUs, one thread)."""
+    if value is None or value.strip() == "":
+        return None
+    if value.strip() == "auto":
+        return cores
+    if not value.strip().isdigit() or int(value) < 1:
+        raise ValueError(
+            f"{TRAIN_THREADS}={value!r}: want a whole number >= 1 or 'auto' "
+            f"(e.g. ray_kwargs.ray_init.runtime_env.env_vars.{TRAIN_THREADS}='\"2\"'; hydra_configs/bcr_device/cpu.yaml)"
+        )
+    return int(value)
+
+
+def apply_train_threads() -> None:
+    """torch's thread count in this process from `BCR_TRAIN_THREADS` (`train_threads`); unset leaves it."""
+    threads = train_threads(os.environ.get(TRAIN_THREADS), len(os.sched_getaffinity(0)))
+    if threads is not None:
+        torch.set_num_threads(threads)
+
+
 class CPUActorRolloutRefWorker(ActorRolloutRefWorker):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)  # sets RANK, WORLD_SIZE, MASTER_ADDR/PORT from the worker group
         init_gloo_process_group()
+        apply_train_threads()
