@@ -5,6 +5,8 @@ verl's buffer through BCRTrainer, and passive OpenMP threads in every Ray worker
 the paper's values, untouched.
 """
 
+import os
+
 import pytest
 import torch
 
@@ -97,3 +99,37 @@ def test_cpu_preset_starts_ray_without_dashboard_or_prestarted_workers_and_gpu_k
     assert cpu._system_config == {"prestart_worker_first_driver": False, "enable_worker_prestart": False}
     gpu = composed("+recipe=bcr").ray_kwargs.ray_init
     assert "include_dashboard" not in gpu and "_system_config" not in gpu
+
+
+def test_cpu_preset_gives_the_training_worker_every_core_and_a_run_may_set_a_count():
+    """Ray gives an actor without CPUs one torch thread; the CPU preset's training worker takes every core
+    ("auto"), a whole number overrides it (as the paper command does for runs trained at once)."""
+    env = composed("+recipe=bcr_toy").ray_kwargs.ray_init.runtime_env.env_vars
+    assert env.BCR_TRAIN_THREADS == "auto"
+    set_two = composed("+recipe=bcr_toy", 'ray_kwargs.ray_init.runtime_env.env_vars.BCR_TRAIN_THREADS="2"')
+    assert set_two.ray_kwargs.ray_init.runtime_env.env_vars.BCR_TRAIN_THREADS == "2"  # a string, as Ray needs
+
+
+def test_train_threads_reads_a_count_auto_or_nothing_and_names_the_key_when_wrong():
+    from recipe_bcr.verl_ext.engine_cpu import train_threads
+
+    assert train_threads(None, 4) is None and train_threads("", 4) is None  # Ray's one thread stays
+    assert train_threads("auto", 4) == 4 and train_threads("3", 4) == 3
+    for bad in ("0", "two", "-1", "1.5"):
+        with pytest.raises(ValueError, match="BCR_TRAIN_THREADS"):
+            train_threads(bad, 4)
+
+
+def test_training_worker_sets_torch_threads_from_the_environment(monkeypatch):
+    from recipe_bcr.verl_ext import engine_cpu
+
+    before = torch.get_num_threads()
+    try:
+        monkeypatch.setenv("BCR_TRAIN_THREADS", "1")
+        engine_cpu.apply_train_threads()
+        assert torch.get_num_threads() == 1
+        monkeypatch.setenv("BCR_TRAIN_THREADS", "auto")
+        engine_cpu.apply_train_threads()
+        assert torch.get_num_threads() == len(os.sched_getaffinity(0))
+    finally:
+        torch.set_num_threads(before)

@@ -6,6 +6,7 @@ judged from synthetic output folders written in the eval harness's and verl's ow
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -164,6 +165,20 @@ def test_a_finished_run_with_other_settings_is_refused_not_mixed(tmp_path, monke
         train_run(run, tmp_path, tmp_path / "m", tmp_path / "d", CFG, 60)
 
 
+def test_a_run_trains_on_the_threads_it_is_given(tmp_path, monkeypatch):
+    """Runs trained at once share the cores: each run's training worker gets its share (BCR_TRAIN_THREADS)."""
+    seen = []
+
+    def stop(cmd, log, what):
+        seen.append(cmd)
+        raise RuntimeError("stop before training")
+
+    monkeypatch.setattr(demo, "run_stage", stop)
+    with pytest.raises(RuntimeError, match="stop before training"):
+        train_run(Run("bcr_n3_s0", "main", 3, 261, 0), tmp_path, tmp_path / "m", tmp_path / "d", CFG, 100, threads=3)
+    assert 'ray_kwargs.ray_init.runtime_env.env_vars.BCR_TRAIN_THREADS="3"' in seen[0]
+
+
 def test_a_measurement_judged_by_another_commit_is_refused(tmp_path):
     _preconditions(tmp_path, met=True)
     pre = json.loads((tmp_path / "base_preconditions.json").read_text())
@@ -217,7 +232,7 @@ def test_the_override_trains_anyway_and_is_recorded(tmp_path, monkeypatch):
 
 
 def test_the_pilot_trains_one_bcr_seed_and_records_its_gates(tmp_path, monkeypatch, capsys):
-    def train(run, root, model, data, cfg, steps):
+    def train(run, root, model, data, cfg, steps, threads):
         _finished_run(root, run, steps)
         flat = {"bcr/truncation_rate": 1.0, "bcr/fmt": 0.0, "bcr/acc_pos1": 0.5, "bcr/acc_pos3": 0.0}
         rows = [{"step": s, **flat, "critic/score/mean": 0.5} for s in range(1, steps + 1)]
@@ -241,7 +256,10 @@ def test_the_main_part_evaluates_bcr_and_the_base_at_every_n_and_the_controls_at
     """F2 reads BCR over N = 1..5; F1 and the controls' table read N=1 only: evaluating the 9 control models at
     N = 2..5 would more than double the main part's evaluation for numbers no finding reads."""
 
-    def train(run, root, model, data, cfg, steps):
+    threads = set()
+
+    def train(run, root, model, data, cfg, steps, run_threads):
+        threads.add(run_threads)
         _finished_run(root, run, steps)
         return root / "runs" / run.name / "hf_model"
 
@@ -258,6 +276,7 @@ def test_the_main_part_evaluates_bcr_and_the_base_at_every_n_and_the_controls_at
     assert {k: v for k, v in evaluated.items() if k.startswith("bcr_")} == {f"bcr_n3_s{s}": every for s in CFG["seeds"]}
     controls = {k: v for k, v in evaluated.items() if not k.startswith("bcr_")}
     assert len(controls) == 3 * len(CFG["seeds"]) and all(v == [1] for v in controls.values())
+    assert threads == {max(1, len(os.sched_getaffinity(0)) // 2)}  # two runs at once (jobs=2): half the cores each
 
 
 def test_a_paper_yaml_with_uncommitted_changes_is_refused_before_anything_is_written(tmp_path, monkeypatch, capsys):

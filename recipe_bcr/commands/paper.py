@@ -22,6 +22,7 @@ Stages, each skipped when its output exists in DIR, so a rerun resumes run by ru
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -297,10 +298,13 @@ def run_second(out: str, keys: dict[str, Any], overrides: list[str], ship_name: 
     bench = write_toy_benchmark(root / "data" / "toy_benchmark.jsonl", int(ev["problems"]), int(ev["seed"]), task)
 
     jobs = keys["jobs"]
+    threads = max(1, len(os.sched_getaffinity(0)) // jobs)  # each run's training worker: its share of the cores
     print(f"[3/5] {len(runs)} GRPO run(s) of {steps} steps, {jobs} at once -> {root / 'runs'}")
     try:
         trained = at_once(
-            jobs, [(r.name, partial(train_run, r, root, model, data[(r.n, r.single)], cfg, steps)) for r in runs], t0
+            jobs,
+            [(r.name, partial(train_run, r, root, model, data[(r.n, r.single)], cfg, steps, threads)) for r in runs],
+            t0,
         )
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)

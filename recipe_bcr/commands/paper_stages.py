@@ -46,9 +46,10 @@ def finished(run: Run, root: Path, steps: int) -> bool:
     return True
 
 
-def train_run(run: Run, root: Path, model: Path, data: Path, cfg: dict[str, Any], steps: int) -> Path:
+def train_run(run: Run, root: Path, model: Path, data: Path, cfg: dict[str, Any], steps: int, threads: int = 1) -> Path:
     """Train and merge one run on the toy data in `data` (skipped when done); returns the merged model folder.
-    Kept per run: run.json, metrics.jsonl (one flat object per step), verl's rollout dump (rollouts/), the logs."""
+    Kept per run: run.json, metrics.jsonl (one flat object per step), verl's rollout dump (rollouts/), the logs.
+    `threads`: torch threads of the run's training worker (runs trained at once share the cores)."""
     from recipe_bcr.commands.demo import flatten_metrics, merge_command, run_stage, train_command
 
     out = root / "runs" / run.name
@@ -73,6 +74,7 @@ def train_run(run: Run, root: Path, model: Path, data: Path, cfg: dict[str, Any]
         f"actor_rollout_ref.rollout.seed={run.seed}",
         f"actor_rollout_ref.actor.data_loader_seed={run.seed}",
         f"trainer.rollout_data_dir={out / 'rollouts'}",  # every rollout per step: re-derivable claims
+        f'ray_kwargs.ray_init.runtime_env.env_vars.BCR_TRAIN_THREADS="{threads}"',
         *run.extra,
         *cfg["train_overrides"],
     ]
