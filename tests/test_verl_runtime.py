@@ -42,8 +42,26 @@ def test_rows_reach_the_update_in_one_order_however_they_arrived():
 
     rows = [([5, 1], [7]), ([2, 9], [3, 3]), ([5, 1], [2, 8]), ([2, 9], [3]), ([2, 9, 4], [1])]
     for arrived in itertools.permutations(rows):
-        order = canonical_order([p for p, _ in arrived], [r for _, r in arrived])
+        order = canonical_order([p for p, _ in arrived], [r for _, r in arrived], [str(p) for p, _ in arrived])
         assert [arrived[i] for i in order] == sorted(rows)
+
+
+def test_equal_rows_of_two_groups_of_one_prompt_reach_the_update_in_one_order():
+    """A prompt drawn twice in a step makes two groups; a completion both groups sampled is the same tokens with
+    different advantages. Their order follows the groups' completions, not arrival or the groups' random uids."""
+    import random
+    import uuid
+
+    from recipe_bcr.verl_ext.trainer import canonical_order
+
+    groups = {"a": [[7], [8]], "b": [[7], [9]]}  # both sampled [7]; group a's other row is [8], group b's [9]
+    rows = [(g, r) for g, rs in groups.items() for r in rs]
+    seen = set()
+    for arrived in itertools.permutations(rows):
+        uid = {g: str(uuid.uuid4()) for g in random.sample(sorted(groups), 2)}
+        order = canonical_order([[5, 1]] * len(arrived), [r for _, r in arrived], [uid[g] for g, _ in arrived])
+        seen.add(tuple((arrived[i][0], *arrived[i][1]) for i in order))
+    assert seen == {(("a", 7), ("b", 7), ("a", 8), ("b", 9))}
 
 
 def test_the_anchor_on_the_actor_refuses_a_batch_laid_out_unlike_verl_0_9_1s(registered):
