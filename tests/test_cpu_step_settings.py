@@ -111,7 +111,7 @@ def test_cpu_preset_gives_the_training_worker_every_core_and_a_run_may_set_a_cou
 
 
 def test_train_threads_reads_a_count_auto_or_nothing_and_names_the_key_when_wrong():
-    from recipe_bcr.verl_ext.engine_cpu import train_threads
+    from recipe_bcr.verl_ext.threads import train_threads
 
     assert train_threads(None, 4) is None and train_threads("", 4) is None  # Ray's one thread stays
     assert train_threads("auto", 4) == 4 and train_threads("3", 4) == 3
@@ -121,15 +121,15 @@ def test_train_threads_reads_a_count_auto_or_nothing_and_names_the_key_when_wron
 
 
 def test_training_worker_sets_torch_threads_from_the_environment(monkeypatch):
-    from recipe_bcr.verl_ext import engine_cpu
+    from recipe_bcr.verl_ext.threads import apply_train_threads
 
     before = torch.get_num_threads()
     try:
         monkeypatch.setenv("BCR_TRAIN_THREADS", "1")
-        engine_cpu.apply_train_threads()
+        apply_train_threads()
         assert torch.get_num_threads() == 1
         monkeypatch.setenv("BCR_TRAIN_THREADS", "auto")
-        engine_cpu.apply_train_threads()
+        apply_train_threads()
         assert torch.get_num_threads() == len(os.sched_getaffinity(0))
     finally:
         torch.set_num_threads(before)

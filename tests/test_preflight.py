@@ -353,4 +353,18 @@ def test_a_gpu_torch_can_use_passes_naming_it_from_the_driver(smi, monkeypatch):
     cfg = compose_recipe([])
     assert check_device(cfg) == f"torch {torch.__version__} sees 8 GPU(s): NVIDIA H100 80GB HBM3, driver 580.65.06"
     assert checks.gpu_check(required=True).detail.endswith("sees 8 GPU(s): NVIDIA H100 80GB HBM3, driver 580.65.06")
-    assert check_device(compose_recipe(["bcr_device=cpu"])) == "bcr_device=cpu"
+    cores = len(os.sched_getaffinity(0))
+    assert (
+        check_device(compose_recipe(["bcr_device=cpu"]))
+        == f"bcr_device=cpu, training worker on {cores} torch thread(s)"
+    )
+
+
+def test_a_training_thread_count_that_is_not_one_stops_before_ray_naming_the_key():
+    from recipe_bcr.verl_ext.preflight import PreflightError, check_device
+
+    cfg = compose_recipe(["bcr_device=cpu", 'ray_kwargs.ray_init.runtime_env.env_vars.BCR_TRAIN_THREADS="two"'])
+    with pytest.raises(PreflightError, match=r"BCR_TRAIN_THREADS='two'.*ray_kwargs\.ray_init\.runtime_env"):
+        check_device(cfg)
+    one = compose_recipe(["bcr_device=cpu", 'ray_kwargs.ray_init.runtime_env.env_vars.BCR_TRAIN_THREADS="1"'])
+    assert check_device(one) == "bcr_device=cpu, training worker on 1 torch thread(s)"

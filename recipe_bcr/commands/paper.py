@@ -22,7 +22,6 @@ Stages, each skipped when its output exists in DIR, so a rerun resumes run by ru
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -32,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from recipe_bcr.commands.paper_stages import Run, evaluate, train_run
+from recipe_bcr.verl_ext.threads import usable_cores
 
 # Keys of the command itself (not of paper.yaml): what to run, and whether a missed precondition stops it
 COMMAND_KEYS = {
@@ -298,7 +298,7 @@ def run_second(out: str, keys: dict[str, Any], overrides: list[str], ship_name: 
     bench = write_toy_benchmark(root / "data" / "toy_benchmark.jsonl", int(ev["problems"]), int(ev["seed"]), task)
 
     jobs = keys["jobs"]
-    threads = max(1, len(os.sched_getaffinity(0)) // jobs)  # each run's training worker: its share of the cores
+    threads = max(1, usable_cores() // jobs)  # each run's training worker: its share of the cores
     print(f"[3/5] {len(runs)} GRPO run(s) of {steps} steps, {jobs} at once -> {root / 'runs'}")
     try:
         trained = at_once(

@@ -20,8 +20,7 @@ step computes each distinct prompt of a micro-batch once and log-probs over the 
 (`shared_prompt_response_logits`, below: same log-probs there, and gradients to float rounding).
 
 And one ran on one core: Ray gives an actor that asks for no CPUs one torch thread, and verl's workers ask for
-none. A step's phases run one after another, so the training worker takes the threads `BCR_TRAIN_THREADS` names
-(the CPU preset: every core) for its reference and update passes.
+none; the worker takes the threads `BCR_TRAIN_THREADS` names (recipe_bcr/verl_ext/threads.py).
 
 And one made runs unrepeatable: with verl's bypass mode the PPO anchor is the rollout's log-probs, whose last
 bits depend on which requests shared the rollout's batch (timing). On-policy (one mini-batch, one epoch; the
@@ -48,6 +47,8 @@ from verl.workers.engine.fsdp.transformer_impl import FSDPEngineWithLMHead
 from verl.workers.engine.utils import detach_tree
 from verl.workers.engine_workers import ActorRolloutRefWorker
 from verl.workers.utils.padding import no_padding_2_padding
+
+from recipe_bcr.verl_ext.threads import apply_train_threads
 
 ANCHOR_FLAG = "bcr_anchor_on_actor"  # a non-tensor field of the update's batch (BCRTrainer._update_actor)
 
@@ -286,31 +287,6 @@ def init_gloo_process_group() -> None:
             world_size=int(os.environ.get("WORLD_SIZE", 1)),
             init_method=os.environ.get("DIST_INIT_METHOD", None),
         )
-
-
-TRAIN_THREADS = "BCR_TRAIN_THREADS"  # set in the CPU preset's Ray runtime_env (hydra_configs/bcr_device/cpu.yaml)
-
-
-def train_threads(value: Optional[str], cores: int) -> Optional[int]:
-    """torch threads for the training worker from `BCR_TRAIN_THREADS`: a whole number, "auto" (every core this
-    process may run on), or unset/empty (None: Ray's default for an actor without CPUs, one thread)."""
-    if value is None or value.strip() == "":
-        return None
-    if value.strip() == "auto":
-        return cores
-    if not value.strip().isdigit() or int(value) < 1:
-        raise ValueError(
-            f"{TRAIN_THREADS}={value!r}: want a whole number >= 1 or 'auto' "
-            f"(e.g. ray_kwargs.ray_init.runtime_env.env_vars.{TRAIN_THREADS}='\"2\"'; hydra_configs/bcr_device/cpu.yaml)"
-        )
-    return int(value)
-
-
-def apply_train_threads() -> None:
-    """torch's thread count in this process from `BCR_TRAIN_THREADS` (`train_threads`); unset leaves it."""
-    threads = train_threads(os.environ.get(TRAIN_THREADS), len(os.sched_getaffinity(0)))
-    if threads is not None:
-        torch.set_num_threads(threads)
 
 
 class CPUActorRolloutRefWorker(ActorRolloutRefWorker):

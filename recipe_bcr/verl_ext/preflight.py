@@ -20,6 +20,7 @@ from omegaconf import OmegaConf
 from recipe_bcr.toy.model import MODEL_DIR, ensure_model, load_specs
 from recipe_bcr.verl_ext.checks import attention, attention_problem, gpu_problem, missing, requirements
 from recipe_bcr.verl_ext.platform_cpu import nvidia_gpus, visible_gpu_count
+from recipe_bcr.verl_ext.threads import OVERRIDE, train_threads, usable_cores
 
 # the config keys that name a model or tokenizer folder (verl reads the tokenizer from model.path
 # unless tokenizer_path is set)
@@ -83,7 +84,12 @@ def check_device(cfg: Any) -> str:
     """bcr_device=gpu: torch can use this node's GPUs. Else a driver older than torch's CUDA build (or
     a CPU build of torch) surfaces much later as a CPU/FSDP error in a worker."""
     if cfg.trainer.device == "cpu":
-        return "bcr_device=cpu"
+        value = OmegaConf.select(cfg, OVERRIDE, default=None)
+        try:
+            threads = train_threads(None if value is None else str(value), usable_cores())
+        except ValueError as e:
+            raise PreflightError(str(e)) from None
+        return f"bcr_device=cpu, training worker on {threads or 1} torch thread(s)"
     import torch
 
     problem = gpu_problem()
