@@ -12,10 +12,10 @@ that name resolve to this subclass of verl's `PPOTrainerSync`. It changes six th
   so a rollout that takes 0.3 s still costs 2 s of `timing_s/gen`; absent, verl's 2 s stays;
 - on a CPU-only machine with the HF rollout, its server starts before the training workers, not
   after them (`hf_rollout.prestart_servers`);
-- a step's rows reach the update in an order fixed by their tokens and their groups' (`canonical_order`), not
-  by when each rollout finished: verl sends every rollout as its own request, so arrival order varies with timing, and
-  the update's sums over rows round differently in another order (two runs of one seed drifted 2% in
-  gradient norm by step 15 on identical samples);
+- a step's rows reach the update in an order fixed by their tokens and their groups' (`canonical_order`),
+  not by when each rollout finished: verl sends every rollout as its own request, so arrival order varies
+  with timing, and the update's sums over rows round differently in another order (two runs of one seed
+  drifted 2% in gradient norm by step 15 on identical samples);
 - with `bcr.anchor_on_actor` (the CPU preset; preflight checks that the update is on-policy), the update
   takes its PPO anchor from its own forward, not from the rollout's log-probs (`engine_cpu.anchor_on_actor`).
 """
