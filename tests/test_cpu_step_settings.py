@@ -115,7 +115,7 @@ def test_train_threads_reads_a_count_auto_or_nothing_and_names_the_key_when_wron
 
     assert train_threads(None, 4) is None and train_threads("", 4) is None  # Ray's one thread stays
     assert train_threads("auto", 4) == 4 and train_threads("3", 4) == 3
-    for bad in ("0", "two", "-1", "1.5"):
+    for bad in ("0", "two", "-1", "1.5", "²"):  # "²" passes str.isdigit, not int()
         with pytest.raises(ValueError, match="BCR_TRAIN_THREADS"):
             train_threads(bad, 4)
 

@@ -366,5 +366,8 @@ def test_a_training_thread_count_that_is_not_one_stops_before_ray_naming_the_key
     cfg = compose_recipe(["bcr_device=cpu", 'ray_kwargs.ray_init.runtime_env.env_vars.BCR_TRAIN_THREADS="two"'])
     with pytest.raises(PreflightError, match=r"BCR_TRAIN_THREADS='two'.*ray_kwargs\.ray_init\.runtime_env"):
         check_device(cfg)
+    unquoted = compose_recipe(["bcr_device=cpu", "ray_kwargs.ray_init.runtime_env.env_vars.BCR_TRAIN_THREADS=2"])
+    with pytest.raises(PreflightError, match=r"BCR_TRAIN_THREADS=2 is a int; Ray takes strings only.*quote it"):
+        check_device(unquoted)  # Hydra reads 2 as a number, which Ray would refuse inside ray.init
     one = compose_recipe(["bcr_device=cpu", 'ray_kwargs.ray_init.runtime_env.env_vars.BCR_TRAIN_THREADS="1"'])
     assert check_device(one) == "bcr_device=cpu, training worker on 1 torch thread(s)"

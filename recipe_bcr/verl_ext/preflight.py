@@ -85,8 +85,13 @@ def check_device(cfg: Any) -> str:
     a CPU build of torch) surfaces much later as a CPU/FSDP error in a worker."""
     if cfg.trainer.device == "cpu":
         value = OmegaConf.select(cfg, OVERRIDE, default=None)
+        if value is not None and not isinstance(value, str):  # Ray refuses a non-string env var, deep in ray.init
+            raise PreflightError(
+                f"{OVERRIDE}={value!r} is a {type(value).__name__}; Ray takes strings only -> fix: quote it, "
+                f"{OVERRIDE}='\"{value}\"'"
+            )
         try:
-            threads = train_threads(None if value is None else str(value), usable_cores())
+            threads = train_threads(value, usable_cores())
         except ValueError as e:
             raise PreflightError(str(e)) from None
         return f"bcr_device=cpu, training worker on {threads or 1} torch thread(s)"

@@ -23,7 +23,7 @@ def train_threads(value: Optional[str], cores: int) -> Optional[int]:
         return None
     if value.strip() == "auto":
         return cores
-    if not value.strip().isdigit() or int(value) < 1:
+    if not value.strip().isdecimal() or int(value) < 1:
         raise ValueError(f"{TRAIN_THREADS}={value!r}: want a whole number >= 1 or 'auto' (e.g. {OVERRIDE}='\"2\"')")
     return int(value)
 
