@@ -30,7 +30,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from recipe_bcr.commands.paper_stages import Run, evaluate, train_run
+from recipe_bcr.commands.paper_stages import Run, evaluate, train_group_count, train_run
 from recipe_bcr.verl_ext.threads import usable_cores
 
 # Keys of the command itself (not of paper.yaml): what to run, and whether a missed precondition stops it
@@ -286,7 +286,7 @@ def run_second(out: str, keys: dict[str, Any], overrides: list[str], ship_name: 
 
     steps = int(cfg["train_steps"])
     d = toy["data"]
-    train_groups = max(int(d["train_groups"]), steps * int(cfg["grpo"]["prompts_per_step"]))
+    train_groups = train_group_count(d, cfg)
     data: dict[tuple[int, bool], Path] = {}
     for r in runs:
         key = (r.n, r.single)

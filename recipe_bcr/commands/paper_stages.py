@@ -46,6 +46,12 @@ def finished(run: Run, root: Path, steps: int) -> bool:
     return True
 
 
+def train_group_count(data_cfg: dict[str, Any], cfg: dict[str, Any]) -> int:
+    """Training groups to write: one epoch holds every step's prompts (+recipe=bcr_toy trains one epoch: a shorter
+    one would end the run before train_steps, and its last checkpoint would never be written)."""
+    return max(int(data_cfg["train_groups"]), int(cfg["train_steps"]) * int(cfg["grpo"]["prompts_per_step"]))
+
+
 def train_run(run: Run, root: Path, model: Path, data: Path, cfg: dict[str, Any], steps: int, threads: int = 1) -> Path:
     """Train and merge one run on the toy data in `data` (skipped when done); returns the merged model folder.
     Kept per run: run.json, metrics.jsonl (one flat object per step), verl's rollout dump (rollouts/), the logs.

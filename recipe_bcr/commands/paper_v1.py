@@ -30,7 +30,7 @@ from typing import Any
 from omegaconf import OmegaConf
 
 from recipe_bcr.commands.paper_report import write_report
-from recipe_bcr.commands.paper_stages import Run, evaluate, train_run
+from recipe_bcr.commands.paper_stages import Run, evaluate, train_group_count, train_run
 from recipe_bcr.commands.toy import measure_preconditions
 from recipe_bcr.toy.model import RESOURCES, ensure_model, load_specs
 from recipe_bcr.toy.preconditions import table as precondition_table
@@ -113,9 +113,7 @@ def run_paper_v1(out: str, overrides: list[str]) -> int:
         print(f"      budget from calibration: {cfg['bcr']['tokens_per_problem']} tokens per problem")
     runs = plan(cfg)
     d = toy["data"]
-    # one epoch holds every step's prompts (+recipe=bcr_toy trains one epoch: a shorter one would end the
-    # run before train_steps, and its last checkpoint would never be written); toy problems cost nothing
-    train_groups = max(int(d["train_groups"]), int(cfg["train_steps"]) * int(cfg["grpo"]["prompts_per_step"]))
+    train_groups = train_group_count(d, cfg)
     data = {"group": root / "data" / f"group_n{cfg['bcr']['n']}", "single": root / "data" / "single_n1"}
     write_toy_data(data["group"], int(cfg["bcr"]["n"]), train_groups, d["val_groups"], d["seed"], task)
     write_toy_data(data["single"], 1, train_groups, d["val_groups"], d["seed"], task, prompt_style="single")
