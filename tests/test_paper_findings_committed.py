@@ -5,6 +5,7 @@ from the repository (`python -m recipe_bcr paper out=benchmarks/paper part=findi
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -45,7 +46,17 @@ def test_committed_findings_are_todays_judgement_of_the_committed_files(folder):
 
 @pytest.mark.parametrize(
     "pilot",
-    ["pilot", "pilot_rerun", "pilot_lr4", "pilot_lr3/s3", "pilot_lr3/s4", "pilot_lr3/lr2_s3", "pilot_lr3/lr4_s3"],
+    [
+        "pilot",
+        "pilot_rerun",
+        "pilot_lr4",
+        "pilot_lr3/s3",
+        "pilot_lr3/s4",
+        "pilot_lr3/lr2_s3",
+        "pilot_lr3/lr4_s3",
+        "pilot16/s3",
+        "pilot16/s4",
+    ],
 )
 def test_each_committed_pilot_holds_the_metrics_its_gates_were_read_from(pilot):
     """The pilots' READMEs print their gates with `python -m recipe_bcr.commands.paper_report --gates DIR`: the run
@@ -56,6 +67,23 @@ def test_each_committed_pilot_holds_the_metrics_its_gates_were_read_from(pilot):
     (again,) = run_gates(COMMITTED / pilot)
     assert again["run"] == recorded["run"] and again["steps"] == recorded["train_steps"]
     assert json.loads(json.dumps(again["gates"])) == recorded["gates"]
+
+
+def test_gates_on_the_first_steps_read_only_those_steps(tmp_path):
+    """A pilot's steps rule judges its run on the first S steps (`--steps S`): the same gates as the run cut to S
+    steps, not the whole run's; a run shorter than S is refused."""
+    from recipe_bcr.commands.paper_report import run_gates
+
+    src = COMMITTED / "pilot16" / "s3"
+    cut = tmp_path / "cut"
+    shutil.copytree(src / "runs", cut / "runs")
+    metrics = next(cut.glob("runs/*/metrics.jsonl"))
+    metrics.write_text("".join(metrics.read_text().splitlines(keepends=True)[:60]))
+    (first60,) = run_gates(src, steps=60)
+    assert first60 == run_gates(cut)[0] and first60["steps"] == 60
+    assert first60["gates"] != run_gates(src)[0]["gates"]
+    with pytest.raises(ValueError, match="fewer than --steps 61"):
+        run_gates(cut, steps=61)
 
 
 def _fresh_clone_check():
@@ -101,7 +129,6 @@ def test_fresh_clone_record_describes_the_committed_files():
 def test_fresh_clone_check_finds_one_changed_metric(tmp_path):
     """A copy of (part of) the committed main part is reproduced; one metric of one step changed in the copy is not,
     and the step is named."""
-    import shutil
 
     check = _fresh_clone_check()
     committed, fresh = tmp_path / "committed", tmp_path / "fresh"
@@ -130,7 +157,6 @@ def test_fresh_clone_check_finds_one_changed_metric(tmp_path):
 def test_fresh_clone_check_names_a_missing_file_before_writing(tmp_path):
     """An unfinished rerun (a run's metrics absent) stops with the file and the command that completes it, and
     --out is not written."""
-    import shutil
     import subprocess
     import sys
 

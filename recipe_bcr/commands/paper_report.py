@@ -697,15 +697,20 @@ def collapsed(rows: Sequence[dict[str, Any]], bcr_length: float, rule: dict[str,
     return bool(last <= rule["collapse_acc_ratio"] * first or (short and first - last >= rule["collapse_acc_drop"]))
 
 
-def run_gates(root: Path) -> list[dict[str, Any]]:
+def run_gates(root: Path, steps: int | None = None) -> list[dict[str, Any]]:
     """The second miniature's dynamics gates (hydra_configs/paper.yaml `gates`, `gates` above) of every
     BCR run in a paper output folder (runs/<name>/run.json with group "main" and a group prompt), from its per-step
-    metrics.jsonl: [{"run", "n", "steps", "gates"}]."""
+    metrics.jsonl: [{"run", "n", "steps", "gates"}]. `steps`: judge each run on its first `steps` steps only, as a
+    pilot's steps rule reads it (a run shorter than that is an error, not a shorter judgement)."""
     from recipe_bcr.toy.preconditions import load_preregistration
 
     g = load_preregistration()["gates"]
     out = []
     for run, rows in _bcr_runs(root):
+        if steps is not None:
+            if len(rows) < steps:
+                raise ValueError(f"{root}: {run['name']} has {len(rows)} steps, fewer than --steps {steps}")
+            rows = rows[:steps]
         out.append({"run": run["name"], "n": run["n"], "steps": len(rows), "gates": gates(rows, int(run["n"]), g)})
     return out
 
@@ -770,20 +775,23 @@ def gates_table(results: Sequence[dict[str, Any]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m recipe_bcr.commands.paper_report --gates DIR`: the dynamics gates of a paper output folder's
-    BCR runs."""
+    """`python -m recipe_bcr.commands.paper_report --gates DIR [--steps S]`: the dynamics gates of a paper output
+    folder's BCR runs (on their first S steps: a pilot's steps rule)."""
     import argparse
     import sys
 
     ap = argparse.ArgumentParser(prog="python -m recipe_bcr.commands.paper_report")
     ap.add_argument("--gates", required=True, metavar="DIR", help="a paper output folder (e.g. benchmarks/paper)")
+    ap.add_argument("--steps", type=int, metavar="S", help="judge each run on its first S steps only")
     args = ap.parse_args(argv)
     try:
-        print(gates_table(run_gates(Path(args.gates))))
-        from recipe_bcr.toy.preconditions import load_preregistration
+        print(gates_table(run_gates(Path(args.gates), args.steps)))
+        if args.steps is None:  # the trajectories read whole runs
+            from recipe_bcr.toy.preconditions import load_preregistration
 
-        window = int(load_preregistration()["gates"]["window"])
-        print(f"\nmeans over the first, middle and last {window} steps:\n" + trajectory_table(Path(args.gates), window))
+            window = int(load_preregistration()["gates"]["window"])
+            trajectories = trajectory_table(Path(args.gates), window)
+            print(f"\nmeans over the first, middle and last {window} steps:\n" + trajectories)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
