@@ -16,16 +16,17 @@ from recipe_bcr.toy.model import RESOURCES
 from recipe_bcr.toy.preconditions import load_preregistration
 
 COMMITTED = Path(__file__).resolve().parents[1] / "benchmarks" / "paper"
+PROMPTS8 = COMMITTED / "prompts8"  # the main part at 8 prompts a step, and its rerun from a second fresh clone
 
 
 # folder: whether its findings are interpretable (every BCR seed met its gates)
-MAIN_PARTS = {"": False, "lr4": True, "lr4/fresh_clone": False}
+MAIN_PARTS = {"": True, "prompts8": False, "lr4": True, "lr4/fresh_clone": False}
 
 
 @pytest.mark.parametrize("folder", MAIN_PARTS)
 def test_committed_findings_are_todays_judgement_of_the_committed_files(folder):
-    """The main part (learning rate 2e-4), the earlier one at 4e-4 (lr4/) and that one run again from a fresh clone
-    (lr4/fresh_clone/)."""
+    """The main part (16 prompts a step), the one at 8 (prompts8/), the earlier one at 4e-4 (lr4/) and that one run
+    again from a fresh clone (lr4/fresh_clone/)."""
     root = COMMITTED / folder
     written = json.loads((root / "findings.json").read_text())
     plan = json.loads((root / "plan.json").read_text())
@@ -99,8 +100,8 @@ def test_fresh_clone_record_describes_the_committed_files():
     """fresh_clone.json compares the main part run again from a fresh clone with the committed files: its hashes
     are the committed samples', its first verdicts the committed findings', and it says reproduced only when every
     part was equal."""
-    record = json.loads((COMMITTED / "fresh_clone.json").read_text())
-    findings = json.loads((COMMITTED / "findings.json").read_text())
+    record = json.loads((PROMPTS8 / "fresh_clone.json").read_text())
+    findings = json.loads((PROMPTS8 / "findings.json").read_text())
     check = _fresh_clone_check()
     assert {k: v[0] for k, v in record["verdicts"].items()} == {
         k: f["verdict"] for k, f in findings["findings"].items()
@@ -108,21 +109,21 @@ def test_fresh_clone_record_describes_the_committed_files():
     assert record["launched_at"][0] == findings["launched_at"] < record["launched_at"][1]
     assert record["thresholds_commit"] == [findings["thresholds_commit"]] * 2
     for label, ev in record["evaluations"].items():
-        assert ev["samples_sha256"] == check.sha256(COMMITTED / "eval" / label / "samples.jsonl")
+        assert ev["samples_sha256"] == check.sha256(PROMPTS8 / "eval" / label / "samples.jsonl")
     parts_equal = record["base_preconditions_equal"] and record["findings_equal_but_ephemeral"]
     parts_equal &= all(r["run_json_equal"] and r["steps_all_equal"] == r["steps"] for r in record["runs"].values())
     parts_equal &= all(e["samples_equal"] and e["summary_equal"] for e in record["evaluations"].values())
     assert record["reproduced"] == parts_equal
-    assert set(record["runs"]) == {p.name for p in (COMMITTED / "runs").iterdir()}
+    assert set(record["runs"]) == {p.name for p in (PROMPTS8 / "runs").iterdir()}
     # the rerun's side is the folder committed beside it (its findings, gates and run metrics; not its samples)
-    rerun = json.loads((COMMITTED / "fresh_clone" / "findings.json").read_text())
+    rerun = json.loads((PROMPTS8 / "fresh_clone" / "findings.json").read_text())
     assert {k: v[1] for k, v in record["verdicts"].items()} == {k: f["verdict"] for k, f in rerun["findings"].items()}
     assert record["launched_at"][1] == rerun["launched_at"]
     for mine, theirs in zip(findings["gates"], rerun["gates"], strict=True):
         assert record["gates"][mine["run"]] == [check.gate_summary(mine), check.gate_summary(theirs)]
     for name, run in record["runs"].items():
-        a = check.metric_rows(COMMITTED / "runs" / name / "metrics.jsonl")
-        b = check.metric_rows(COMMITTED / "fresh_clone" / "runs" / name / "metrics.jsonl")
+        a = check.metric_rows(PROMPTS8 / "runs" / name / "metrics.jsonl")
+        b = check.metric_rows(PROMPTS8 / "fresh_clone" / "runs" / name / "metrics.jsonl")
         assert check.compare(a, b)["first_step_any_differs"] == run["first_step_any_differs"]
 
 
@@ -139,7 +140,7 @@ def test_fresh_clone_check_finds_one_changed_metric(tmp_path):
         "base_preconditions.json",
         "wall_seconds.json",
     ):
-        src = COMMITTED / name
+        src = PROMPTS8 / name
         (committed / name).parent.mkdir(parents=True, exist_ok=True)
         (shutil.copytree if src.is_dir() else shutil.copy)(src, committed / name)
     shutil.copytree(committed, fresh)
@@ -162,7 +163,7 @@ def test_fresh_clone_check_names_a_missing_file_before_writing(tmp_path):
 
     fresh = tmp_path / "fresh"
     for name in ("runs", "eval", "findings.json", "base_preconditions.json", "wall_seconds.json"):
-        src = COMMITTED / name
+        src = PROMPTS8 / name
         (shutil.copytree if src.is_dir() else shutil.copy)(src, fresh / name)
     (fresh / "runs" / "n2_s1" / "metrics.jsonl").unlink()
     out = tmp_path / "record.json"
@@ -179,11 +180,11 @@ def test_the_baselines_update_branch_repeats_into_the_two_committed_outcomes():
     """seed_repeat_baseline_n1_s0/: baseline_n1_s0 trained twice at once parts at the step its repeat.json records,
     and each copy is, at every step, one of the two committed runs of it (the main part's and the rerun's)."""
     check = _fresh_clone_check()
-    here = COMMITTED / "seed_repeat_baseline_n1_s0"
+    here = PROMPTS8 / "seed_repeat_baseline_n1_s0"
     recorded = json.loads((here / "repeat.json").read_text())
     a, b = (check.metric_rows(here / side / "metrics.jsonl") for side in ("a", "b"))
     assert check.compare(a, b)["first_step_any_differs"] == recorded["first_step_any_differs"] is not None
-    committed = check.metric_rows(COMMITTED / "runs" / "baseline_n1_s0" / "metrics.jsonl")
-    rerun = check.metric_rows(COMMITTED / "fresh_clone" / "runs" / "baseline_n1_s0" / "metrics.jsonl")
+    committed = check.metric_rows(PROMPTS8 / "runs" / "baseline_n1_s0" / "metrics.jsonl")
+    rerun = check.metric_rows(PROMPTS8 / "fresh_clone" / "runs" / "baseline_n1_s0" / "metrics.jsonl")
     assert check.compare(a, rerun)["first_step_any_differs"] is None
     assert check.compare(b, committed)["first_step_any_differs"] is None
