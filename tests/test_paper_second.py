@@ -497,7 +497,7 @@ def test_absent_ablations_are_not_testable_and_other_sizes_not_interpretable(tmp
 @pytest.mark.slow
 def test_the_pilot_runs_one_real_grpo_step_and_resumes(tmp_path):
     """The part=pilot path through the stock main_ppo on the shipped toy_model_compete at the registered GRPO sizes
-    (8 prompts x 8 rollouts, B from the committed measurement), for one step: run.json, per-step metrics with the
+    (paper.yaml's prompts a step x rollouts, B from the committed measurement), for one step: run.json, per-step metrics with the
     bcr/* keys, verl's rollout dump, pilot.json; a rerun trains nothing."""
     import sys
 
@@ -513,7 +513,7 @@ def test_the_pilot_runs_one_real_grpo_step_and_resumes(tmp_path):
     rows = [json.loads(x) for x in (out / "runs" / "bcr_n3_s0" / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in rows] == [1] and {"bcr/acc_pos3", "bcr/fmt", "critic/score/mean"} <= set(rows[0])
     dump = [json.loads(x) for x in (out / "runs" / "bcr_n3_s0" / "rollouts" / "1.jsonl").read_text().splitlines()]
-    assert len(dump) == 8 * 8  # every rollout of the step
+    assert len(dump) == CFG["grpo"]["prompts_per_step"] * CFG["grpo"]["rollouts"]  # every rollout of the step
     pilot = json.loads((out / "pilot.json").read_text())
     assert pilot["train_steps"] == 1 and pilot["allow_missed_preconditions"] and "truncation" in pilot["gates"]
     again = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600)
