@@ -188,3 +188,21 @@ def test_the_baselines_update_branch_repeats_into_the_two_committed_outcomes():
     rerun = check.metric_rows(PROMPTS8 / "fresh_clone" / "runs" / "baseline_n1_s0" / "metrics.jsonl")
     assert check.compare(a, rerun)["first_step_any_differs"] is None
     assert check.compare(b, committed)["first_step_any_differs"] is None
+
+
+@pytest.mark.parametrize("run", ["baseline_n1_s0", "bcr_n3_s0"])
+def test_a_main_run_trained_twice_at_once_gives_the_committed_one(run):
+    """seed_repeat_16/<run>/: the run trained twice at once (`seed_repeat.py --paper DIR --run RUN --steps 60`, DIR
+    this main part's folder). Each copy is the committed run at every step, or parts from it at the step where the
+    two copies part (repeat.json: bcr_n3_s0's copies drew one token otherwise at step 35); at least one is the
+    committed run throughout."""
+    check = _fresh_clone_check()
+    here = COMMITTED / "seed_repeat_16" / run
+    recorded = json.loads((here / "repeat.json").read_text())
+    committed = check.metric_rows(COMMITTED / "runs" / run / "metrics.jsonl")
+    assert recorded["run"] == run and recorded["steps"] == len(committed)
+    parted = [
+        check.compare(committed, check.metric_rows(here / side / "metrics.jsonl"))["first_step_any_differs"]
+        for side in ("a", "b")
+    ]
+    assert None in parted and set(parted) <= {None, recorded["first_step_any_differs"]}
