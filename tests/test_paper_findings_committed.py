@@ -206,3 +206,11 @@ def test_a_main_run_trained_twice_at_once_gives_the_committed_one(run):
         for side in ("a", "b")
     ]
     assert None in parted and set(parted) <= {None, recorded["first_step_any_differs"]}
+
+
+def test_gates_on_no_steps_is_refused_by_name(capsys):
+    from recipe_bcr.commands.paper_report import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["--gates", str(COMMITTED / "pilot16" / "s3"), "--steps", "0"])
+    assert e.value.code == 2 and "--steps 0: judge at least one step" in capsys.readouterr().err

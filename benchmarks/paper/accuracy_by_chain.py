@@ -30,6 +30,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--paper", type=Path, default=Path(__file__).resolve().parent, help="a main part's folder")
     args = ap.parse_args()
+    if not (args.paper / "eval" / "base" / "summary.json").exists():
+        raise SystemExit(
+            f"error: {args.paper / 'eval' / 'base'} holds no evaluation: --paper names a main part's folder, one that "
+            "`python -m recipe_bcr paper out=DIR` finished (e.g. benchmarks/paper)"
+        )
     long_ops = int(load_preregistration()["preconditions"]["long_chain_ops"])
     groups: dict[str, list[str]] = {"base": ["base"]}
     for run in read_runs(args.paper):

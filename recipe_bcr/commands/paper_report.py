@@ -784,6 +784,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gates", required=True, metavar="DIR", help="a paper output folder (e.g. benchmarks/paper)")
     ap.add_argument("--steps", type=int, metavar="S", help="judge each run on its first S steps only")
     args = ap.parse_args(argv)
+    if args.steps is not None and args.steps < 1:
+        ap.error(f"--steps {args.steps}: judge at least one step (e.g. --steps 60)")
     try:
         print(gates_table(run_gates(Path(args.gates), args.steps)))
         if args.steps is None:  # the trajectories read whole runs
