@@ -96,12 +96,13 @@ def _fresh_clone_check():
     return fresh_clone_check
 
 
-def test_fresh_clone_record_describes_the_committed_files():
+@pytest.mark.parametrize("root", [COMMITTED, PROMPTS8], ids=["main", "prompts8"])
+def test_fresh_clone_record_describes_the_committed_files(root):
     """fresh_clone.json compares the main part run again from a fresh clone with the committed files: its hashes
     are the committed samples', its first verdicts the committed findings', and it says reproduced only when every
     part was equal."""
-    record = json.loads((PROMPTS8 / "fresh_clone.json").read_text())
-    findings = json.loads((PROMPTS8 / "findings.json").read_text())
+    record = json.loads((root / "fresh_clone.json").read_text())
+    findings = json.loads((root / "findings.json").read_text())
     check = _fresh_clone_check()
     assert {k: v[0] for k, v in record["verdicts"].items()} == {
         k: f["verdict"] for k, f in findings["findings"].items()
@@ -109,21 +110,22 @@ def test_fresh_clone_record_describes_the_committed_files():
     assert record["launched_at"][0] == findings["launched_at"] < record["launched_at"][1]
     assert record["thresholds_commit"] == [findings["thresholds_commit"]] * 2
     for label, ev in record["evaluations"].items():
-        assert ev["samples_sha256"] == check.sha256(PROMPTS8 / "eval" / label / "samples.jsonl")
+        assert ev["samples_sha256"] == check.sha256(root / "eval" / label / "samples.jsonl")
     parts_equal = record["base_preconditions_equal"] and record["findings_equal_but_ephemeral"]
     parts_equal &= all(r["run_json_equal"] and r["steps_all_equal"] == r["steps"] for r in record["runs"].values())
     parts_equal &= all(e["samples_equal"] and e["summary_equal"] for e in record["evaluations"].values())
     assert record["reproduced"] == parts_equal
-    assert set(record["runs"]) == {p.name for p in (PROMPTS8 / "runs").iterdir()}
+    runs, evals = check.main_part(root)
+    assert list(record["runs"]) == runs and list(record["evaluations"]) == evals
     # the rerun's side is the folder committed beside it (its findings, gates and run metrics; not its samples)
-    rerun = json.loads((PROMPTS8 / "fresh_clone" / "findings.json").read_text())
+    rerun = json.loads((root / "fresh_clone" / "findings.json").read_text())
     assert {k: v[1] for k, v in record["verdicts"].items()} == {k: f["verdict"] for k, f in rerun["findings"].items()}
     assert record["launched_at"][1] == rerun["launched_at"]
     for mine, theirs in zip(findings["gates"], rerun["gates"], strict=True):
         assert record["gates"][mine["run"]] == [check.gate_summary(mine), check.gate_summary(theirs)]
     for name, run in record["runs"].items():
-        a = check.metric_rows(PROMPTS8 / "runs" / name / "metrics.jsonl")
-        b = check.metric_rows(PROMPTS8 / "fresh_clone" / "runs" / name / "metrics.jsonl")
+        a = check.metric_rows(root / "runs" / name / "metrics.jsonl")
+        b = check.metric_rows(root / "fresh_clone" / "runs" / name / "metrics.jsonl")
         assert check.compare(a, b)["first_step_any_differs"] == run["first_step_any_differs"]
 
 
@@ -214,3 +216,23 @@ def test_gates_on_no_steps_is_refused_by_name(capsys):
     with pytest.raises(SystemExit) as e:
         main(["--gates", str(COMMITTED / "pilot16" / "s3"), "--steps", "0"])
     assert e.value.code == 2 and "--steps 0: judge at least one step" in capsys.readouterr().err
+
+
+def test_the_fresh_clones_bcr_seed_0_is_one_of_its_two_repeatable_outcomes():
+    """bcr_n3_s0 parts from its repeat at step 35 three times over (seed_repeat_16/'s two copies; the main part and
+    its rerun from a second fresh clone): the rerun's run is the copy that parted from the committed one, at every
+    step, so the branch is between two outcomes, each repeatable."""
+    check = _fresh_clone_check()
+    rerun = check.metric_rows(COMMITTED / "fresh_clone" / "runs" / "bcr_n3_s0" / "metrics.jsonl")
+    committed = check.metric_rows(COMMITTED / "runs" / "bcr_n3_s0" / "metrics.jsonl")
+    copies = [
+        check.metric_rows(COMMITTED / "seed_repeat_16" / "bcr_n3_s0" / side / "metrics.jsonl") for side in ("a", "b")
+    ]
+    parted = check.compare(committed, rerun)["first_step_any_differs"]
+    assert (
+        parted
+        == json.loads((COMMITTED / "seed_repeat_16" / "bcr_n3_s0" / "repeat.json").read_text())[
+            "first_step_any_differs"
+        ]
+    )
+    assert sorted(check.compare(c, rerun)["first_step_any_differs"] or 0 for c in copies) == [0, parted]

@@ -50,18 +50,24 @@ def metric_rows(path: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_text().splitlines() if x]
 
 
+def main_part(committed: Path) -> tuple[list[str], list[str]]:
+    """The committed main part's runs (BCR and the controls; an ablation run committed beside them is not the main
+    command's) and its evaluations (the base's and those runs')."""
+    runs = [
+        d.name
+        for d in sorted((committed / "runs").iterdir())
+        if read_json(d / "run.json")["group"] in ("main", "control")
+    ]
+    evals = [d.name for d in sorted((committed / "eval").iterdir()) if d.is_dir() and d.name in {"base", *runs}]
+    return runs, evals
+
+
 def needed(committed: Path) -> list[str]:
-    """Every file the comparison reads, relative to a paper folder: the committed folder's runs and evaluations."""
+    """Every file the comparison reads, relative to a paper folder: the committed main part's runs and evaluations."""
+    runs, evals = main_part(committed)
     files = ["findings.json", "base_preconditions.json", "wall_seconds.json"]
-    files += [
-        f"runs/{d.name}/{f}" for d in sorted((committed / "runs").iterdir()) for f in ("run.json", "metrics.jsonl")
-    ]
-    files += [
-        f"eval/{d.name}/{f}"
-        for d in sorted((committed / "eval").iterdir())
-        if d.is_dir()
-        for f in ("samples.jsonl", "summary.json")
-    ]
+    files += [f"runs/{r}/{f}" for r in runs for f in ("run.json", "metrics.jsonl")]
+    files += [f"eval/{e}/{f}" for e in evals for f in ("samples.jsonl", "summary.json")]
     return files
 
 
@@ -78,22 +84,23 @@ def check(committed: Path, fresh: Path) -> dict:
     found_c, found_f = read_json(committed / "findings.json"), read_json(fresh / "findings.json")
     if [g["run"] for g in found_c["gates"]] != [g["run"] for g in found_f["gates"]]:
         raise SystemExit(f"error: {committed} and {fresh} gate different BCR runs: not the same registration")
+    run_names, eval_names = main_part(committed)
     runs = {}
-    for run_dir in sorted((committed / "runs").iterdir()):
-        other = fresh / "runs" / run_dir.name
+    for name in run_names:
+        run_dir, other = committed / "runs" / name, fresh / "runs" / name
         same = compare(metric_rows(run_dir / "metrics.jsonl"), metric_rows(other / "metrics.jsonl"))
-        runs[run_dir.name] = {
+        runs[name] = {
             "run_json_equal": without_ephemeral(read_json(run_dir / "run.json"))
             == without_ephemeral(read_json(other / "run.json")),
             **{k: same[k] for k in ("steps", "steps_all_equal", "first_step_any_differs", "first_step_samples_differ")},
         }
     evals = {}
-    for ev in sorted(d for d in (committed / "eval").iterdir() if d.is_dir()):
-        a, b = ev / "samples.jsonl", fresh / "eval" / ev.name / "samples.jsonl"
-        evals[ev.name] = {
-            "samples_sha256": sha256(a),
-            "samples_equal": sha256(a) == sha256(b),
-            "summary_equal": read_json(ev / "summary.json") == read_json(fresh / "eval" / ev.name / "summary.json"),
+    for name in eval_names:
+        a, b = committed / "eval" / name, fresh / "eval" / name
+        evals[name] = {
+            "samples_sha256": sha256(a / "samples.jsonl"),
+            "samples_equal": sha256(a / "samples.jsonl") == sha256(b / "samples.jsonl"),
+            "summary_equal": read_json(a / "summary.json") == read_json(b / "summary.json"),
         }
     pre_equal = without_ephemeral(read_json(committed / "base_preconditions.json")) == without_ephemeral(
         read_json(fresh / "base_preconditions.json")
