@@ -264,13 +264,15 @@ def test_the_server_learns_a_steps_count_from_the_step_before():
     assert server._step_rows == 5
 
 
-def test_a_batch_reaches_the_model_in_one_order_whatever_the_arrival(monkeypatch):
-    """A row's floats (the distribution it samples from, its log-probs) depend on where it sits in the batch's
-    matmuls, so the server orders a batch by prompt and seed before it generates; each request gets its result."""
+def test_a_steps_batches_reach_the_model_in_one_order_whatever_the_arrival(monkeypatch):
+    """A row's floats (the distribution it samples from, its log-probs) depend on the rows beside it in its batch's
+    matmuls, so the server orders the whole step by prompt and seed before it cuts it into batches of max_num_seqs:
+    which rows share a batch never depends on arrival (taken in arrival order, a step of 16 prompts x 8 rollouts
+    split into two batches of 64 by timing); each request gets its result."""
     from recipe_bcr.verl_ext import hf_rollout
 
     key = SamplingKey(1.0, 1.0, 0, 1.0, 8, True)
-    rows = [([5, 6], 11), ([1, 2, 3], 4), ([5, 6], 2), ([1, 2, 3], 9)]
+    rows = [([5, 6], 11), ([1, 2, 3], 4), ([5, 6], 2), ([1, 2, 3], 9), ([4], 7)]
     seen = []
 
     def fake_generate(model, prompts, key, eos_ids, pad_id, seeds):
@@ -279,17 +281,20 @@ def test_a_batch_reaches_the_model_in_one_order_whatever_the_arrival(monkeypatch
 
     monkeypatch.setattr(hf_rollout, "generate_batch", fake_generate)
 
-    async def drain(arrived):
+    async def drain(arrived, max_batch):
         server = HFRolloutServer.__new__(HFRolloutServer)
-        server._pending, server.max_batch, server._step_rows, server._model_lock = [], 64, None, asyncio.Lock()
-        server.model, server.eos_ids, server.pad_id = None, {2}, 0
+        server._pending, server.max_batch, server._step_rows = [], max_batch, None
+        server.model, server.eos_ids, server.pad_id, server._model_lock = None, {2}, 0, asyncio.Lock()
         loop = asyncio.get_running_loop()
         reqs = [_Request(p, key, s, loop.create_future()) for p, s in arrived]
         server._pending.extend(reqs)
         await server._drain()
         return [(await r.future)[0] for r in reqs]
 
-    for arrived in (rows, rows[::-1], [rows[2], rows[0], rows[3], rows[1]]):
-        results = asyncio.run(drain(arrived))
-        assert results == [[s] for _, s in arrived]
-    assert seen == [sorted(rows)] * 3
+    orders = (rows, rows[::-1], [rows[2], rows[4], rows[0], rows[3], rows[1]])
+    for max_batch, cut in ((64, [sorted(rows)]), (2, [sorted(rows)[:2], sorted(rows)[2:4], sorted(rows)[4:]])):
+        seen.clear()
+        for arrived in orders:
+            results = asyncio.run(drain(arrived, max_batch))
+            assert results == [[s] for _, s in arrived]
+        assert seen == cut * len(orders)

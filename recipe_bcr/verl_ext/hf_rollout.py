@@ -393,34 +393,32 @@ class HFRolloutServer:
         return row_seed(self.seed, self.global_steps, prompt_ids, k)
 
     async def _gather(self, quiet_s: float = 0.1, wait_s: float = 2.0, poll_s: float = 0.005) -> None:
-        """Wait until max_num_seqs requests are waiting or none has arrived for `quiet_s`; while fewer are
-        waiting than the last step sent, for `wait_s`.
+        """Wait until none has arrived for `quiet_s`; while fewer are waiting than the last step sent, for `wait_s`.
 
-        A step's requests reach the server one Ray call at a time, over ~0.1 s on a busy CPU. A batch
-        closed early left stragglers for a second generate() (a rollout took twice its time), and a row's
-        floats depend on its batch's size (a CPU matmul may take another kernel for a few rows than for
-        many), so a split changed what the stragglers sampled with timing: the main part run again beside
-        other jobs drew one token otherwise at step 7 of a seed. A training step sends as many
-        requests each time, so waiting for that count keeps its batch whatever the timing; a step that
-        sends fewer waits `wait_s` once."""
+        A step's requests reach the server one Ray call at a time, over ~0.1 s on a busy CPU, and a row's floats
+        depend on the rows beside it in its batch (a CPU matmul may take another kernel for other shapes; the
+        padding beside a longer prompt moves the last bits), so which rows share a batch must not depend on when
+        they arrived: a batch closed early left stragglers for a second generate(), and the main part run again
+        beside other jobs drew one token otherwise at step 7 of a seed. A training step sends as many requests
+        each time, so waiting for that count gathers the whole step whatever the timing; a step that sends fewer
+        waits `wait_s` once."""
         loop = asyncio.get_running_loop()
         target = self._step_rows or 0
         seen, last = len(self._pending), loop.time()
-        while len(self._pending) < self.max_batch:
-            if loop.time() - last >= (wait_s if len(self._pending) < target else quiet_s):
-                break
+        while loop.time() - last < (wait_s if len(self._pending) < target else quiet_s):
             await asyncio.sleep(poll_s)
             if len(self._pending) != seen:
                 seen, last = len(self._pending), loop.time()
 
     async def _drain(self) -> None:
         await self._gather()
+        # the whole step in one order whatever its arrival, cut into batches of max_num_seqs: which rows share a
+        # batch, and where each sits in its matmuls, is fixed by the rows alone (a step of 16 prompts x 8 rollouts
+        # is two batches of 64; taken in arrival order, the rows of each depended on timing)
         while self._pending:
+            self._pending.sort(key=lambda r: (r.prompt_ids, r.seed))
             key = self._pending[0].key
             batch = [r for r in self._pending if r.key == key][: self.max_batch]
-            # rows in one order whatever their arrival: a row's floats (the distribution it samples from, its
-            # log-probs) depend on where it sits in the batch's matmuls
-            batch.sort(key=lambda r: (r.prompt_ids, r.seed))
             taken = {id(r) for r in batch}
             self._pending = [r for r in self._pending if id(r) not in taken]
             try:
