@@ -236,3 +236,20 @@ def test_the_fresh_clones_bcr_seed_0_is_one_of_its_two_repeatable_outcomes():
         ]
     )
     assert sorted(check.compare(c, rerun)["first_step_any_differs"] or 0 for c in copies) == [0, parted]
+
+
+def test_with_the_step_sorted_into_batches_a_bcr_run_trained_twice_at_once_repeats():
+    """seed_repeat_step_batches/bcr_n3_s1/: the run that parted at step 20 in the rerun from a second fresh clone,
+    trained twice at once after the rollout began to sort a step's requests before cutting them into batches: the two
+    copies are equal at every step, and equal to the committed run (its rollout's last bits aside)."""
+    check = _fresh_clone_check()
+    here = COMMITTED / "seed_repeat_step_batches" / "bcr_n3_s1"
+    recorded = json.loads((here / "repeat.json").read_text())
+    a, b = (check.metric_rows(here / side / "metrics.jsonl") for side in ("a", "b"))
+    same = check.compare(a, b)
+    assert same["steps_all_equal"] == same["steps"] == recorded["steps_all_equal"] == 60
+    assert same["first_difference"]["actor/rollout_logprob_gap_max"] is None
+    committed = check.metric_rows(COMMITTED / "runs" / "bcr_n3_s1" / "metrics.jsonl")
+    rerun = check.metric_rows(COMMITTED / "fresh_clone" / "runs" / "bcr_n3_s1" / "metrics.jsonl")
+    assert check.compare(committed, a)["first_step_any_differs"] is None
+    assert check.compare(rerun, a)["first_step_any_differs"] is not None
