@@ -256,3 +256,23 @@ def test_with_the_step_sorted_into_batches_a_bcr_run_trained_twice_at_once_repea
     assert check.compare(rerun, a)["first_step_any_differs"] is not None
     if run == "bcr_n3_s1":
         assert check.compare(committed, a)["first_step_any_differs"] is None
+
+
+def test_accuracy_by_chain_reads_a_main_parts_samples_and_names_a_folder_without_them():
+    """benchmarks/paper/accuracy_by_chain.py: on the main part, one row per arm with both chain kinds counted; on the
+    rerun's folder (summaries only, no samples) it stops naming the missing file instead of printing NaN."""
+    import subprocess
+    import sys
+
+    script = COMMITTED / "accuracy_by_chain.py"
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = [line.split("|")[1:-1] for line in done.stdout.splitlines() if line.startswith("| ") and "---" not in line]
+    table = {r[0].strip(): r for r in rows[1:]}
+    assert set(table) == {"base", *paper_findings.ARMS}
+    assert all(int(r[3]) > 0 and int(r[5]) > 0 and "nan" not in "".join(r) for r in table.values())
+    bad = subprocess.run(
+        [sys.executable, str(script), "--paper", str(COMMITTED / "fresh_clone")], capture_output=True, text=True
+    )
+    assert bad.returncode != 0 and "Traceback" not in bad.stderr
+    assert "eval/base/samples.jsonl is missing" in bad.stderr

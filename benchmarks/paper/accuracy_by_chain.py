@@ -12,6 +12,7 @@ import argparse
 from pathlib import Path
 
 from recipe_bcr.commands.paper_findings import ARMS, arm_of, ops_of, read_runs, records
+from recipe_bcr.eval.runner import SAMPLES
 from recipe_bcr.toy.preconditions import load_preregistration
 
 
@@ -30,16 +31,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--paper", type=Path, default=Path(__file__).resolve().parent, help="a main part's folder")
     args = ap.parse_args()
-    if not (args.paper / "eval" / "base" / "summary.json").exists():
-        raise SystemExit(
-            f"error: {args.paper / 'eval' / 'base'} holds no evaluation: --paper names a main part's folder, one that "
-            "`python -m recipe_bcr paper out=DIR` finished (e.g. benchmarks/paper)"
-        )
     long_ops = int(load_preregistration()["preconditions"]["long_chain_ops"])
     groups: dict[str, list[str]] = {"base": ["base"]}
-    for run in read_runs(args.paper):
+    for run in read_runs(args.paper) if (args.paper / "runs").is_dir() else []:
         if arm_of(run) in ARMS:
             groups.setdefault(arm_of(run), []).append(run["name"])
+    missing = [args.paper / "eval" / x / SAMPLES for g in groups.values() for x in g]
+    missing = [m for m in missing if not m.exists()]
+    if missing:
+        raise SystemExit(
+            f"error: {missing[0]} is missing ({len(missing)} evaluation(s) without samples): --paper names a main "
+            "part's folder that `python -m recipe_bcr paper out=DIR` finished, with its samples (e.g. benchmarks/paper; "
+            "the committed reruns keep summaries only)"
+        )
     print(f"{args.paper}: N=1 accuracy on chains of >= {long_ops} operations and shorter, seeds pooled\n")
     print("| arm | runs | acc long (%) | problems | acc short (%) | problems |")
     print("|---|---:|---:|---:|---:|---:|")
