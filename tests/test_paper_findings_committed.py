@@ -17,16 +17,17 @@ from recipe_bcr.toy.preconditions import load_preregistration
 
 COMMITTED = Path(__file__).resolve().parents[1] / "benchmarks" / "paper"
 PROMPTS8 = COMMITTED / "prompts8"  # the main part at 8 prompts a step, and its rerun from a second fresh clone
+ARRIVAL = COMMITTED / "arrival_batches"  # the main part at 16 before the rollout sorted a step, and its rerun
 
 
 # folder: whether its findings are interpretable (every BCR seed met its gates)
-MAIN_PARTS = {"": True, "prompts8": False, "lr4": True, "lr4/fresh_clone": False}
+MAIN_PARTS = {"": True, "arrival_batches": True, "prompts8": False, "lr4": True, "lr4/fresh_clone": False}
 
 
 @pytest.mark.parametrize("folder", MAIN_PARTS)
 def test_committed_findings_are_todays_judgement_of_the_committed_files(folder):
-    """The main part (16 prompts a step), the one at 8 (prompts8/), the earlier one at 4e-4 (lr4/) and that one run
-    again from a fresh clone (lr4/fresh_clone/)."""
+    """The main part (16 prompts a step), the one before the rollout sorted a step's requests (arrival_batches/), the
+    one at 8 (prompts8/), the earlier one at 4e-4 (lr4/) and that one run again from a fresh clone (lr4/fresh_clone/)."""
     root = COMMITTED / folder
     written = json.loads((root / "findings.json").read_text())
     plan = json.loads((root / "plan.json").read_text())
@@ -96,7 +97,7 @@ def _fresh_clone_check():
     return fresh_clone_check
 
 
-@pytest.mark.parametrize("root", [COMMITTED, PROMPTS8], ids=["main", "prompts8"])
+@pytest.mark.parametrize("root", [ARRIVAL, PROMPTS8], ids=["arrival_batches", "prompts8"])
 def test_fresh_clone_record_describes_the_committed_files(root):
     """fresh_clone.json compares the main part run again from a fresh clone with the committed files: its hashes
     are the committed samples', its first verdicts the committed findings', and it says reproduced only when every
@@ -199,9 +200,9 @@ def test_a_main_run_trained_twice_at_once_gives_the_committed_one(run):
     two copies part (repeat.json: bcr_n3_s0's copies drew one token otherwise at step 35); at least one is the
     committed run throughout."""
     check = _fresh_clone_check()
-    here = COMMITTED / "seed_repeat_16" / run
+    here = ARRIVAL / "seed_repeat_16" / run
     recorded = json.loads((here / "repeat.json").read_text())
-    committed = check.metric_rows(COMMITTED / "runs" / run / "metrics.jsonl")
+    committed = check.metric_rows(ARRIVAL / "runs" / run / "metrics.jsonl")
     assert recorded["run"] == run and recorded["steps"] == len(committed)
     parted = [
         check.compare(committed, check.metric_rows(here / side / "metrics.jsonl"))["first_step_any_differs"]
@@ -223,27 +224,25 @@ def test_the_fresh_clones_bcr_seed_0_is_one_of_its_two_repeatable_outcomes():
     its rerun from a second fresh clone): the rerun's run is the copy that parted from the committed one, at every
     step, so the branch is between two outcomes, each repeatable."""
     check = _fresh_clone_check()
-    rerun = check.metric_rows(COMMITTED / "fresh_clone" / "runs" / "bcr_n3_s0" / "metrics.jsonl")
-    committed = check.metric_rows(COMMITTED / "runs" / "bcr_n3_s0" / "metrics.jsonl")
+    rerun = check.metric_rows(ARRIVAL / "fresh_clone" / "runs" / "bcr_n3_s0" / "metrics.jsonl")
+    committed = check.metric_rows(ARRIVAL / "runs" / "bcr_n3_s0" / "metrics.jsonl")
     copies = [
-        check.metric_rows(COMMITTED / "seed_repeat_16" / "bcr_n3_s0" / side / "metrics.jsonl") for side in ("a", "b")
+        check.metric_rows(ARRIVAL / "seed_repeat_16" / "bcr_n3_s0" / side / "metrics.jsonl") for side in ("a", "b")
     ]
     parted = check.compare(committed, rerun)["first_step_any_differs"]
     assert (
         parted
-        == json.loads((COMMITTED / "seed_repeat_16" / "bcr_n3_s0" / "repeat.json").read_text())[
-            "first_step_any_differs"
-        ]
+        == json.loads((ARRIVAL / "seed_repeat_16" / "bcr_n3_s0" / "repeat.json").read_text())["first_step_any_differs"]
     )
     assert sorted(check.compare(c, rerun)["first_step_any_differs"] or 0 for c in copies) == [0, parted]
 
 
 @pytest.mark.parametrize("run", ["bcr_n3_s1", "bcr_n3_s2"])
 def test_with_the_step_sorted_into_batches_a_bcr_run_trained_twice_at_once_repeats(run):
-    """seed_repeat_step_batches/<run>/: BCR runs that parted from the committed ones in the rerun from a second fresh
-    clone (at steps 20 and 2), trained twice at once after the rollout began to sort a step's requests before cutting
-    them into batches: the two copies are equal at every step, the rollout's log-prob gap included; bcr_n3_s1's are
-    the committed run too (its rollout's last bits aside)."""
+    """seed_repeat_step_batches/<run>/: BCR runs that parted from their repeats in arrival_batches/'s rerun from a
+    second fresh clone (at steps 20 and 2), trained twice at once after the rollout began to sort a step's requests
+    before cutting them into batches: the two copies are equal at every step, the rollout's log-prob gap included, and
+    so is the main part made later on that code, in its own process."""
     check = _fresh_clone_check()
     here = COMMITTED / "seed_repeat_step_batches" / run
     recorded = json.loads((here / "repeat.json").read_text())
@@ -251,11 +250,10 @@ def test_with_the_step_sorted_into_batches_a_bcr_run_trained_twice_at_once_repea
     same = check.compare(a, b)
     assert recorded["run"] == run and same["steps_all_equal"] == same["steps"] == recorded["steps_all_equal"] == 60
     assert same["first_difference"]["actor/rollout_logprob_gap_max"] is None
-    committed = check.metric_rows(COMMITTED / "runs" / run / "metrics.jsonl")
-    rerun = check.metric_rows(COMMITTED / "fresh_clone" / "runs" / run / "metrics.jsonl")
+    rerun = check.metric_rows(ARRIVAL / "fresh_clone" / "runs" / run / "metrics.jsonl")
     assert check.compare(rerun, a)["first_step_any_differs"] is not None
-    if run == "bcr_n3_s1":
-        assert check.compare(committed, a)["first_step_any_differs"] is None
+    main = check.compare(check.metric_rows(COMMITTED / "runs" / run / "metrics.jsonl"), a)
+    assert main["steps_all_equal"] == 60 and main["first_difference"]["actor/rollout_logprob_gap_max"] is None
 
 
 def test_accuracy_by_chain_reads_a_main_parts_samples_and_names_a_folder_without_them():
@@ -272,7 +270,7 @@ def test_accuracy_by_chain_reads_a_main_parts_samples_and_names_a_folder_without
     assert set(table) == {"base", *paper_findings.ARMS}
     assert all(int(r[3]) > 0 and int(r[5]) > 0 and "nan" not in "".join(r) for r in table.values())
     bad = subprocess.run(
-        [sys.executable, str(script), "--paper", str(COMMITTED / "fresh_clone")], capture_output=True, text=True
+        [sys.executable, str(script), "--paper", str(ARRIVAL / "fresh_clone")], capture_output=True, text=True
     )
     assert bad.returncode != 0 and "Traceback" not in bad.stderr
     assert "eval/base/samples.jsonl is missing" in bad.stderr
