@@ -97,7 +97,7 @@ def _fresh_clone_check():
     return fresh_clone_check
 
 
-@pytest.mark.parametrize("root", [ARRIVAL, PROMPTS8], ids=["arrival_batches", "prompts8"])
+@pytest.mark.parametrize("root", [COMMITTED, ARRIVAL, PROMPTS8], ids=["main", "arrival_batches", "prompts8"])
 def test_fresh_clone_record_describes_the_committed_files(root):
     """fresh_clone.json compares the main part run again from a fresh clone with the committed files: its hashes
     are the committed samples', its first verdicts the committed findings', and it says reproduced only when every
