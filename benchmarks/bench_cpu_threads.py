@@ -30,7 +30,7 @@ PROMPTS, ROWS_PER_PROMPT, TOKENS = 8, 8, 170
 
 
 def toy_model() -> Path:
-    from recipe_bcr.toy.model import RESOURCES, ensure_model, load_specs
+    from recipe_bcr.miniature.toy.model import RESOURCES, ensure_model, load_specs
 
     task, mspec, cfg = load_specs(["config=toy_verbose"])
     return ensure_model(

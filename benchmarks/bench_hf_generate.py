@@ -21,8 +21,8 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import torch  # noqa: E402
 
-from recipe_bcr.toy.model import RESOURCES, ensure_model, load_specs  # noqa: E402
-from recipe_bcr.toy.task import write_toy_data  # noqa: E402
+from recipe_bcr.miniature.toy.model import RESOURCES, ensure_model, load_specs  # noqa: E402
+from recipe_bcr.miniature.toy.task import write_toy_data  # noqa: E402
 from recipe_bcr.verl_ext.hf_rollout import SamplingKey, generate_batch, trim_completion  # noqa: E402
 
 

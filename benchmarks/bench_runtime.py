@@ -19,11 +19,11 @@ import subprocess
 import time
 from pathlib import Path
 
-from recipe_bcr.commands.demo import flatten_metrics, train_command
 from recipe_bcr.data.prompt import build_messages
 from recipe_bcr.engines.base import Sampling, generate_all
-from recipe_bcr.toy.model import ensure_model, load_specs
-from recipe_bcr.toy.task import make_problem, write_toy_data
+from recipe_bcr.miniature.stages import flatten_metrics, train_command
+from recipe_bcr.miniature.toy.model import ensure_model, load_specs
+from recipe_bcr.miniature.toy.task import make_problem, write_toy_data
 
 
 def engine_options() -> dict:

@@ -41,9 +41,9 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch starts OpenM
 
 import torch  # noqa: E402
 
-from recipe_bcr.commands.demo import flatten_metrics, train_command  # noqa: E402
-from recipe_bcr.toy.model import RESOURCES, ensure_model, load_specs  # noqa: E402
-from recipe_bcr.toy.task import write_toy_data  # noqa: E402
+from recipe_bcr.miniature.stages import flatten_metrics, train_command  # noqa: E402
+from recipe_bcr.miniature.toy.model import RESOURCES, ensure_model, load_specs  # noqa: E402
+from recipe_bcr.miniature.toy.task import write_toy_data  # noqa: E402
 
 GAP = "actor/rollout_logprob_gap_max"  # the rollout's log-probs against the update's own
 

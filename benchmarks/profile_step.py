@@ -23,9 +23,9 @@ import time
 import uuid
 from pathlib import Path
 
-from recipe_bcr.commands.demo import train_command
-from recipe_bcr.toy.model import RESOURCES, ensure_model, load_specs
-from recipe_bcr.toy.task import write_toy_data
+from recipe_bcr.miniature.stages import train_command
+from recipe_bcr.miniature.toy.model import RESOURCES, ensure_model, load_specs
+from recipe_bcr.miniature.toy.task import write_toy_data
 
 SIZES = ("actor_rollout_ref.rollout.n=8", "bcr.budget=170")
 ROLES = ("WorkerDict", "HFRolloutServer", "TaskRunner", "AgentLoopWorker", "EngineCore", "vLLM", "RewardLoopWorker")

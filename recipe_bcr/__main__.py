@@ -50,7 +50,7 @@ def yaml_keys_help(name: str) -> str:
 
 
 def _command_keys_help() -> str:
-    from recipe_bcr.commands.paper import COMMAND_KEYS
+    from recipe_bcr.miniature.paper.command import COMMAND_KEYS
 
     return "\n".join(f"  {k:<43} {v}" for k, v in COMMAND_KEYS.items())
 
@@ -130,7 +130,9 @@ def _parser() -> argparse.ArgumentParser:
         "--rebuild", action="store_true", help="build the model even when the cache or the committed copy has it"
     )
     toy.add_argument(
-        "--ship", action="store_true", help="replace the committed warm start (recipe_bcr/resources/toy_model) with it"
+        "--ship",
+        action="store_true",
+        help="replace the committed warm start (recipe_bcr/miniature/resources/toy_model) with it",
     )
     toy.add_argument(
         "--preconditions",
@@ -178,20 +180,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in ("demo", "gpu-check") and rest:
         ap.error(f"{args.command} takes out=DIR only, not {rest}")
     if args.command == "toy":
-        from recipe_bcr.commands import toy
+        from recipe_bcr.miniature import toy_command as toy
 
         if args.preconditions:
             return toy.main(["--preconditions", f"out={out or 'toy_preconditions'}", *rest])
         return toy.run_toy(out or "data/bcr_toy", rest, args.rebuild, args.ship)
     if args.command == "paper":
-        from recipe_bcr.commands.paper import run_paper
+        from recipe_bcr.miniature.paper.command import run_paper
 
         return run_paper(out or "paper_out", rest, args.ship)
     if args.command == "gpu-check":
-        from recipe_bcr.commands.gpu_check import run_gpu_check
+        from recipe_bcr.miniature.gpu_check import run_gpu_check
 
         return run_gpu_check(out or "gpu_check_out", args.device, args.steps, tuple(args.runtimes))
-    from recipe_bcr.commands.demo import run_demo
+    from recipe_bcr.miniature.demo import run_demo
 
     return run_demo(out or "demo_out", args.rollout)
 

@@ -66,7 +66,7 @@ def verifier():
 @pytest.fixture(scope="session")
 def toy():
     """The toy task and the warm-started tiny Qwen3 (the committed copy, in BCR_CACHE)."""
-    from recipe_bcr.toy.model import ensure_model, load_specs
+    from recipe_bcr.miniature.toy.model import ensure_model, load_specs
 
     task, mspec, cfg = load_specs()
     return task, ensure_model(Path(cfg["cache_dir"]), task, mspec, progress=False)

@@ -17,7 +17,7 @@ import pytest
 import torch
 from omegaconf import OmegaConf
 
-from recipe_bcr.toy.rollouts import advantages, summarize, tag
+from recipe_bcr.miniature.toy.rollouts import advantages, summarize, tag
 from reward_fns.bcr import compute_score
 
 CONFIGS = Path(__file__).resolve().parents[1] / "hydra_configs"
@@ -109,7 +109,7 @@ def test_verl_grpo_advantage_under_the_recipe_settings_is_the_hand_computed_one(
     for i, case in enumerate(CASES):  # one value per rollout on every response token, 0 on padding
         assert torch.allclose(adv[i, : case[2]], expected[i].expand(case[2]), atol=1e-6), (i, adv[i, : case[2]])
         assert not adv[i, case[2] :].any()
-    # the same batch through the recipe's diagnostic (recipe_bcr.toy.rollouts) gives the same numbers
+    # the same batch through the recipe's diagnostic (recipe_bcr.miniature.toy.rollouts) gives the same numbers
     assert advantages([s["score"] for s in scored], [c[0] for c in CASES]) == pytest.approx(expected.tolist(), abs=1e-6)
     # verl's default (std-normalised) would scale group a and b differently: the setting matters
     std = compute_advantage(data, AdvantageEstimator.GRPO, norm_adv_by_std_in_grpo=True).batch["advantages"]

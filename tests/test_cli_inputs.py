@@ -158,7 +158,7 @@ def test_paper_help_lists_every_key_of_the_config_paper_runs(capsys):
     the command's own keys (config=paper_v1 reaches the first miniature)."""
     from omegaconf import OmegaConf
 
-    from recipe_bcr.commands.paper import COMMAND_KEYS
+    from recipe_bcr.miniature.paper.command import COMMAND_KEYS
 
     with pytest.raises(SystemExit):
         recipe_main(["paper", "--help"])
@@ -179,7 +179,7 @@ def test_paper_help_lists_every_key_of_the_config_paper_runs(capsys):
 
 
 def test_toy_preconditions_is_reachable_from_the_recipe_command(monkeypatch):
-    from recipe_bcr.commands import toy
+    from recipe_bcr.miniature import toy_command as toy
 
     seen = []
     monkeypatch.setattr(toy, "main", lambda argv: seen.append(argv) or 0)
@@ -188,7 +188,7 @@ def test_toy_preconditions_is_reachable_from_the_recipe_command(monkeypatch):
 
 
 def test_demo_and_gpu_check_take_only_out(monkeypatch):
-    from recipe_bcr.commands import demo
+    from recipe_bcr.miniature import demo
 
     seen = []
     monkeypatch.setattr(demo, "run_demo", lambda out, rollout: seen.append((out, rollout)) or 0)

@@ -28,8 +28,8 @@ def test_demo_trains_merges_and_evaluates(tmp_path):
     for r in rows:
         assert {"critic/score/mean", "critic/advantages/max", "actor/grad_norm", "bcr/acc", "bcr/fmt"} <= set(r)
     assert (out / "train" / "checkpoints" / "global_step_4" / "actor").is_dir()
-    from recipe_bcr.commands.demo import _cfg
-    from recipe_bcr.toy.model import provenance
+    from recipe_bcr.miniature.demo import _cfg
+    from recipe_bcr.miniature.toy.model import provenance
 
     cfg, run = _cfg(), provenance()["run"]
     # the live steps train as the committed model's paper run did: its N, budget and reward

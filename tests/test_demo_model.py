@@ -1,4 +1,4 @@
-"""The demo's BCR model (recipe_bcr/resources/toy_model_compete_bcr) is a run of the second miniature committed in
+"""The demo's BCR model (recipe_bcr/miniature/resources/toy_model_compete_bcr) is a run of the second miniature committed in
 benchmarks/paper/: its provenance.json against hydra_configs/paper.yaml, that folder's plan and base measurement,
 the run today's plan makes, the committed evaluation of that run, and the weights themselves; the ship command that
 writes it; and the demo's refusal of a model that is not one."""
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from recipe_bcr.commands.demo import closing_sentence
-from recipe_bcr.commands.paper import plan_arms
-from recipe_bcr.commands.paper_ship import ship_run
-from recipe_bcr.toy.model import PAPER_TRAINED, PROVENANCE, RESOURCES, cache_key, load_specs, provenance
-from recipe_bcr.toy.preconditions import load_preregistration
+from recipe_bcr.miniature.demo import closing_sentence
+from recipe_bcr.miniature.paper.command import plan_arms
+from recipe_bcr.miniature.paper.ship import ship_run
+from recipe_bcr.miniature.toy.model import PAPER_TRAINED, PROVENANCE, RESOURCES, cache_key, load_specs, provenance
+from recipe_bcr.miniature.toy.preconditions import load_preregistration
 
 REPORT = Path(__file__).resolve().parents[1] / "benchmarks" / "paper"
 RUN_FIELDS = ("group", "n", "budget", "seed", "reward", "single")
@@ -107,7 +107,7 @@ def test_closing_sentence_reads_the_table_at_n1(tmp_path):
     ],
 )
 def test_demo_without_a_valid_comparison_model_stops_before_any_stage(tmp_path, monkeypatch, capsys, planted, message):
-    from recipe_bcr.commands import demo
+    from recipe_bcr.miniature import demo
 
     folder = tmp_path / "model"
     folder.mkdir()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from recipe_bcr.commands import gpu_check
+from recipe_bcr.miniature import gpu_check
 from recipe_bcr.verl_ext import checks
 
 VLLM_MISSING = "vllm is not installed (GPU: pip install -e '.[gpu]'; CPU: bash .ci/setup)"

@@ -5,7 +5,7 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM
 
-from recipe_bcr.toy.model import SHIPPED
+from recipe_bcr.miniature.toy.model import SHIPPED
 from recipe_bcr.verl_ext.checks import attention, attention_problem, compose_recipe, requirements
 
 

@@ -1,7 +1,10 @@
 """The layers of the code import one way, with no cycle, counting imports inside functions and
 module paths named in strings (`python -m ...` subprocesses, registry targets, `pkg://`).
 
-    grading <- data <- engines <- eval <- toy <- verl edge <- commands
+    grading <- data <- engines <- eval <- verl edge <- commands <- miniature <- cli
+
+The recipe (grading .. commands) never imports the miniature (the toy task and model, the demo, the GPU
+check and the paper commands); only the `python -m recipe_bcr` entry point and the benchmarks sit above it.
 
 A module may import its own layer and those before it; a third-party heavyweight only from the
 first layer that needs it on (the grading core imports no verl, torch, pandas or Hydra).
@@ -22,9 +25,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("data", ("recipe_bcr.data",)),
     ("engines", ("recipe_bcr.engines",)),
     ("eval", ("recipe_bcr.eval",)),
-    ("toy", ("recipe_bcr.toy",)),
     ("verl edge", ("recipe_bcr.verl_ext", "reward_fns", "hydra_plugins")),
-    ("commands", ("recipe_bcr.commands", "recipe_bcr.__main__", "data_prep", "benchmarks")),
+    ("commands", ("recipe_bcr.commands", "data_prep")),
+    ("miniature", ("recipe_bcr.miniature",)),
+    ("cli", ("recipe_bcr.__main__", "benchmarks")),
 ]
 # third-party packages and the lowest layer that may import them
 LOWEST = {

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from recipe_bcr.commands.paper_report import write_report
-from recipe_bcr.commands.paper_stages import Run
-from recipe_bcr.commands.paper_v1 import load_config, plan
+from recipe_bcr.miniature.paper.report import write_report
+from recipe_bcr.miniature.paper.v1 import load_config, plan
+from recipe_bcr.miniature.stages import Run
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -68,7 +68,7 @@ def _plant_metrics(d: Path, acc: float, tok: float) -> None:
 
 def _plant_preconditions_met(root: Path, cfg: dict) -> None:
     """A preconditions.json with every precondition at its threshold (met): the findings are judged."""
-    from recipe_bcr.toy.preconditions import verdicts
+    from recipe_bcr.miniature.toy.preconditions import verdicts
 
     th = cfg["preconditions"]["thresholds"]
     details = dict.fromkeys(("problems_n1", "groups_n3", "written_n1", "skipped_n1", "budget_n3"), 1)
@@ -148,7 +148,8 @@ def test_each_run_trains_with_its_own_prompt_budget_reward_and_seed(tmp_path, mo
     """The main_ppo and merge commands of every planned run (run_stage records them; the real commands
     run in the smoke test below and in test_train_e2e.py; the reward presets through verl's reward loop
     in test_verl_integration.py)."""
-    from recipe_bcr.commands import demo, paper_v1
+    from recipe_bcr.miniature import stages
+    from recipe_bcr.miniature.paper import v1 as paper_v1
 
     cmds = []
 
@@ -169,7 +170,7 @@ def test_each_run_trains_with_its_own_prompt_budget_reward_and_seed(tmp_path, mo
             target.mkdir(parents=True)
             (target / "config.json").write_text("{}")
 
-    monkeypatch.setattr(demo, "run_stage", stage)
+    monkeypatch.setattr(stages, "run_stage", stage)
     cfg = load_config(["seeds=[0,1]", "ablation_seeds=[0]", "train_steps=5", "bcr.tokens_per_problem=28"])
     data = {"group": tmp_path / "group", "single": tmp_path / "single"}
     for run in plan(cfg):
@@ -267,7 +268,7 @@ def test_report_without_ablations_says_so_and_links_no_missing_figure(tmp_path):
 def test_resuming_with_other_settings_is_refused_before_any_work(tmp_path, capsys):
     """A rerun reuses finished runs: into a folder made with other settings it would mix, say,
     12-step runs into a 20-step report. It is refused, naming the keys, and nothing is touched."""
-    from recipe_bcr.commands.paper_v1 import run_paper_v1
+    from recipe_bcr.miniature.paper.v1 import run_paper_v1
 
     out = tmp_path / "p"
     out.mkdir()

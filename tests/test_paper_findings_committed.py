@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from recipe_bcr.commands import paper_findings
-from recipe_bcr.commands.paper import _counter
-from recipe_bcr.toy.model import RESOURCES
-from recipe_bcr.toy.preconditions import load_preregistration
+from recipe_bcr.miniature.paper import findings as paper_findings
+from recipe_bcr.miniature.paper.command import _counter
+from recipe_bcr.miniature.toy.model import RESOURCES
+from recipe_bcr.miniature.toy.preconditions import load_preregistration
 
 COMMITTED = Path(__file__).resolve().parents[1] / "benchmarks" / "paper"
 PROMPTS8 = COMMITTED / "prompts8"  # the main part at 8 prompts a step, and its rerun from a second fresh clone
@@ -61,9 +61,9 @@ def test_committed_findings_are_todays_judgement_of_the_committed_files(folder):
     ],
 )
 def test_each_committed_pilot_holds_the_metrics_its_gates_were_read_from(pilot):
-    """The pilots' READMEs print their gates with `python -m recipe_bcr.commands.paper_report --gates DIR`: the run
+    """The pilots' READMEs print their gates with `python -m recipe_bcr.miniature.paper.report --gates DIR`: the run
     metrics must be committed beside pilot.json, and give the gates it records."""
-    from recipe_bcr.commands.paper_report import run_gates
+    from recipe_bcr.miniature.paper.report import run_gates
 
     recorded = json.loads((COMMITTED / pilot / "pilot.json").read_text())
     (again,) = run_gates(COMMITTED / pilot)
@@ -74,7 +74,7 @@ def test_each_committed_pilot_holds_the_metrics_its_gates_were_read_from(pilot):
 def test_gates_on_the_first_steps_read_only_those_steps(tmp_path):
     """A pilot's steps rule judges its run on the first S steps (`--steps S`): the same gates as the run cut to S
     steps, not the whole run's; a run shorter than S is refused."""
-    from recipe_bcr.commands.paper_report import run_gates
+    from recipe_bcr.miniature.paper.report import run_gates
 
     src = COMMITTED / "pilot16" / "s3"
     cut = tmp_path / "cut"
@@ -212,7 +212,7 @@ def test_a_main_run_trained_twice_at_once_gives_the_committed_one(run):
 
 
 def test_gates_on_no_steps_is_refused_by_name(capsys):
-    from recipe_bcr.commands.paper_report import main
+    from recipe_bcr.miniature.paper.report import main
 
     with pytest.raises(SystemExit) as e:
         main(["--gates", str(COMMITTED / "pilot16" / "s3"), "--steps", "0"])

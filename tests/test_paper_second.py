@@ -15,12 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from recipe_bcr.commands import demo, paper, paper_findings, toy
-from recipe_bcr.commands.paper_report import VERDICTS
-from recipe_bcr.commands.paper_stages import Run, evaluate, train_run
-from recipe_bcr.toy import preconditions as pre_mod
-from recipe_bcr.toy.model import RESOURCES, built_with
-from recipe_bcr.toy.preconditions import load_preregistration, thresholds_commit
+from recipe_bcr.miniature import stages
+from recipe_bcr.miniature import toy_command as toy
+from recipe_bcr.miniature.paper import command as paper
+from recipe_bcr.miniature.paper import findings as paper_findings
+from recipe_bcr.miniature.paper.report import VERDICTS
+from recipe_bcr.miniature.stages import Run, evaluate, train_run
+from recipe_bcr.miniature.toy import preconditions as pre_mod
+from recipe_bcr.miniature.toy.model import RESOURCES, built_with
+from recipe_bcr.miniature.toy.preconditions import load_preregistration, thresholds_commit
 
 REPO = Path(__file__).resolve().parents[1]
 MEASURED = REPO / "benchmarks" / "paper" / "base_preconditions_8ops.json"  # the first base: misses 3
@@ -144,7 +147,7 @@ def test_a_finished_run_evaluation_and_measurement_are_not_redone(tmp_path, monk
     def never(*a, **k):
         raise AssertionError("a stage whose output exists was run again")
 
-    monkeypatch.setattr(demo, "run_stage", never)
+    monkeypatch.setattr(stages, "run_stage", never)
     monkeypatch.setattr(toy, "measure_base", never)
     run = Run("bcr_n3_s0", "main", 3, 261, 0)
     _finished_run(tmp_path, run, 100)
@@ -158,7 +161,7 @@ def test_a_finished_run_evaluation_and_measurement_are_not_redone(tmp_path, monk
 
 
 def test_a_finished_run_with_other_settings_is_refused_not_mixed(tmp_path, monkeypatch):
-    monkeypatch.setattr(demo, "run_stage", lambda *a, **k: pytest.fail("trained"))
+    monkeypatch.setattr(stages, "run_stage", lambda *a, **k: pytest.fail("trained"))
     run = Run("bcr_n3_s0", "main", 3, 261, 0)
     _finished_run(tmp_path, run, 100)  # e.g. a pilot at 100 steps, then the full run at 60
     with pytest.raises(ValueError, match="steps 100 -> 60"):
@@ -173,7 +176,7 @@ def test_a_run_trains_on_the_threads_it_is_given(tmp_path, monkeypatch):
         seen.append(cmd)
         raise RuntimeError("stop before training")
 
-    monkeypatch.setattr(demo, "run_stage", stop)
+    monkeypatch.setattr(stages, "run_stage", stop)
     with pytest.raises(RuntimeError, match="stop before training"):
         train_run(Run("bcr_n3_s0", "main", 3, 261, 0), tmp_path, tmp_path / "m", tmp_path / "d", CFG, 100, threads=3)
     assert 'ray_kwargs.ray_init.runtime_env.env_vars.BCR_TRAIN_THREADS="3"' in seen[0]
@@ -312,8 +315,8 @@ def count():
 def _section(problem, style: str, wrong: bool) -> str:
     """A toy section: `verbose` (narration, restatement, steps, filler, re-check), `concise` (steps, a re-check on
     long chains only) or `cut` (the verbose one less its narration and a filler)."""
-    from recipe_bcr.toy.model import load_specs
-    from recipe_bcr.toy.task import CHECK, CLOSING, FILLERS, NARRATION, RESTATE, chain, written_steps
+    from recipe_bcr.miniature.toy.model import load_specs
+    from recipe_bcr.miniature.toy.task import CHECK, CLOSING, FILLERS, NARRATION, RESTATE, chain, written_steps
 
     rng = random.Random(0)
     spec = load_specs([f"config={CFG['toy']}"])[0]  # the registered task: remainder lines in steps and re-checks
@@ -388,8 +391,8 @@ def _plant_run(root: Path, run: Run, metrics: list[dict], dump_lengths: list[lis
 
 
 def _synthetic_folder(root: Path, tok, bcr_gates: bool = True, ablations: bool = True) -> None:
-    from recipe_bcr.toy.model import load_specs
-    from recipe_bcr.toy.task import write_toy_benchmark
+    from recipe_bcr.miniature.toy.model import load_specs
+    from recipe_bcr.miniature.toy.task import write_toy_benchmark
 
     _preconditions(root, met=True)
     task = load_specs([f"config={CFG['toy']}"])[0]
@@ -433,7 +436,7 @@ def _context() -> dict:
 
 
 def test_findings_json_holds_every_registered_part_and_judges_an_engaged_run(tmp_path, count):
-    from recipe_bcr.commands import paper_writeup
+    from recipe_bcr.miniature.paper import writeup as paper_writeup
 
     tok, n_tokens = count
     _synthetic_folder(tmp_path, tok)
@@ -522,7 +525,7 @@ def test_the_pilot_runs_one_real_grpo_step_and_resumes(tmp_path):
 
 def test_the_evaluation_runs_the_harness_on_one_thread_at_the_registered_sampling(tmp_path, monkeypatch):
     seen = []
-    monkeypatch.setattr(demo, "run_stage", lambda cmd, log, what: seen.append(cmd))
+    monkeypatch.setattr(stages, "run_stage", lambda cmd, log, what: seen.append(cmd))
     evaluate("bcr_n3_s0", tmp_path / "m", [1, 2, 3, 4, 5], tmp_path, tmp_path / "b.jsonl", CFG["eval"], threads=1)
     cmd = seen[0]
     assert cmd[:3] == ["env", "OMP_NUM_THREADS=1", "OMP_WAIT_POLICY=PASSIVE"] and "recipe_bcr.eval" in cmd

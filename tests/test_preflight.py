@@ -11,7 +11,6 @@ import pytest
 import torch
 from omegaconf import OmegaConf
 
-from recipe_bcr.toy.model import MODEL_DIR, built_with
 from recipe_bcr.verl_ext import checks, platform_cpu, preflight
 from recipe_bcr.verl_ext.checks import compose_recipe
 from recipe_bcr.verl_ext.preflight import (
@@ -43,11 +42,13 @@ def test_hub_ids_are_not_local_paths():
     assert is_local("/models/x") and is_local("./x") and is_local("~/x") and is_local("models/org/x")
 
 
-def test_toy_preset_materialises_its_model_in_an_empty_cache(tmp_path, monkeypatch):
+def test_toy_preset_with_an_empty_cache_names_the_command_that_builds_its_model(tmp_path, monkeypatch):
+    """The recipe never builds the miniature's model itself (it does not import the miniature)."""
     monkeypatch.setenv("BCR_CACHE", str(tmp_path / "cache"))
     cfg = compose_recipe(["bcr_device=cpu", "bcr_model@bcr.model=tiny_qwen3"])
-    assert check_model_paths(cfg) == [str(tmp_path / "cache" / MODEL_DIR)]  # bcr.model.path = actor's model.path
-    assert built_with(tmp_path / "cache" / MODEL_DIR) is not None
+    with pytest.raises(PreflightError, match="python -m recipe_bcr toy"):
+        check_model_paths(cfg)
+    assert not (tmp_path / "cache").exists()
 
 
 def test_missing_model_folder_is_one_line_naming_key_path_and_fix(tmp_path):
@@ -178,7 +179,7 @@ def test_eval_with_empty_cache_fails_in_one_line_naming_the_fix(tmp_path):
     )
     assert proc.returncode == 2
     [error] = [line for line in (proc.stdout + proc.stderr).splitlines() if "no such folder" in line]
-    assert f"model.path={tmp_path / 'empty' / MODEL_DIR}: no such folder -> fix: `python -m recipe_bcr toy`" in error
+    assert f"model.path={tmp_path / 'empty' / 'toy-qwen3'}: no such folder -> fix: `python -m recipe_bcr toy`" in error
     assert not (tmp_path / "run" / "config.yaml").exists()  # nothing of a run was written
 
 
@@ -257,8 +258,8 @@ def test_missing_data_names_the_command_that_builds_it(tmp_path):
 
 
 def _toy_data(folder, n):
-    from recipe_bcr.toy.model import load_specs
-    from recipe_bcr.toy.task import write_toy_data
+    from recipe_bcr.miniature.toy.model import load_specs
+    from recipe_bcr.miniature.toy.task import write_toy_data
 
     task, _, toy = load_specs()
     write_toy_data(folder, n, 4, 2, 0, task)

@@ -13,9 +13,9 @@ import pytest
 
 from recipe_bcr.grading.reward import score_completion
 from recipe_bcr.grading.verify import default_verifier
-from recipe_bcr.toy.model import load_specs
-from recipe_bcr.toy.profile import sections
-from recipe_bcr.toy.task import (
+from recipe_bcr.miniature.toy.model import load_specs
+from recipe_bcr.miniature.toy.profile import sections
+from recipe_bcr.miniature.toy.task import (
     _STEP,
     CHECK,
     FILLERS,

@@ -1,4 +1,4 @@
-"""The committed warm start (recipe_bcr/resources/toy_model): made with today's settings, used
+"""The committed warm start (recipe_bcr/miniature/resources/toy_model): made with today's settings, used
 without a build, and reproduced by its rebuild command (`python -m recipe_bcr toy --rebuild`)."""
 
 from __future__ import annotations
@@ -7,8 +7,16 @@ import json
 
 import pytest
 
-from recipe_bcr.toy import model as toy_model
-from recipe_bcr.toy.model import SHIPPED, built_with, cache_key, ensure_model, load_specs, save_model, warm_start
+from recipe_bcr.miniature.toy import model as toy_model
+from recipe_bcr.miniature.toy.model import (
+    SHIPPED,
+    built_with,
+    cache_key,
+    ensure_model,
+    load_specs,
+    save_model,
+    warm_start,
+)
 
 
 def test_committed_model_is_built_with_the_current_settings():
@@ -90,7 +98,7 @@ def test_a_device_this_machine_lacks_is_refused_before_training(device):
 
 
 def test_the_toy_command_names_a_bad_device_and_exits_2(tmp_path, capsys, monkeypatch):
-    from recipe_bcr.commands.toy import run_toy
+    from recipe_bcr.miniature.toy_command import run_toy
 
     monkeypatch.setenv("BCR_CACHE", str(tmp_path / "cache"))
     assert run_toy(str(tmp_path / "data"), ["device=tpu", "model.sft_steps=3"], rebuild=True) == 2

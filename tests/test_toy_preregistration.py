@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from recipe_bcr.toy import preconditions as pre
+from recipe_bcr.miniature.toy import preconditions as pre
 
 
 def test_paper_yaml_registers_every_measured_precondition():
@@ -76,7 +76,7 @@ def test_thresholds_commit_names_the_commit_and_refuses_uncommitted_changes(tmp_
 
 
 def test_the_registered_arms_are_bcr_its_three_controls_and_the_ablations_at_every_seed():
-    from recipe_bcr.commands.paper import plan_arms
+    from recipe_bcr.miniature.paper.command import plan_arms
 
     cfg = pre.load_preregistration()
     runs = plan_arms(cfg, 270)

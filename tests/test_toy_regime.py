@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from recipe_bcr.commands.paper_report import write_report
-from recipe_bcr.commands.paper_stages import Run
-from recipe_bcr.commands.paper_v1 import load_config
-from recipe_bcr.toy.model import RESOURCES, built_with, cache_key, load_specs
-from recipe_bcr.toy.preconditions import CHECKS, measure, table, verdicts
+from recipe_bcr.miniature.paper.report import write_report
+from recipe_bcr.miniature.paper.v1 import load_config
+from recipe_bcr.miniature.stages import Run
+from recipe_bcr.miniature.toy.model import RESOURCES, built_with, cache_key, load_specs
+from recipe_bcr.miniature.toy.preconditions import CHECKS, measure, table, verdicts
 
 THRESHOLDS = load_config([])["preconditions"]["thresholds"]
 
@@ -149,7 +149,8 @@ def test_report_tables_the_training_rollouts_advantage_by_behaviour(tmp_path):
 def test_every_training_run_gets_the_configured_grpo_sizes(tmp_path, monkeypatch):
     """paper.yaml `grpo` (prompts per step, rollouts, lr: the knobs the pilot of issue 24 sets) reaches
     main_ppo's keys; the training command is captured and stopped before anything runs."""
-    from recipe_bcr.commands import demo, paper_v1
+    from recipe_bcr.miniature import stages
+    from recipe_bcr.miniature.paper import v1 as paper_v1
 
     seen = []
 
@@ -157,7 +158,7 @@ def test_every_training_run_gets_the_configured_grpo_sizes(tmp_path, monkeypatch
         seen.append(cmd)
         raise RuntimeError("stopped")
 
-    monkeypatch.setattr(demo, "run_stage", stop)
+    monkeypatch.setattr(stages, "run_stage", stop)
     cfg = load_config(["grpo.prompts_per_step=16", "grpo.rollouts=8", "grpo.lr=3e-4"])
     run = Run("bcr_n3_s0", "main", 3, 135, 0)
     with pytest.raises(RuntimeError, match="stopped"):

@@ -1,4 +1,4 @@
-"""The second miniature's base preconditions (recipe_bcr/toy/preconditions.py `regime_values`, `choose_budget`)
+"""The second miniature's base preconditions (recipe_bcr/miniature/toy/preconditions.py `regime_values`, `choose_budget`)
 on planted base samples: each registered value is computed as paper.yaml defines it, and lambda follows the
 registered rule."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from recipe_bcr.toy.preconditions import (
+from recipe_bcr.miniature.toy.preconditions import (
     REGIME_CHECKS,
     choose_budget,
     fit_shares,
@@ -112,15 +112,15 @@ def test_rows_judge_every_registered_precondition_and_the_table_says_which_misse
 
 
 def test_measure_regime_runs_end_to_end_on_the_committed_demo_model(tmp_path, monkeypatch):
-    """The sampling path of `python -m recipe_bcr.commands.toy --preconditions` at tiny sizes, on the demo's toy base
+    """The sampling path of `python -m recipe_bcr.miniature.toy_command --preconditions` at tiny sizes, on the demo's toy base
     (2-operation chains) with the competing task: every registered value comes back, from the registered sampling, and
     the paired continuations resume the base's own steps (long chains set to 2 operations so the base can write them).
     It samples on one torch thread whatever the caller set, and gives the caller its thread count back."""
     import torch
 
     from recipe_bcr.engines import base as engines_base
-    from recipe_bcr.toy.model import RESOURCES, load_specs
-    from recipe_bcr.toy.preconditions import measure_regime
+    from recipe_bcr.miniature.toy.model import RESOURCES, load_specs
+    from recipe_bcr.miniature.toy.preconditions import measure_regime
 
     seen, generate_all = [], engines_base.generate_all
     monkeypatch.setattr(

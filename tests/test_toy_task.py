@@ -8,9 +8,9 @@ import random
 import pytest
 
 from recipe_bcr.grading.reward import score_completion
-from recipe_bcr.toy.model import load_specs
-from recipe_bcr.toy.profile import profile, sections
-from recipe_bcr.toy.task import (
+from recipe_bcr.miniature.toy.model import load_specs
+from recipe_bcr.miniature.toy.profile import profile, sections
+from recipe_bcr.miniature.toy.task import (
     FILLERS,
     RECHECK,
     chain,

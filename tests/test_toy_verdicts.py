@@ -1,4 +1,4 @@
-"""The second miniature's dynamics gates and finding rules (recipe_bcr/commands/paper_report.py) on synthetic metrics,
+"""The second miniature's dynamics gates and finding rules (recipe_bcr/miniature/paper/report.py) on synthetic metrics,
 and the gates of the committed first miniature (benchmarks/paper_v1/runs), which its report's notice quotes."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from recipe_bcr.commands.paper_report import (
+from recipe_bcr.miniature.paper.report import (
     VERDICTS,
     bootstrap_diff,
     collapsed,
@@ -22,7 +22,7 @@ from recipe_bcr.commands.paper_report import (
     seed_bootstrap_diff,
     verdict,
 )
-from recipe_bcr.toy.preconditions import load_preregistration
+from recipe_bcr.miniature.toy.preconditions import load_preregistration
 
 G = load_preregistration()["gates"]
 F = load_preregistration()["findings"]
@@ -131,8 +131,8 @@ def test_seeds_resampled_as_units_keep_a_seeds_shared_noise():
 def test_seeds_resampled_skips_a_comparison_no_problem_pairs(monkeypatch, tmp_path):
     """A seed whose evaluation scored nothing leaves no problem shared by every seed: that comparison says why and
     the others are still made, instead of the findings stage failing after a run's training and evaluation."""
-    from recipe_bcr.commands import paper_findings
-    from recipe_bcr.commands.paper_writeup import seeds_line
+    from recipe_bcr.miniature.paper import findings as paper_findings
+    from recipe_bcr.miniature.paper.writeup import seeds_line
 
     maps = {"b": [{"p1": 1.0, "p2": 0.0}] * 2, "0": [{"p1": 1.0, "p2": 1.0}] * 2, "t": [{"p1": 0.0, "p2": 0.0}, {}]}
     monkeypatch.setattr(paper_findings, "per_seed", lambda root, labels, field: maps[labels[0]] if labels else [])
@@ -183,7 +183,7 @@ def test_collapse_is_defined_in_advance():
 
 
 def test_the_trajectory_table_averages_the_first_middle_and_last_windows(tmp_path):
-    from recipe_bcr.commands.paper_report import trajectory_table
+    from recipe_bcr.miniature.paper.report import trajectory_table
 
     run = tmp_path / "runs" / "bcr_n3_s0"
     run.mkdir(parents=True)
@@ -198,9 +198,9 @@ def test_the_trajectory_table_averages_the_first_middle_and_last_windows(tmp_pat
 def test_committed_first_miniature_training_table_comes_from_its_run_metrics():
     """benchmarks/paper_v1/runs/ holds what its report's training table was made from (every run's per-step metrics
     and run.json), so the committed figures can be re-derived without rerunning the hour."""
-    from recipe_bcr.commands.paper_report import _metrics, training_table
-    from recipe_bcr.commands.paper_stages import Run
-    from recipe_bcr.commands.paper_v1 import load_config, plan
+    from recipe_bcr.miniature.paper.report import _metrics, training_table
+    from recipe_bcr.miniature.paper.v1 import load_config, plan
+    from recipe_bcr.miniature.stages import Run
 
     fields = set(Run.__dataclass_fields__)
     dirs = sorted((COMMITTED / "runs").iterdir())

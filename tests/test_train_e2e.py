@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from recipe_bcr.commands.demo import flatten_metrics, train_command
-from recipe_bcr.toy.model import load_specs
-from recipe_bcr.toy.task import write_toy_data
+from recipe_bcr.miniature.stages import flatten_metrics, train_command
+from recipe_bcr.miniature.toy.model import load_specs
+from recipe_bcr.miniature.toy.task import write_toy_data
 
 pytestmark = [pytest.mark.verl, pytest.mark.slow]
 STEPS = int(os.environ.get("BCR_E2E_STEPS", "12"))

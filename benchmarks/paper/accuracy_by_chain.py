@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from recipe_bcr.commands.paper_findings import ARMS, arm_of, ops_of, read_runs, records
 from recipe_bcr.eval.runner import SAMPLES
-from recipe_bcr.toy.preconditions import load_preregistration
+from recipe_bcr.miniature.paper.findings import ARMS, arm_of, ops_of, read_runs, records
+from recipe_bcr.miniature.toy.preconditions import load_preregistration
 
 
 def tally(root: Path, labels: list[str], long_ops: int) -> dict[str, list[float]]:

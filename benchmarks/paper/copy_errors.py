@@ -15,8 +15,8 @@ import re
 from pathlib import Path
 
 from recipe_bcr.data.prompt import build_messages
-from recipe_bcr.toy.model import RESOURCES, load_specs
-from recipe_bcr.toy.task import CHECK, chain, make_problem
+from recipe_bcr.miniature.toy.model import RESOURCES, load_specs
+from recipe_bcr.miniature.toy.task import CHECK, chain, make_problem
 
 STEP = re.compile(r"(-?\d+) ([+-]) (\d+) = (-?\d+)\.")
 

@@ -1,5 +1,5 @@
 """What the second miniature's base preconditions would read if the base imitated its supervised data exactly
-(issue 35): the registered values (recipe_bcr/toy/preconditions.py `regime_values`, hydra_configs/paper.yaml) computed
+(issue 35): the registered values (recipe_bcr/miniature/toy/preconditions.py `regime_values`, hydra_configs/paper.yaml) computed
 on supervised completions of hydra_configs/toy_compete.yaml instead of base samples, tokenized with a toy tokenizer.
 
 A design estimate, not a measurement: a base samples its own slips and copies imperfectly, so its accuracy is lower
@@ -18,10 +18,16 @@ from pathlib import Path
 
 from recipe_bcr.grading.reward import score_completion
 from recipe_bcr.grading.verify import default_verifier
-from recipe_bcr.toy.model import RESOURCES, load_specs
-from recipe_bcr.toy.preconditions import load_preregistration, regime_rows, regime_table, regime_values, section_record
-from recipe_bcr.toy.profile import sections
-from recipe_bcr.toy.task import make_problem, target_completion
+from recipe_bcr.miniature.toy.model import RESOURCES, load_specs
+from recipe_bcr.miniature.toy.preconditions import (
+    load_preregistration,
+    regime_rows,
+    regime_table,
+    regime_values,
+    section_record,
+)
+from recipe_bcr.miniature.toy.profile import sections
+from recipe_bcr.miniature.toy.task import make_problem, target_completion
 
 
 def main() -> None:

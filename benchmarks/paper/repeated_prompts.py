@@ -15,11 +15,11 @@ import argparse
 import collections
 import random
 
-from recipe_bcr.commands.paper import load_config
-from recipe_bcr.commands.paper_stages import train_group_count
 from recipe_bcr.data.schema import to_record
-from recipe_bcr.toy.model import load_specs
-from recipe_bcr.toy.task import make_groups
+from recipe_bcr.miniature.paper.command import load_config
+from recipe_bcr.miniature.stages import train_group_count
+from recipe_bcr.miniature.toy.model import load_specs
+from recipe_bcr.miniature.toy.task import make_groups
 
 
 def main() -> None:

@@ -24,9 +24,9 @@ import time
 from functools import partial
 from pathlib import Path
 
-from recipe_bcr.commands.paper import at_once, load_config, plan_arms
-from recipe_bcr.commands.paper_stages import train_run
-from recipe_bcr.toy.model import RESOURCES, ensure_model, load_specs
+from recipe_bcr.miniature.paper.command import at_once, load_config, plan_arms
+from recipe_bcr.miniature.stages import train_run
+from recipe_bcr.miniature.toy.model import RESOURCES, ensure_model, load_specs
 
 UNTIMED = ("timing_s/", "timing_per_token_ms/", "perf/", "actor/perf/")
 # the rollout's last bits against the update's own log-probs: they vary with how the rollout's requests were

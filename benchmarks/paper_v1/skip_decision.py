@@ -18,8 +18,8 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from recipe_bcr.data.prompt import build_messages
-from recipe_bcr.toy.model import RESOURCES, _render, load_specs
-from recipe_bcr.toy.task import make_problem
+from recipe_bcr.miniature.toy.model import RESOURCES, _render, load_specs
+from recipe_bcr.miniature.toy.task import make_problem
 
 
 def main() -> None:

@@ -17,7 +17,6 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from recipe_bcr.toy.model import MODEL_DIR, ensure_model, load_specs
 from recipe_bcr.verl_ext.checks import attention, attention_problem, gpu_problem, missing, requirements
 from recipe_bcr.verl_ext.platform_cpu import nvidia_gpus, visible_gpu_count
 from recipe_bcr.verl_ext.threads import OVERRIDE, train_threads, usable_cores
@@ -42,21 +41,17 @@ def is_local(path: str) -> bool:
 
 
 def check_model_paths(cfg: Any) -> list[str]:
-    """Every local model path the config names exists; the toy model's cache (CACHE/toy-qwen3) is
-    filled from the committed warm start when empty. Returns the folders checked, once each."""
+    """Every local model path the config names exists. Returns the folders checked, once each."""
     checked = []
     for key in MODEL_KEYS:
         value = OmegaConf.select(cfg, key, default=None)
         if not value or not is_local(str(value)):
             continue
         path = Path(str(value)).expanduser()
-        if not path.exists() and path.name == MODEL_DIR:
-            spec, mspec, _ = load_specs()
-            ensure_model(path.parent, spec, mspec, progress=False)
         if not path.exists():
             raise PreflightError(
                 f"{key}={value}: no such folder -> fix: download or build the model there, or set {key} to a model "
-                f"folder or a hub id (the toy model: `python -m recipe_bcr toy`, which writes $BCR_CACHE/{MODEL_DIR})"
+                f"folder or a hub id (the toy model: `python -m recipe_bcr toy`, which writes $BCR_CACHE/toy-qwen3)"
             )
         checked.append(str(path))
     return list(dict.fromkeys(checked))

@@ -18,8 +18,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from recipe_bcr.toy.profile import sections
-from recipe_bcr.toy.task import read_section, redundant_chars
+from recipe_bcr.miniature.toy.profile import sections
+from recipe_bcr.miniature.toy.task import read_section, redundant_chars
 
 CATEGORIES = ("kept reasoning, no redundancy", "kept reasoning, redundancy", "dropped reasoning")
 

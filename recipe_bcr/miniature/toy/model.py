@@ -19,7 +19,7 @@ from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 
 from recipe_bcr.data.prompt import build_messages
-from recipe_bcr.toy.task import ToySpec, make_groups, target_completion
+from recipe_bcr.miniature.toy.task import ToySpec, make_groups, target_completion
 
 logger = logging.getLogger(__name__)
 
@@ -276,7 +276,7 @@ def ensure_model(
     device: str = "cpu",
 ) -> Path:
     """The model for these settings at CACHE/<model_dir>: kept when it was built with them, else
-    copied from the committed warm start (`shipped`, recipe_bcr/resources/toy_model) when that was,
+    copied from the committed warm start (`shipped`, recipe_bcr/miniature/resources/toy_model) when that was,
     else built (minutes; on `device`). `rebuild` builds it whatever is there."""
     path = Path(cache_dir).expanduser() / model_dir
     key = cache_key(spec, mspec)

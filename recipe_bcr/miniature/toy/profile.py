@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from recipe_bcr.toy.task import read_section, redundant_chars
+from recipe_bcr.miniature.toy.task import read_section, redundant_chars
 
 _HEADER = re.compile(r"### Problem (\d++)")
 

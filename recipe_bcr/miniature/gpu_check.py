@@ -18,9 +18,9 @@ import shutil
 import time
 from pathlib import Path
 
-from recipe_bcr.commands.demo import flatten_metrics, merge_command, run_stage, toy_eval_command, train_command
-from recipe_bcr.toy.model import ensure_model, load_specs
-from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
+from recipe_bcr.miniature.stages import flatten_metrics, merge_command, run_stage, toy_eval_command, train_command
+from recipe_bcr.miniature.toy.model import ensure_model, load_specs
+from recipe_bcr.miniature.toy.task import write_toy_benchmark, write_toy_data
 from recipe_bcr.verl_ext import checks
 
 # the rollout's log-probs against the actor's: fp32 on a CPU agrees to ~1e-5; bf16 kernels on a GPU

@@ -1,11 +1,11 @@
 """`python -m recipe_bcr paper config=paper_v1 out=DIR [key=value ...]`: the FIRST miniature (benchmarks/paper_v1/,
 hydra_configs/paper_v1.yaml; its mechanism never engaged, see that report's notice), kept so that its committed
-report stays reproducible. The second miniature is `python -m recipe_bcr paper` (recipe_bcr/commands/paper.py).
+report stays reproducible. The second miniature is `python -m recipe_bcr paper` (recipe_bcr/miniature/paper/command.py).
 
-On the toy task (recipe_bcr/toy) and the CPU runtime, each stage through the product's own
+On the toy task (recipe_bcr/miniature/toy) and the CPU runtime, each stage through the product's own
 commands, as a user would run them:
 1. the warm-started model (the "base") of the toy config `toy`, its preconditions (is it in the
-   paper's regime? recipe_bcr/toy/preconditions.py, thresholds pre-registered in paper.yaml), toy
+   paper's regime? recipe_bcr/miniature/toy/preconditions.py, thresholds pre-registered in paper.yaml), toy
    data at N=3 (group prompt) and N=1 (single prompt);
 2. GRPO runs through the stock `python -m verl.trainer.main_ppo +recipe=bcr_toy`: the N=1
    baseline (single-problem prompt, a budget that never binds), BCR at N=3 under B = N x
@@ -13,7 +13,7 @@ commands, as a user would run them:
    and the reward ablation (bcr_reward presets len_2_1_1, len_5_1_1); each merged with
    `python -m verl.model_merger merge`;
 3. `python -m recipe_bcr.eval` for every model (N=1..5 for the main three, N=1 for ablations);
-4. tables, figures and the report (recipe_bcr.commands.paper_report).
+4. tables, figures and the report (recipe_bcr.miniature.paper.report).
 Every stage whose output exists is skipped, so a rerun resumes. Sizes: hydra_configs/paper_v1.yaml.
 """
 
@@ -29,12 +29,12 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from recipe_bcr.commands.paper_report import write_report
-from recipe_bcr.commands.paper_stages import Run, evaluate, train_group_count, train_run
-from recipe_bcr.commands.toy import measure_preconditions
-from recipe_bcr.toy.model import RESOURCES, ensure_model, load_specs
-from recipe_bcr.toy.preconditions import table as precondition_table
-from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
+from recipe_bcr.miniature.paper.report import write_report
+from recipe_bcr.miniature.stages import Run, evaluate, train_group_count, train_run
+from recipe_bcr.miniature.toy.model import RESOURCES, ensure_model, load_specs
+from recipe_bcr.miniature.toy.preconditions import table as precondition_table
+from recipe_bcr.miniature.toy.task import write_toy_benchmark, write_toy_data
+from recipe_bcr.miniature.toy_command import measure_preconditions
 
 
 def load_config(overrides: list[str]) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """`python -m recipe_bcr toy out=DIR [--rebuild [--ship]] [config=toy_verbose] [device=cuda] [key=value ...]`: the
 tiny model (warm-started on the CPU, or on a GPU with `device=cuda`) and toy data. `python -m recipe_bcr toy --preconditions out=DIR` measures the second miniature's base
 (hydra_configs/paper.yaml names it) against the preconditions pre-registered there and writes
-DIR/base_preconditions.json; `python -m recipe_bcr.commands.toy --preconditions-v1 out=DIR [config=toy_verbose]`
+DIR/base_preconditions.json; `python -m recipe_bcr.miniature.toy_command --preconditions-v1 out=DIR [config=toy_verbose]`
 measures a base against the first miniature's thresholds (hydra_configs/paper_v1.yaml) and writes
 DIR/preconditions.json."""
 
@@ -14,8 +14,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from recipe_bcr.toy.model import RESOURCES, ensure_model, load_specs
-from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
+from recipe_bcr.miniature.toy.model import RESOURCES, ensure_model, load_specs
+from recipe_bcr.miniature.toy.task import write_toy_benchmark, write_toy_data
 
 
 def ship(model: Path, dest: Path) -> Path:
@@ -72,8 +72,8 @@ def paper_preconditions() -> dict:
 def measure_preconditions(out: Path, overrides: list[str], pre: dict) -> dict:
     """Measure the toy base's regime against `pre` (paper.yaml `preconditions`) and write
     OUT/preconditions.json: {"model", "key", "rows": [{"name","value","threshold","met"}], "details"}."""
-    from recipe_bcr.toy.model import built_with
-    from recipe_bcr.toy.preconditions import measure, verdicts
+    from recipe_bcr.miniature.toy.model import built_with
+    from recipe_bcr.miniature.toy.preconditions import measure, verdicts
 
     task, mspec, cfg = load_specs(overrides)
     model = ensure_model(
@@ -96,8 +96,8 @@ def measure_base(out: Path, overrides: list[str]) -> dict:
     """The second miniature's base preconditions (hydra_configs/paper.yaml, issue 35) on the toy base it names,
     written to OUT/base_preconditions.json with the commit that registered the thresholds and the launch time.
     `overrides`: paper.yaml dotlist overrides (smoke sizes, e.g. preconditions.problems=8)."""
-    from recipe_bcr.toy.model import built_with
-    from recipe_bcr.toy.preconditions import (
+    from recipe_bcr.miniature.toy.model import built_with
+    from recipe_bcr.miniature.toy.preconditions import (
         launched_at,
         load_preregistration,
         measure_regime,
@@ -116,7 +116,8 @@ def measure_base(out: Path, overrides: list[str]) -> dict:
     result = {
         "thresholds_commit": commit,
         "launched_at": launched,
-        "made_by": f"python -m recipe_bcr.commands.toy --preconditions out={out}" + "".join(f" {o}" for o in overrides),
+        "made_by": f"python -m recipe_bcr.miniature.toy_command --preconditions out={out}"
+        + "".join(f" {o}" for o in overrides),
         "toy": cfg["toy"],
         "model": toy["shipped"],
         "key": built_with(model),
@@ -133,9 +134,9 @@ def measure_base(out: Path, overrides: list[str]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from recipe_bcr.toy.preconditions import regime_table, table
+    from recipe_bcr.miniature.toy.preconditions import regime_table, table
 
-    ap = argparse.ArgumentParser(prog="python -m recipe_bcr.commands.toy")
+    ap = argparse.ArgumentParser(prog="python -m recipe_bcr.miniature.toy_command")
     which = ap.add_mutually_exclusive_group(required=True)
     which.add_argument(
         "--preconditions",

@@ -1,6 +1,6 @@
 """`python -m recipe_bcr paper out=DIR [part=main|ablations|pilot|findings] [key=value ...]`: the second miniature of the
 paper (issue 35), pre-registered in hydra_configs/paper.yaml; `config=paper_v1` runs the first one
-(recipe_bcr/commands/paper_v1.py, benchmarks/paper_v1/).
+(recipe_bcr/miniature/paper/v1.py, benchmarks/paper_v1/).
 
 Stages, each skipped when its output exists in DIR, so a rerun resumes run by run:
 (a) the base's preconditions (`python -m recipe_bcr toy --preconditions`'s measurement -> base_preconditions.json,
@@ -30,7 +30,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from recipe_bcr.commands.paper_stages import Run, evaluate, train_group_count, train_run
+from recipe_bcr.miniature.stages import Run, evaluate, train_group_count, train_run
 from recipe_bcr.verl_ext.threads import usable_cores
 
 # Keys of the command itself (not of paper.yaml): what to run, and whether a missed precondition stops it
@@ -86,7 +86,7 @@ def split_command_keys(overrides: list[str]) -> tuple[dict[str, Any], list[str]]
 def load_config(overrides: list[str]) -> dict[str, Any]:
     """hydra_configs/paper.yaml with size overrides; refuses unknown keys, a judging key, and a train_steps above
     the registered one (a pilot may lower it, never raise it)."""
-    from recipe_bcr.toy.preconditions import load_preregistration
+    from recipe_bcr.miniature.toy.preconditions import load_preregistration
 
     registered = load_preregistration()
     for o in overrides:
@@ -147,8 +147,8 @@ def plan_part(cfg: dict[str, Any], budget: int, part: str) -> list[Run]:
 def base_preconditions(root: Path, overrides: list[str], key: str | None) -> dict[str, Any]:
     """Stage (a): DIR/base_preconditions.json, measured now or read back when the same commit of paper.yaml judged
     the same base (`key`: its settings key; `thresholds_commit` refuses a paper.yaml with uncommitted changes)."""
-    from recipe_bcr.commands.toy import measure_base
-    from recipe_bcr.toy.preconditions import thresholds_commit
+    from recipe_bcr.miniature.toy.preconditions import thresholds_commit
+    from recipe_bcr.miniature.toy_command import measure_base
 
     commit = thresholds_commit()
     path = root / "base_preconditions.json"
@@ -172,7 +172,7 @@ def base_preconditions(root: Path, overrides: list[str], key: str | None) -> dic
 def _state(root: Path, cfg: dict[str, Any], commit: str) -> dict[str, Any]:
     """DIR/plan.json: the launch time and the settings of the first invocation; a later part or a rerun with other
     settings (train_steps aside: each run records its own) is refused, so no folder mixes two experiments."""
-    from recipe_bcr.toy.preconditions import launched_at
+    from recipe_bcr.miniature.toy.preconditions import launched_at
 
     path = root / "plan.json"
     settings = {k: v for k, v in cfg.items() if k != "train_steps"}
@@ -203,7 +203,8 @@ def write_findings(
     root: Path, cfg: dict[str, Any], pre: dict[str, Any], model: Path, context: dict[str, Any], made_by: str
 ) -> Path:
     """Stage (e): judge what DIR holds and write findings.json and report.md."""
-    from recipe_bcr.commands import paper_findings, paper_writeup
+    from recipe_bcr.miniature.paper import findings as paper_findings
+    from recipe_bcr.miniature.paper import writeup as paper_writeup
 
     result = paper_findings.judge(root, cfg, pre, _counter(model), context)
     return paper_writeup.write(root, result, made_by)
@@ -211,10 +212,10 @@ def write_findings(
 
 def run_second(out: str, keys: dict[str, Any], overrides: list[str], ship_name: str | None = None) -> int:
     """The second miniature (see the module docstring); returns the exit status."""
-    from recipe_bcr.commands.paper_report import gates, gates_table
-    from recipe_bcr.toy.model import RESOURCES, built_with, ensure_model, load_specs
-    from recipe_bcr.toy.preconditions import load_preregistration, thresholds_commit
-    from recipe_bcr.toy.task import write_toy_benchmark, write_toy_data
+    from recipe_bcr.miniature.paper.report import gates, gates_table
+    from recipe_bcr.miniature.toy.model import RESOURCES, built_with, ensure_model, load_specs
+    from recipe_bcr.miniature.toy.preconditions import load_preregistration, thresholds_commit
+    from recipe_bcr.miniature.toy.task import write_toy_benchmark, write_toy_data
 
     root, part = Path(out).resolve(), keys["part"]
     absent = [f for f in ("plan.json", "base_preconditions.json") if not (root / f).exists()]
@@ -335,7 +336,7 @@ def run_second(out: str, keys: dict[str, Any], overrides: list[str], ship_name: 
     _add_time(timing, part, time.time() - t0)
     print(report.read_text())
     if ship_name:
-        from recipe_bcr.commands.paper_ship import ship_run
+        from recipe_bcr.miniature.paper.ship import ship_run
 
         print(f"the demo's trained model: {ship_run(root, ship_name)} (run {ship_name})")
     return 0
@@ -384,7 +385,7 @@ def run_paper(out: str, overrides: list[str], ship_name: str | None = None) -> i
         print(f"error: {e}", file=sys.stderr)
         return 2
     if keys["config"] == "paper_v1":
-        from recipe_bcr.commands.paper_v1 import run_paper_v1
+        from recipe_bcr.miniature.paper.v1 import run_paper_v1
 
         if (
             keys["part"] != "main"

@@ -11,8 +11,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from recipe_bcr.commands.toy import ship
-from recipe_bcr.toy.model import PAPER_TRAINED, PROVENANCE
+from recipe_bcr.miniature.toy.model import PAPER_TRAINED, PROVENANCE
+from recipe_bcr.miniature.toy_command import ship
 
 
 def provenance_of(root: Path, name: str) -> dict:

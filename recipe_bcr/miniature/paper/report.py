@@ -22,7 +22,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from recipe_bcr.eval.runner import SAMPLES, iter_records  # noqa: E402
-from recipe_bcr.toy.profile import profile  # noqa: E402
+from recipe_bcr.miniature.toy.profile import profile  # noqa: E402
 
 CURVES = (
     ("critic/score/mean", "reward (score)"),
@@ -245,9 +245,9 @@ def training_table(runs: Sequence[Any], metrics: dict[str, list[dict[str, Any]]]
 
 def rollout_table(root: Path, runs: Sequence[Any]) -> str:
     """Per-rollout reward parts and GRPO advantage of the main runs' training rollouts (verl's dump,
-    recipe_bcr/toy/rollouts.py), by kept or dropped reasoning and redundancy: which behaviour the
+    recipe_bcr/miniature/toy/rollouts.py), by kept or dropped reasoning and redundancy: which behaviour the
     gradient favoured, over the first and the last half of the steps."""
-    from recipe_bcr.toy.rollouts import read_dump, summarize
+    from recipe_bcr.miniature.toy.rollouts import read_dump, summarize
 
     lines = [
         "| run | steps | rollouts | share | acc | format | truncated | reward | mean advantage | redundancy |",
@@ -280,10 +280,10 @@ def _word(ok: bool | None, interpretable: bool) -> str:
 
 
 def _precondition_table(pre: dict[str, Any] | None) -> tuple[str, bool]:
-    """The report's first table (recipe_bcr/toy/preconditions.py) and whether every precondition is met."""
+    """The report's first table (recipe_bcr/miniature/toy/preconditions.py) and whether every precondition is met."""
     if pre is None:
         return "Not measured (no preconditions.json in this folder).\n", False
-    from recipe_bcr.toy.preconditions import table
+    from recipe_bcr.miniature.toy.preconditions import table
 
     d = pre["details"]
     met = all(r["met"] for r in pre["rows"])
@@ -702,7 +702,7 @@ def run_gates(root: Path, steps: int | None = None) -> list[dict[str, Any]]:
     BCR run in a paper output folder (runs/<name>/run.json with group "main" and a group prompt), from its per-step
     metrics.jsonl: [{"run", "n", "steps", "gates"}]. `steps`: judge each run on its first `steps` steps only, as a
     pilot's steps rule reads it (a run shorter than that is an error, not a shorter judgement)."""
-    from recipe_bcr.toy.preconditions import load_preregistration
+    from recipe_bcr.miniature.toy.preconditions import load_preregistration
 
     g = load_preregistration()["gates"]
     out = []
@@ -775,12 +775,12 @@ def gates_table(results: Sequence[dict[str, Any]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m recipe_bcr.commands.paper_report --gates DIR [--steps S]`: the dynamics gates of a paper output
+    """`python -m recipe_bcr.miniature.paper.report --gates DIR [--steps S]`: the dynamics gates of a paper output
     folder's BCR runs (on their first S steps: a pilot's steps rule)."""
     import argparse
     import sys
 
-    ap = argparse.ArgumentParser(prog="python -m recipe_bcr.commands.paper_report")
+    ap = argparse.ArgumentParser(prog="python -m recipe_bcr.miniature.paper.report")
     ap.add_argument("--gates", required=True, metavar="DIR", help="a paper output folder (e.g. benchmarks/paper)")
     ap.add_argument("--steps", type=int, metavar="S", help="judge each run on its first S steps only")
     args = ap.parse_args(argv)
@@ -789,7 +789,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         print(gates_table(run_gates(Path(args.gates), args.steps)))
         if args.steps is None:  # the trajectories read whole runs
-            from recipe_bcr.toy.preconditions import load_preregistration
+            from recipe_bcr.miniature.toy.preconditions import load_preregistration
 
             window = int(load_preregistration()["gates"]["window"])
             trajectories = trajectory_table(Path(args.gates), window)

@@ -1,16 +1,122 @@
-"""The two stages every paper run goes through, for both miniatures: one GRPO run (the stock
-`python -m verl.trainer.main_ppo +recipe=bcr_toy`, merged with `python -m verl.model_merger merge`) and one
-evaluation (`python -m recipe_bcr.eval`). Each is skipped when its output exists, so a command resumes run by run;
-a finished run made with other settings is refused rather than mixed in."""
+"""The stages every miniature run goes through, for the demo, the paper command and the GPU check: one
+GRPO run (the stock `python -m verl.trainer.main_ppo +recipe=bcr_toy`, merged with `python -m verl.model_merger
+merge`) and one evaluation (`python -m recipe_bcr.eval`). In the paper command each is skipped when its output
+exists, so it resumes run by run; a finished run made with other settings is refused rather than mixed in."""
 
 from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+
+def merge_command(run: Path, steps: int, target: Path) -> list[str]:
+    """verl's merger on a run's last actor checkpoint (`run/checkpoints/global_step_<steps>/actor`) -> `target`."""
+    actor = run / "checkpoints" / f"global_step_{steps}" / "actor"
+    return [sys.executable, "-m", "verl.model_merger", "merge", "--backend", "fsdp", "--local_dir", str(actor),
+            "--target_dir", str(target)]  # fmt: skip
+
+
+def run_stage(cmd: list[str], log: Path, what: str) -> None:
+    """Run one stage's command; its full output goes to `log`, a failure names the log."""
+    print(f"      $ {' '.join(cmd)}", flush=True)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("w") as f:
+        proc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
+    if proc.returncode != 0:
+        tail = "\n".join(log.read_text(errors="replace").splitlines()[-30:])
+        raise RuntimeError(f"{what} failed (exit {proc.returncode}); full log: {log}\n{tail}")
+
+
+def train_command(
+    data_dir: Path,
+    model: Path,
+    ckpt: Path,
+    metrics_log: Path,
+    steps: int,
+    save_freq: int | None = None,
+    extra: tuple[str, ...] = (),
+    loggers: tuple[str, ...] = ("console", "file"),
+) -> list[str]:
+    """The stock verl entry point with the toy recipe: validation at start and end, a checkpoint
+    every `save_freq` steps (default: at the end), verl's `loggers`, its file logger at `metrics_log`."""
+    return [
+        sys.executable,
+        "-m",
+        "verl.trainer.main_ppo",
+        "+recipe=bcr_toy",
+        f"bcr.data_dir={data_dir}",
+        f"bcr.model.path={model}",
+        f"trainer.default_local_dir={ckpt}",
+        f"trainer.total_training_steps={steps}",
+        f"trainer.save_freq={save_freq or steps}",
+        f"trainer.test_freq={steps}",
+        f"trainer.logger=[{','.join(loggers)}]",
+        f"+ray_kwargs.ray_init.runtime_env.env_vars.VERL_FILE_LOGGER_PATH={metrics_log}",
+        *extra,
+    ]
+
+
+def toy_eval_command(
+    model: Path,
+    label: str,
+    run_dir: Path,
+    bench: Path,
+    ns: list[int],
+    max_tokens: int,
+    engine: str = "transformers",
+    temperature: float = 0.6,
+    top_p: float = 0.9,
+    k: int | None = None,
+    seed: int | None = None,
+    threads: int | None = None,
+) -> list[str]:
+    """`python -m recipe_bcr.eval` of a tiny toy model (float32) on the toy benchmark at the group sizes `ns`:
+    the one spelling of the evaluation stage for the demo, the paper command and the GPU check. `threads`: torch's
+    CPU threads (OpenMP, sleeping when idle); on a few cores a tiny model generates faster on one thread."""
+    prefix = ["env", f"OMP_NUM_THREADS={threads}", "OMP_WAIT_POLICY=PASSIVE"] if threads else []
+    return [
+        *prefix,
+        sys.executable,
+        "-m",
+        "recipe_bcr.eval",
+        f"engine={engine}",
+        "bcr_model@model=tiny_qwen3",
+        f"model.path={model}",
+        f"label={label}",
+        f"out={run_dir}",
+        f"n=[{','.join(map(str, ns))}]",
+        f"+benchmarks.Toy={{path:{bench},question:problem,answer:answer}}",
+        "only=[Toy]",
+        f"sampling.max_tokens={max_tokens}",
+        f"sampling.temperature={temperature}",
+        f"sampling.top_p={top_p}",
+        *([f"sampling.k={k}"] if k is not None else []),
+        *([f"sampling.seed={seed}"] if seed is not None else []),
+        "engine_options.dtype=float32",
+        "progress=false",
+    ]
+
+
+def flatten_metrics(verl_log: Path, out: Path) -> list[dict[str, Any]]:
+    """verl's file logger writes {"step", "data"} per log call (validation and training);
+    metrics.jsonl holds one flat object per training step: {"step": N, "<verl metric>": value}."""
+    steps: dict[int, dict[str, Any]] = {}
+    for line in verl_log.read_text().splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            steps.setdefault(int(rec["step"]), {}).update(rec["data"])
+    rows = [{"step": s, **m} for s, m in sorted(steps.items()) if "training/global_step" in m]
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    tmp.replace(out)
+    return rows
+
 
 # run.json fields that say what a run is: a finished run whose fields differ from the plan's is not reused
 IDENTITY = ("name", "group", "n", "budget", "seed", "reward", "single", "steps")
@@ -56,7 +162,6 @@ def train_run(run: Run, root: Path, model: Path, data: Path, cfg: dict[str, Any]
     """Train and merge one run on the toy data in `data` (skipped when done); returns the merged model folder.
     Kept per run: run.json, metrics.jsonl (one flat object per step), verl's rollout dump (rollouts/), the logs.
     `threads`: torch threads of the run's training worker (runs trained at once share the cores)."""
-    from recipe_bcr.commands.demo import flatten_metrics, merge_command, run_stage, train_command
 
     out = root / "runs" / run.name
     hf = out / "hf_model"
@@ -106,7 +211,6 @@ def evaluate(
     """The eval harness on the toy benchmark -> root/eval/<label> (skipped when its summary exists; the harness
     itself resumes a half-done run sample by sample). `threads`: torch's CPU threads in the harness
     (`toy_eval_command`)."""
-    from recipe_bcr.commands.demo import run_stage, toy_eval_command
 
     run_dir = root / "eval" / label
     if (run_dir / "summary.json").exists():

@@ -31,8 +31,8 @@ from typing import Any
 
 from recipe_bcr.data.budget import calibrate
 from recipe_bcr.data.prompt import build_messages
-from recipe_bcr.toy.profile import sections
-from recipe_bcr.toy.task import ToySpec, essential, make_problem, read_section, restated
+from recipe_bcr.miniature.toy.profile import sections
+from recipe_bcr.miniature.toy.task import ToySpec, essential, make_problem, read_section, restated
 
 # name -> (direction, what it is); the thresholds themselves live in hydra_configs/paper.yaml
 CHECKS = {
@@ -273,7 +273,7 @@ def _tokens(tok, text: str) -> int:
 
 def section_record(text: str, problem, correct: bool, tok) -> dict[str, Any]:
     """One problem's section of a base sample: its tokens, categories (task.categories), ops and correctness."""
-    from recipe_bcr.toy.task import categories, chain
+    from recipe_bcr.miniature.toy.task import categories, chain
 
     return {
         "tokens": _tokens(tok, text.strip()),
@@ -434,7 +434,7 @@ def _sample_regime(
     from recipe_bcr.engines.hf_engine import TransformersEngine
     from recipe_bcr.grading.reward import score_completion
     from recipe_bcr.grading.verify import default_verifier
-    from recipe_bcr.toy.task import _STEP, CHECK, CLOSING, FILLERS, chain
+    from recipe_bcr.miniature.toy.task import _STEP, CHECK, CLOSING, FILLERS, chain
 
     seed, per = int(pre["seed"]), int(pre["max_tokens_per_problem"])
     rng = random.Random(f"{seed}:regime")

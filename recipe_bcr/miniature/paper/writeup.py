@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from recipe_bcr.commands.paper_findings import ARMS, arm_of, read_runs, summary
-from recipe_bcr.commands.paper_report import _mean_curve, gates_table, plot_curves, plot_scaling
-from recipe_bcr.toy.preconditions import regime_table
+from recipe_bcr.miniature.paper.findings import ARMS, arm_of, read_runs, summary
+from recipe_bcr.miniature.paper.report import _mean_curve, gates_table, plot_curves, plot_scaling
+from recipe_bcr.miniature.toy.preconditions import regime_table
 
 
 def _write(path: Path, text: str) -> None:

@@ -17,7 +17,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from recipe_bcr.commands.paper_report import (
+from recipe_bcr.eval.runner import SAMPLES, iter_records
+from recipe_bcr.miniature.paper.report import (
     bootstrap_diff,
     collapsed,
     f1_accuracy,
@@ -27,9 +28,8 @@ from recipe_bcr.commands.paper_report import (
     seed_bootstrap_diff,
     verdict,
 )
-from recipe_bcr.eval.runner import SAMPLES, iter_records
-from recipe_bcr.toy.profile import sections
-from recipe_bcr.toy.task import category_texts
+from recipe_bcr.miniature.toy.profile import sections
+from recipe_bcr.miniature.toy.task import category_texts
 
 FINDINGS = ("F1", "F2", "F3", "F4", "F5")
 ARMS = ("bcr", "truncation_n1", "n2", "baseline_n1")  # BCR and its three controls (paper.yaml `controls`)
@@ -246,7 +246,7 @@ def judge_f4(root: Path, runs: Sequence[dict[str, Any]], rule: dict[str, Any]) -
 def group_lengths(dump_dir: Path, steps: int, count: Count) -> list[list[float]]:
     """Rollout lengths per GRPO group over the first `steps` steps of verl's dump (`response_tokens` where the
     dump has it, else the output's tokens)."""
-    from recipe_bcr.toy.rollouts import group_of, read_dump
+    from recipe_bcr.miniature.toy.rollouts import group_of, read_dump
 
     dump = read_dump(dump_dir) if dump_dir.exists() else {}
     out = []

@@ -1,0 +1,1 @@
+"""The second miniature of the paper: runs, findings, report and write-up."""
