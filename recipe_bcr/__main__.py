@@ -19,7 +19,7 @@ other entry points (Hydra key=value options; --help on each):
   python -m data_prep.estimate_difficulty         difficulty from base-model rollout lengths (the paper's proxy)
   python -m data_prep.calibrate_budget            the token budget from a base model's lengths (Algorithm 3)
   (in a checkout, `python data_prep/build_groups.py ...` runs the same commands)
-  python -m recipe_bcr toy --preconditions out=DIR [config=toy_verbose]
+  python -m recipe_bcr toy --preconditions out=DIR
                                                   is a toy base in the paper's regime (hydra_configs/paper.yaml)
 
 the output folder is out=DIR in every command that writes one"""
@@ -100,8 +100,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog="out=DIR: output folder (default: paper_out); a rerun resumes run by run.\n"
         "the command's keys:\n" + _command_keys_help() + "\n"
         "keys of the second miniature (hydra_configs/paper.yaml, pre-registered: sizes may be lowered for a smoke "
-        "run, thresholds and rules never; config=paper_v1 takes hydra_configs/paper_v1.yaml's keys instead):\n"
-        + yaml_keys_help("paper"),
+        "run, thresholds and rules never):\n" + yaml_keys_help("paper"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     paper.add_argument(
@@ -183,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         from recipe_bcr.miniature import toy_command as toy
 
         if args.preconditions:
-            return toy.main(["--preconditions", f"out={out or 'toy_preconditions'}", *rest])
+            return toy.run_preconditions(out or "toy_preconditions", rest)
         return toy.run_toy(out or "data/bcr_toy", rest, args.rebuild, args.ship)
     if args.command == "paper":
         from recipe_bcr.miniature.paper.command import run_paper

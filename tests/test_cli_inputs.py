@@ -155,7 +155,7 @@ def test_help_lists_every_entry_point(capsys):
 
 def test_paper_help_lists_every_key_of_the_config_paper_runs(capsys):
     """`paper` runs hydra_configs/paper.yaml (the second miniature); its help lists each key with its default, and
-    the command's own keys (config=paper_v1 reaches the first miniature)."""
+    the command's own keys."""
     from omegaconf import OmegaConf
 
     from recipe_bcr.miniature.paper.command import COMMAND_KEYS
@@ -174,7 +174,7 @@ def test_paper_help_lists_every_key_of_the_config_paper_runs(capsys):
 
     keys = list(leaves(OmegaConf.to_container(OmegaConf.load(REPO / "hydra_configs" / "paper.yaml"))))
     assert keys and [k for k in keys if not listed(k)] == []
-    assert [k for k in COMMAND_KEYS if f"  {k} " not in text] == [] and "paper_v1" in text
+    assert [k for k in COMMAND_KEYS if f"  {k} " not in text] == []
     assert "  train_steps=100 " in yaml_keys_help("paper")  # the default, beside the key
 
 
@@ -182,9 +182,10 @@ def test_toy_preconditions_is_reachable_from_the_recipe_command(monkeypatch):
     from recipe_bcr.miniature import toy_command as toy
 
     seen = []
-    monkeypatch.setattr(toy, "main", lambda argv: seen.append(argv) or 0)
-    assert recipe_main(["toy", "--preconditions", "out=pre", "config=toy_verbose"]) == 0
-    assert seen == [["--preconditions", "out=pre", "config=toy_verbose"]]
+    monkeypatch.setattr(toy, "run_preconditions", lambda out, overrides: seen.append((out, overrides)) or 0)
+    assert recipe_main(["toy", "--preconditions", "out=pre", "preconditions.problems=8"]) == 0
+    assert recipe_main(["toy", "--preconditions"]) == 0
+    assert seen == [("pre", ["preconditions.problems=8"]), ("toy_preconditions", [])]
 
 
 def test_demo_and_gpu_check_take_only_out(monkeypatch):

@@ -1,7 +1,6 @@
-"""The demo's BCR model (recipe_bcr/miniature/resources/toy_model_compete_bcr) is a run of the second miniature committed in
-benchmarks/paper/: its provenance.json against hydra_configs/paper.yaml, that folder's plan and base measurement,
-the run today's plan makes, the committed evaluation of that run, and the weights themselves; the ship command that
-writes it; and the demo's refusal of a model that is not one."""
+"""The ship command that writes the demo's BCR model with its provenance, the demo's closing sentence, and the demo's
+refusal of a comparison model that is not a run of today's settings (the committed model itself is checked by the
+opt-in `pytest -m committed`)."""
 
 from __future__ import annotations
 
@@ -13,75 +12,49 @@ from pathlib import Path
 import pytest
 
 from recipe_bcr.miniature.demo import closing_sentence
-from recipe_bcr.miniature.paper.command import plan_arms
 from recipe_bcr.miniature.paper.ship import ship_run
-from recipe_bcr.miniature.toy.model import PAPER_TRAINED, PROVENANCE, RESOURCES, cache_key, load_specs, provenance
-from recipe_bcr.miniature.toy.preconditions import load_preregistration
+from recipe_bcr.miniature.toy.model import PROVENANCE, provenance
 
-REPORT = Path(__file__).resolve().parents[1] / "benchmarks" / "paper"
-RUN_FIELDS = ("group", "n", "budget", "seed", "reward", "single")
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "paper_part"
 
 
-def test_committed_bcr_model_was_trained_by_todays_paper_settings():
-    """Change a setting that shapes the run (paper.yaml, the toy base) and this fails until the second miniature is
-    run again and a run shipped: python -m recipe_bcr paper out=DIR --ship bcr_n3_s0"""
-    made, today = provenance(), load_preregistration()
-    plan = json.loads((REPORT / "plan.json").read_text())
-    assert made["paper_config"] == plan["settings"] == {k: v for k, v in today.items() if k != "train_steps"}
-    assert (made["thresholds_commit"], made["launched_at"]) == (plan["thresholds_commit"], plan["launched_at"])
-    task, mspec, toy = load_specs([f"config={today['toy']}"])
-    pre = json.loads((REPORT / "base_preconditions.json").read_text())
-    assert made["base_key"] == pre["key"] == cache_key(task, mspec)
-    assert made["budget"] == pre["details"]["budget_n3"]
-    planned = {r.name: r for r in plan_arms(today, made["budget"])}[made["run"]["name"]]
-    assert {k: made["run"][k] for k in RUN_FIELDS} == {k: getattr(planned, k) for k in RUN_FIELDS}
-    assert planned.group == "main" and made["run"]["steps"] <= today["train_steps"]
-    # the committed evaluation of that run is this model's, and these are the weights it evaluated
-    summary = json.loads((REPORT / "eval" / made["run"]["name"] / "summary.json").read_text())
-    assert made["eval"] == [
-        {k: r[k] for k in ("n", "acc", "tokens_per_problem")} for r in summary if r["benchmark"] == "Toy"
-    ]
-    assert hashlib.sha256((PAPER_TRAINED / "model.safetensors").read_bytes()).hexdigest() == made["sha256"]
-    base = RESOURCES / toy["shipped"]
-    assert (PAPER_TRAINED / "tokenizer.json").read_bytes() == (base / "tokenizer.json").read_bytes()
-    assert (
-        json.loads((PAPER_TRAINED / "config.json").read_text())["num_hidden_layers"]
-        == (json.loads((base / "config.json").read_text())["num_hidden_layers"])
-    )
-
-
-def _finished_paper_run(root: Path, made: dict) -> None:
-    """A paper output folder holding one trained and evaluated BCR run, as `python -m recipe_bcr paper` leaves it."""
-    name = made["run"]["name"]
-    shutil.copytree(PAPER_TRAINED, root / "runs" / name / "hf_model", ignore=shutil.ignore_patterns(PROVENANCE))
-    (root / "runs" / name / "run.json").write_text(json.dumps(made["run"]))
+def _finished_paper_run(root: Path) -> dict:
+    """A paper output folder holding one trained and evaluated BCR run (bcr_n3_s1 of the fixture, with stand-in
+    weights), as `python -m recipe_bcr paper` leaves it; returns its run.json."""
+    run = json.loads((FIXTURE / "runs" / "bcr_n3_s1" / "run.json").read_text())
+    hf = root / "runs" / run["name"] / "hf_model"
+    hf.mkdir(parents=True)
+    (hf / "config.json").write_text("{}")
+    (hf / "model.safetensors").write_bytes(b"stand-in weights")
+    (root / "runs" / run["name"] / "run.json").write_text(json.dumps(run))
     for f in ("plan.json", "base_preconditions.json"):
-        shutil.copy(REPORT / f, root / f)
-    (root / "eval" / name).mkdir(parents=True)
-    shutil.copy(REPORT / "eval" / name / "summary.json", root / "eval" / name / "summary.json")
+        shutil.copy(FIXTURE / f, root / f)
+    (root / "eval" / run["name"]).mkdir(parents=True)
+    shutil.copy(FIXTURE / "eval" / run["name"] / "summary.json", root / "eval" / run["name"] / "summary.json")
+    return run
 
 
 def test_ship_writes_the_weights_with_their_provenance(tmp_path):
-    made = provenance()
-    root = tmp_path / made["made_by"].split("out=")[1].split()[0]
-    _finished_paper_run(root, made)
-    dest = ship_run(root, made["run"]["name"], dest=tmp_path / "shipped")
-    assert provenance(dest) == made  # the committed provenance is exactly what the ship writes
-    assert (dest / "model.safetensors").read_bytes() == (PAPER_TRAINED / "model.safetensors").read_bytes()
+    root = tmp_path / "paper_out"
+    run = _finished_paper_run(root)
+    dest = ship_run(root, run["name"], dest=tmp_path / "shipped")
+    made, plan = provenance(dest), json.loads((FIXTURE / "plan.json").read_text())
+    assert made["run"] == run and made["paper_config"] == plan["settings"]
+    assert (made["registration"], made["launched_at"]) == (plan["registration"], plan["launched_at"])
+    assert made["sha256"] == hashlib.sha256(b"stand-in weights").hexdigest()
+    assert (dest / "model.safetensors").read_bytes() == b"stand-in weights"
+    assert made["made_by"] == f"python -m recipe_bcr paper out=paper_out --ship {run['name']}"
     assert not list(root.glob(".ship-*"))
 
 
 @pytest.mark.parametrize("name", ["bcr_n3_s9", "truncation_n1_s0"])
 def test_ship_of_a_run_that_is_not_a_bcr_run_there_names_them_and_writes_nothing(tmp_path, name):
-    made = provenance()
-    _finished_paper_run(tmp_path / "out", made)
+    run = _finished_paper_run(tmp_path / "out")
     control = tmp_path / "out" / "runs" / "truncation_n1_s0"
-    shutil.copytree(tmp_path / "out" / "runs" / made["run"]["name"], control)
-    (control / "run.json").write_text(json.dumps({**made["run"], "name": control.name, "group": "control"}))
-    shutil.copytree(tmp_path / "out" / "eval" / made["run"]["name"], tmp_path / "out" / "eval" / control.name)
-    with pytest.raises(
-        ValueError, match=f"no trained and evaluated BCR run '{name}'.*runs there: {made['run']['name']}\\)"
-    ):
+    shutil.copytree(tmp_path / "out" / "runs" / run["name"], control)
+    (control / "run.json").write_text(json.dumps({**run, "name": control.name, "group": "control"}))
+    shutil.copytree(tmp_path / "out" / "eval" / run["name"], tmp_path / "out" / "eval" / control.name)
+    with pytest.raises(ValueError, match=f"no trained and evaluated BCR run '{name}'.*runs there: {run['name']}\\)"):
         ship_run(tmp_path / "out", name, dest=tmp_path / "shipped")
     assert not (tmp_path / "shipped").exists()
 

@@ -24,7 +24,9 @@ DOCS = [
         for name in ("data", "evaluation", "development", "environment", "benchmarks", "layout")
     ),
 ]
-COMMAND = re.compile(r"(?:\.venv/bin/)?python (?:-m )?(data_prep[./]\w+|recipe_bcr\.eval|recipe_bcr)(?:\.py)?\b(.*)")
+COMMAND = re.compile(
+    r"(?:\.venv/bin/)?python (?:-m )?(data_prep[./]\w+|recipe_bcr\.eval(?![.\w])|recipe_bcr(?![.\w]))(?:\.py)?(.*)"
+)
 
 
 def _commands():

@@ -19,11 +19,11 @@ from recipe_bcr.miniature import stages
 from recipe_bcr.miniature import toy_command as toy
 from recipe_bcr.miniature.paper import command as paper
 from recipe_bcr.miniature.paper import findings as paper_findings
-from recipe_bcr.miniature.paper.report import VERDICTS
+from recipe_bcr.miniature.paper.rules import VERDICTS
 from recipe_bcr.miniature.stages import Run, evaluate, train_run
 from recipe_bcr.miniature.toy import preconditions as pre_mod
 from recipe_bcr.miniature.toy.model import RESOURCES, built_with
-from recipe_bcr.miniature.toy.preconditions import load_preregistration, thresholds_commit
+from recipe_bcr.miniature.toy.preconditions import load_preregistration, registration
 
 REPO = Path(__file__).resolve().parents[1]
 MEASURED = REPO / "benchmarks" / "paper" / "base_preconditions_8ops.json"  # the first base: misses 3
@@ -33,7 +33,7 @@ CFG = load_preregistration()
 def _preconditions(root: Path, met: bool) -> dict:
     """The committed measurement (B = 261), judged by today's commit of paper.yaml; every row met when `met`."""
     pre = json.loads(MEASURED.read_text())
-    pre["thresholds_commit"] = thresholds_commit()
+    pre["registration"] = registration()
     pre["key"] = built_with(RESOURCES / "toy_model_compete")  # as if measured on today's base
     if met:
         pre["rows"] = [{**r, "met": True} for r in pre["rows"]]
@@ -157,7 +157,7 @@ def test_a_finished_run_evaluation_and_measurement_are_not_redone(tmp_path, monk
     (tmp_path / "eval" / "base" / "summary.json").write_text("[]")
     assert evaluate("base", tmp_path / "m", [1], tmp_path, tmp_path / "b", CFG["eval"]) == tmp_path / "eval" / "base"
     pre = _preconditions(tmp_path, met=False)
-    assert paper.base_preconditions(tmp_path, [], pre["key"])["thresholds_commit"] == thresholds_commit()
+    assert paper.base_preconditions(tmp_path, [], pre["key"])["registration"] == registration()
 
 
 def test_a_finished_run_with_other_settings_is_refused_not_mixed(tmp_path, monkeypatch):
@@ -182,11 +182,12 @@ def test_a_run_trains_on_the_threads_it_is_given(tmp_path, monkeypatch):
     assert 'ray_kwargs.ray_init.runtime_env.env_vars.BCR_TRAIN_THREADS="3"' in seen[0]
 
 
-def test_a_measurement_judged_by_another_commit_is_refused(tmp_path):
+def test_a_measurement_judged_by_another_registration_is_refused(tmp_path):
     _preconditions(tmp_path, met=True)
     pre = json.loads((tmp_path / "base_preconditions.json").read_text())
-    (tmp_path / "base_preconditions.json").write_text(json.dumps({**pre, "thresholds_commit": "0" * 40}))
-    with pytest.raises(ValueError, match="judged by the thresholds of commit 0000"):
+    other = {"id": "0" * 16, "commit": None}
+    (tmp_path / "base_preconditions.json").write_text(json.dumps({**pre, "registration": other}))
+    with pytest.raises(ValueError, match="judged by registration 0000"):
         paper.base_preconditions(tmp_path, [], pre["key"])
 
 
@@ -212,7 +213,7 @@ def test_a_missed_precondition_stops_before_training_with_not_interpretable_find
     assert {f["verdict"] for f in found["findings"].values()} == {"not interpretable"}
     assert set(found["findings"]) == set(paper_findings.FINDINGS)
     assert any(d.startswith("precondition acc_n1 = 0.260") for d in found["diagnosis"])
-    assert found["thresholds_commit"] == thresholds_commit() and found["launched_at"].endswith("Z")
+    assert found["registration"] == registration() and found["launched_at"].endswith("Z")
     assert found["stopped"] and not (out / "runs").exists()
     assert "**Not interpretable**" in (out / "report.md").read_text()
 
@@ -230,7 +231,7 @@ def test_the_override_trains_anyway_and_is_recorded(tmp_path, monkeypatch):
     with pytest.raises(Trained, match="bcr_n3_s0"):
         paper.run_paper(str(out), ["allow_missed_preconditions=true", "part=pilot", "train_steps=2"])
     plan = json.loads((out / "plan.json").read_text())
-    assert plan["thresholds_commit"] == thresholds_commit() and "train_steps" not in plan["settings"]
+    assert plan["registration"] == registration() and "train_steps" not in plan["settings"]
     assert (out / "data" / "group_n3" / "train_n3.parquet").exists()
 
 
@@ -426,7 +427,7 @@ def _synthetic_folder(root: Path, tok, bcr_gates: bool = True, ablations: bool =
 
 def _context() -> dict:
     return {
-        "thresholds_commit": thresholds_commit(),
+        "registration": registration(),
         "launched_at": "2026-11-27T05:00:00Z",
         "overrides": [],
         "train_steps": 100,
@@ -443,7 +444,7 @@ def test_findings_json_holds_every_registered_part_and_judges_an_engaged_run(tmp
     pre = json.loads((tmp_path / "base_preconditions.json").read_text())
     result = paper_findings.judge(tmp_path, CFG, pre, n_tokens, _context())
     json.dumps(result)  # JSON-ready
-    for key in ("preconditions", "gates", "controls", "eval_problems", "thresholds_commit", "launched_at", "findings"):
+    for key in ("preconditions", "gates", "controls", "eval_problems", "registration", "launched_at", "findings"):
         assert key in result, key
     assert result["preconditions"]["all_met"] and {r["name"] for r in result["preconditions"]["rows"]} == set(
         pre_mod.REGIME_CHECKS
@@ -545,7 +546,7 @@ def test_part_findings_judges_a_folder_again_without_training_or_evaluating(tmp_
     its findings again: part=findings runs no stage but the judgement, and writes what judge() returns."""
     tok, n_tokens = count
     _synthetic_folder(tmp_path, tok, ablations=False)
-    paper._state(tmp_path, paper.load_config([]), thresholds_commit())  # plan.json, as the main part leaves it
+    paper._state(tmp_path, paper.load_config([]), registration())  # plan.json, as the main part leaves it
     monkeypatch.setattr(paper, "train_run", lambda *a, **k: pytest.fail("trained"))
     monkeypatch.setattr(paper, "evaluate", lambda *a, **k: pytest.fail("evaluated"))
     assert paper.run_paper(str(tmp_path), ["part=findings"]) == 0

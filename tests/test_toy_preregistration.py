@@ -53,13 +53,16 @@ def test_within_judges_both_sides_and_refuses_nan(value, bounds, ok):
     assert pre.within(value, bounds) is ok
 
 
-def test_thresholds_commit_names_the_commit_and_refuses_uncommitted_changes(tmp_path, monkeypatch):
+def test_registration_is_the_content_with_the_commit_beside_it(tmp_path, monkeypatch):
+    """A comment leaves the registration as it was, a threshold makes another one; the commit is named only while the
+    file holds no uncommitted change."""
     import subprocess
 
     repo = tmp_path / "repo"
     (repo / "hydra_configs").mkdir(parents=True)
     cfg = repo / "hydra_configs" / "paper.yaml"
-    cfg.write_text("a: 1\n")
+    text = pre.config_path().read_text()
+    cfg.write_text(text)
 
     def run(*a):
         return subprocess.run(["git", "-C", str(repo), *a], check=True, capture_output=True, text=True)
@@ -69,10 +72,13 @@ def test_thresholds_commit_names_the_commit_and_refuses_uncommitted_changes(tmp_
     run("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "register")
     head = run("rev-parse", "HEAD").stdout.strip()
     monkeypatch.setattr(pre, "config_path", lambda: cfg)
-    assert pre.thresholds_commit(repo) == head
-    cfg.write_text("a: 2\n")
-    with pytest.raises(ValueError, match="uncommitted changes"):
-        pre.thresholds_commit(repo)
+    first = pre.registration(repo)
+    assert first["commit"] == head and len(first["id"]) == 16
+    cfg.write_text("# a new comment\n" + text)
+    assert pre.registration(repo) == {"id": first["id"], "commit": None}
+    cfg.write_text(text.replace("train_steps: ", "train_steps: 1", 1))
+    assert pre.registration(repo)["id"] != first["id"]
+    assert pre.registration(tmp_path / "not-a-repo")["commit"] is None
 
 
 def test_the_registered_arms_are_bcr_its_three_controls_and_the_ablations_at_every_seed():

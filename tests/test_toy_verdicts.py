@@ -1,24 +1,21 @@
-"""The second miniature's dynamics gates and finding rules (recipe_bcr/miniature/paper/report.py) on synthetic metrics,
-and the gates of the committed first miniature (benchmarks/paper_v1/runs), which its report's notice quotes."""
+"""The second miniature's dynamics gates and finding rules (recipe_bcr/miniature/paper/rules.py, gates.py) on synthetic
+metrics."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from recipe_bcr.miniature.paper.report import (
+from recipe_bcr.miniature.paper.rules import (
     VERDICTS,
     bootstrap_diff,
     collapsed,
     f1_accuracy,
     f5_testable,
     gates,
-    gates_table,
     kendall_tau,
     monotone,
-    run_gates,
     seed_bootstrap_diff,
     verdict,
 )
@@ -26,7 +23,6 @@ from recipe_bcr.miniature.toy.preconditions import load_preregistration
 
 G = load_preregistration()["gates"]
 F = load_preregistration()["findings"]
-COMMITTED = Path(__file__).resolve().parents[1] / "benchmarks" / "paper_v1"
 
 
 def _run(
@@ -79,23 +75,6 @@ def test_kendall_tau_by_hand():
     assert kendall_tau([1, 2, 3, 4], [1, 3, 2, 4]) == pytest.approx(4 / 6)
     assert kendall_tau([1, 2, 3], [3, 2, 1]) == -1.0
     assert kendall_tau([1, 2], [5, 5]) != kendall_tau([1, 2], [5, 5])  # no order at all: NaN
-
-
-def test_the_committed_first_miniature_never_engaged():
-    """The notice at the top of benchmarks/paper_v1/report.md: format 0 and truncation ~1.00 in every BCR seed."""
-    results = run_gates(COMMITTED)
-    assert [r["run"] for r in results] == ["bcr_n3_s0", "bcr_n3_s1", "bcr_n3_s2"]
-    for r in results:
-        g = r["gates"]
-        assert g["format"]["max_5_step_mean"] == 0.0 and g["format"]["step_reached"] is None
-        assert g["truncation"]["first"] >= 0.99 and g["truncation"]["last"] >= 0.99
-        assert g["last_position"]["acc_pos3"] == 0.0 and not g["all_met"]
-    assert "| bcr_n3_s0 | 40 | 1.000 -> 0.997 | 0.000 (never) |" in gates_table(results)
-    # 8 prompts x 4 rollouts a step: 3 of 3,840 rollouts ended before the budget
-    rows = [json.loads(line) for r in results for line in (COMMITTED / "runs" / r["run"] / "metrics.jsonl").open()]
-    assert sum(round(32 * (1 - row["bcr/truncation_rate"])) for row in rows) == 3 and 32 * len(rows) == 3840
-    notice = (COMMITTED / "report.md").read_text().split("\n\n", 1)[0]
-    assert "1.000 -> 0.997, 0.997 -> 1.000 and 1.000 -> 1.000" in notice and "3 of\n> 3,840" in notice
 
 
 def test_bootstrap_ci_covers_no_difference_and_excludes_a_real_one():
@@ -183,7 +162,7 @@ def test_collapse_is_defined_in_advance():
 
 
 def test_the_trajectory_table_averages_the_first_middle_and_last_windows(tmp_path):
-    from recipe_bcr.miniature.paper.report import trajectory_table
+    from recipe_bcr.miniature.paper.gates import trajectory_table
 
     run = tmp_path / "runs" / "bcr_n3_s0"
     run.mkdir(parents=True)
@@ -193,22 +172,3 @@ def test_the_trajectory_table_averages_the_first_middle_and_last_windows(tmp_pat
     text = trajectory_table(tmp_path, 10)
     assert "| bcr_n3_s0 | 100 | bcr/fmt | 0.055 | 0.505 | 0.955 |" in text  # steps 1-10, 46-55, 91-100
     assert "| bcr_n3_s0 | 100 | bcr/acc_pos3 | 0.000 | 0.000 | 0.500 |" in text
-
-
-def test_committed_first_miniature_training_table_comes_from_its_run_metrics():
-    """benchmarks/paper_v1/runs/ holds what its report's training table was made from (every run's per-step metrics
-    and run.json), so the committed figures can be re-derived without rerunning the hour."""
-    from recipe_bcr.miniature.paper.report import _metrics, training_table
-    from recipe_bcr.miniature.paper.v1 import load_config, plan
-    from recipe_bcr.miniature.stages import Run
-
-    fields = set(Run.__dataclass_fields__)
-    dirs = sorted((COMMITTED / "runs").iterdir())
-    runs = [Run(**{k: v for k, v in json.loads((d / "run.json").read_text()).items() if k in fields}) for d in dirs]
-    d = json.loads((COMMITTED / "preconditions.json").read_text())["details"]
-    cfg = load_config([])
-    cfg = {**cfg, "bcr": {**cfg["bcr"], "tokens_per_problem": round(d["compression"] * d["l_avg_n1"], 2)}}
-    assert {r.name for r in runs} == {r.name for r in plan(cfg)}
-    rows = training_table(runs, {d.name: _metrics(d) for d in dirs}).splitlines()[2:]
-    report = (COMMITTED / "report.md").read_text().splitlines()
-    assert len(rows) == 6 and all(row in report for row in rows), rows

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from recipe_bcr.eval.runner import SAMPLES
+from recipe_bcr.eval.runner import samples_path
 from recipe_bcr.miniature.paper.findings import ARMS, arm_of, ops_of, read_runs, records
 from recipe_bcr.miniature.toy.preconditions import load_preregistration
 
@@ -36,7 +36,7 @@ def main() -> None:
     for run in read_runs(args.paper) if (args.paper / "runs").is_dir() else []:
         if arm_of(run) in ARMS:
             groups.setdefault(arm_of(run), []).append(run["name"])
-    missing = [args.paper / "eval" / x / SAMPLES for g in groups.values() for x in g]
+    missing = [samples_path(args.paper / "eval" / x) for g in groups.values() for x in g]
     missing = [m for m in missing if not m.exists()]
     if missing:
         raise SystemExit(

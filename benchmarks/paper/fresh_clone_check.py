@@ -11,19 +11,25 @@ DIR is the folder `python -m recipe_bcr paper out=DIR` made in the fresh clone; 
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import json
 from pathlib import Path
 
 from seed_repeat import compare
 
+from recipe_bcr.eval.runner import samples_path
+
 HERE = Path(__file__).resolve().parent
 # when and where the command ran and how long it took: what two runs of it cannot share
 EPHEMERAL = ("launched_at", "made_by", "seconds")
 
 
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def samples_sha256(eval_dir: Path) -> str:
+    """The sha256 of an evaluation's samples as written (a compressed kept copy is hashed uncompressed)."""
+    path = samples_path(eval_dir)
+    data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+    return hashlib.sha256(data).hexdigest()
 
 
 def read_json(path: Path) -> dict:
@@ -67,7 +73,7 @@ def needed(committed: Path) -> list[str]:
     runs, evals = main_part(committed)
     files = ["findings.json", "base_preconditions.json", "wall_seconds.json"]
     files += [f"runs/{r}/{f}" for r in runs for f in ("run.json", "metrics.jsonl")]
-    files += [f"eval/{e}/{f}" for e in evals for f in ("samples.jsonl", "summary.json")]
+    files += [f"eval/{e}/summary.json" for e in evals]
     return files
 
 
@@ -76,6 +82,12 @@ def check(committed: Path, fresh: Path) -> dict:
     if not (committed / "runs").is_dir() or not (committed / "eval").is_dir():
         raise SystemExit(f"error: {committed} has no runs/ or eval/: --committed must be a main part's folder")
     missing = [f"{root / f}" for root in (committed, fresh) for f in needed(committed) if not (root / f).exists()]
+    missing += [
+        f"{p}"
+        for root in (committed, fresh)
+        for e in main_part(committed)[1]
+        if not (p := samples_path(root / "eval" / e)).exists()
+    ]
     if missing:
         raise SystemExit(
             f"error: {len(missing)} file(s) missing, e.g. {missing[0]}: both folders must be complete main parts "
@@ -98,8 +110,8 @@ def check(committed: Path, fresh: Path) -> dict:
     for name in eval_names:
         a, b = committed / "eval" / name, fresh / "eval" / name
         evals[name] = {
-            "samples_sha256": sha256(a / "samples.jsonl"),
-            "samples_equal": sha256(a / "samples.jsonl") == sha256(b / "samples.jsonl"),
+            "samples_sha256": samples_sha256(a),
+            "samples_equal": samples_sha256(a) == samples_sha256(b),
             "summary_equal": read_json(a / "summary.json") == read_json(b / "summary.json"),
         }
     pre_equal = without_ephemeral(read_json(committed / "base_preconditions.json")) == without_ephemeral(
@@ -113,7 +125,7 @@ def check(committed: Path, fresh: Path) -> dict:
         and all(e["samples_equal"] and e["summary_equal"] for e in evals.values())
     )
     return {
-        "thresholds_commit": [found_c["thresholds_commit"], found_f["thresholds_commit"]],
+        "registration": [found_c["registration"], found_f["registration"]],
         "launched_at": [found_c["launched_at"], found_f["launched_at"]],
         "wall_seconds": [
             read_json(committed / "wall_seconds.json")["main"][0],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 import os
@@ -24,9 +25,16 @@ FAILED_FILE = "failed.jsonl"  # requests the engine aborted or failed (no model 
 log = logging.getLogger(__name__)
 
 
+def samples_path(run_dir: Path) -> Path:
+    """A run folder's samples file: samples.jsonl, or samples.jsonl.gz where a kept copy was compressed."""
+    plain = Path(run_dir) / SAMPLES
+    packed = plain.with_name(SAMPLES + ".gz")
+    return packed if packed.exists() and not plain.exists() else plain
+
+
 def iter_records(path: Path) -> Iterator[dict[str, Any]]:
-    """Stream the records of a samples file (complete lines only)."""
-    with path.open() as f:
+    """Stream the records of a samples file, plain or gzip-compressed (complete lines only)."""
+    with gzip.open(path, "rt") if path.suffix == ".gz" else path.open() as f:
         for line_no, line in enumerate(f, start=1):
             if line.endswith("\n") and line.strip():
                 yield json_record(line, path, line_no)

@@ -1,13 +1,10 @@
 """`python -m recipe_bcr toy out=DIR [--rebuild [--ship]] [config=toy_verbose] [device=cuda] [key=value ...]`: the
 tiny model (warm-started on the CPU, or on a GPU with `device=cuda`) and toy data. `python -m recipe_bcr toy --preconditions out=DIR` measures the second miniature's base
 (hydra_configs/paper.yaml names it) against the preconditions pre-registered there and writes
-DIR/base_preconditions.json; `python -m recipe_bcr.miniature.toy_command --preconditions-v1 out=DIR [config=toy_verbose]`
-measures a base against the first miniature's thresholds (hydra_configs/paper_v1.yaml) and writes
-DIR/preconditions.json."""
+DIR/base_preconditions.json."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import sys
@@ -59,39 +56,6 @@ def run_toy(out: str, overrides: list[str], rebuild: bool = False, to_ship: bool
     return 0
 
 
-def paper_preconditions() -> dict:
-    """The `preconditions` block of hydra_configs/paper_v1.yaml (the committed miniature's sizes and thresholds)."""
-    from importlib import resources
-
-    from omegaconf import OmegaConf
-
-    cfg = OmegaConf.load(Path(str(resources.files("hydra_configs") / "paper_v1.yaml")))
-    return OmegaConf.to_container(cfg["preconditions"], resolve=True)
-
-
-def measure_preconditions(out: Path, overrides: list[str], pre: dict) -> dict:
-    """Measure the toy base's regime against `pre` (paper.yaml `preconditions`) and write
-    OUT/preconditions.json: {"model", "key", "rows": [{"name","value","threshold","met"}], "details"}."""
-    from recipe_bcr.miniature.toy.model import built_with
-    from recipe_bcr.miniature.toy.preconditions import measure, verdicts
-
-    task, mspec, cfg = load_specs(overrides)
-    model = ensure_model(
-        Path(cfg["cache_dir"]), task, mspec, model_dir=cfg["model_dir"], shipped=RESOURCES / cfg["shipped"]
-    )
-    got = measure(model, task, int(pre["problems"]), int(pre["groups"]), int(pre["seed"]), float(pre["compression"]))
-    result = {
-        "model": str(model),
-        "key": built_with(model),
-        "toy_overrides": overrides,
-        "rows": verdicts(got["values"], pre["thresholds"]),
-        "details": got["details"],
-    }
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "preconditions.json").write_text(json.dumps(result, indent=1))
-    return result
-
-
 def measure_base(out: Path, overrides: list[str]) -> dict:
     """The second miniature's base preconditions (hydra_configs/paper.yaml, issue 35) on the toy base it names,
     written to OUT/base_preconditions.json with the commit that registered the thresholds and the launch time.
@@ -102,11 +66,11 @@ def measure_base(out: Path, overrides: list[str]) -> dict:
         load_preregistration,
         measure_regime,
         regime_rows,
-        thresholds_commit,
+        registration,
     )
 
     cfg = load_preregistration(overrides)
-    commit, launched = thresholds_commit(), launched_at()
+    reg, launched = registration(), launched_at()
     pre = cfg["preconditions"]
     task, mspec, toy = load_specs([f"config={cfg['toy']}"])
     model = ensure_model(
@@ -114,10 +78,9 @@ def measure_base(out: Path, overrides: list[str]) -> dict:
     )
     got = measure_regime(model, task, mspec.n_values, pre, batch_size=128)  # a tiny model: per-step overhead dominates
     result = {
-        "thresholds_commit": commit,
+        "registration": reg,
         "launched_at": launched,
-        "made_by": f"python -m recipe_bcr.miniature.toy_command --preconditions out={out}"
-        + "".join(f" {o}" for o in overrides),
+        "made_by": f"python -m recipe_bcr toy --preconditions out={out}" + "".join(f" {o}" for o in overrides),
         "toy": cfg["toy"],
         "model": toy["shipped"],
         "key": built_with(model),
@@ -133,49 +96,19 @@ def measure_base(out: Path, overrides: list[str]) -> dict:
     return result
 
 
-def main(argv: list[str] | None = None) -> int:
-    from recipe_bcr.miniature.toy.preconditions import regime_table, table
+def run_preconditions(out: str, overrides: list[str]) -> int:
+    """`python -m recipe_bcr toy --preconditions out=DIR [paper.yaml overrides]`: measure and print the table."""
+    from recipe_bcr.miniature.toy.preconditions import regime_table
 
-    ap = argparse.ArgumentParser(prog="python -m recipe_bcr.miniature.toy_command")
-    which = ap.add_mutually_exclusive_group(required=True)
-    which.add_argument(
-        "--preconditions",
-        action="store_true",
-        help="measure the second miniature's base (hydra_configs/paper.yaml) -> OUT/base_preconditions.json",
-    )
-    which.add_argument(
-        "--preconditions-v1",
-        action="store_true",
-        help="measure a toy base against the first miniature's thresholds (paper_v1.yaml)",
-    )
-    ap.add_argument(
-        "overrides",
-        nargs="*",
-        help="out=DIR (default: toy_preconditions), then paper.yaml overrides "
-        "(--preconditions) or toy config overrides (--preconditions-v1, e.g. config=toy_verbose)",
-    )
-    args = ap.parse_args(argv)
-    outs = [o for o in args.overrides if o.startswith("out=")]
-    args.out = outs[-1][4:] if outs else "toy_preconditions"
-    args.overrides = [o for o in args.overrides if not o.startswith("out=")]
     try:
-        if args.preconditions:
-            result = measure_base(Path(args.out), args.overrides)
-            print(regime_table(result["rows"]))
-            d = result["details"]
-            print(
-                f"budget B = {d['budget_n3']} (lambda {d['compression']}, L_avg {d['l_avg_n1']:.1f}); "
-                f"thresholds_commit {result['thresholds_commit']}; all met: {result['all_met']}"
-            )
-            return 0
-        result = measure_preconditions(Path(args.out), args.overrides, paper_preconditions())
+        result = measure_base(Path(out), overrides)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(table(result["rows"]))
-    print(json.dumps(result["details"], indent=1))
+    print(regime_table(result["rows"]))
+    d = result["details"]
+    print(
+        f"budget B = {d['budget_n3']} (lambda {d['compression']}, L_avg {d['l_avg_n1']:.1f}); "
+        f"registration {result['registration']['id']}; all met: {result['all_met']}"
+    )
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

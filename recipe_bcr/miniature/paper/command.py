@@ -1,6 +1,5 @@
 """`python -m recipe_bcr paper out=DIR [part=main|ablations|pilot|findings] [key=value ...]`: the second miniature of the
-paper (issue 35), pre-registered in hydra_configs/paper.yaml; `config=paper_v1` runs the first one
-(recipe_bcr/miniature/paper/v1.py, benchmarks/paper_v1/).
+paper (issue 35), pre-registered in hydra_configs/paper.yaml.
 
 Stages, each skipped when its output exists in DIR, so a rerun resumes run by run:
 (a) the base's preconditions (`python -m recipe_bcr toy --preconditions`'s measurement -> base_preconditions.json,
@@ -35,8 +34,6 @@ from recipe_bcr.verl_ext.threads import usable_cores
 
 # Keys of the command itself (not of paper.yaml): what to run, and whether a missed precondition stops it
 COMMAND_KEYS = {
-    "config": "paper (default): the second miniature, hydra_configs/paper.yaml | paper_v1: the first "
-    "(benchmarks/paper_v1/, its own keys: hydra_configs/paper_v1.yaml)",
     "part": "main (default): BCR and its three controls, evaluated and judged | ablations: the budget scales and "
     "the length penalties, then the findings again | pilot: one BCR seed and its gates | findings: judge what DIR "
     "holds again, training and evaluating nothing (a committed folder's findings.json and report.md re-derived)",
@@ -62,7 +59,7 @@ JUDGING = (
 
 def split_command_keys(overrides: list[str]) -> tuple[dict[str, Any], list[str]]:
     """(command keys with their defaults, paper.yaml overrides)."""
-    keys: dict[str, Any] = {"config": "paper", "part": "main", "allow_missed_preconditions": False, "jobs": 2}
+    keys: dict[str, Any] = {"part": "main", "allow_missed_preconditions": False, "jobs": 2}
     rest = []
     for o in overrides:
         k, _, v = o.partition("=")
@@ -76,8 +73,6 @@ def split_command_keys(overrides: list[str]) -> tuple[dict[str, Any], list[str]]
             keys[k] = v
         else:
             rest.append(o)
-    if keys["config"] not in ("paper", "paper_v1"):
-        raise ValueError(f"config={keys['config']}: want paper (the second miniature) or paper_v1 (the first)")
     if keys["part"] not in PARTS:
         raise ValueError(f"part={keys['part']}: want one of {', '.join(PARTS)}")
     return keys, rest
@@ -145,19 +140,19 @@ def plan_part(cfg: dict[str, Any], budget: int, part: str) -> list[Run]:
 
 
 def base_preconditions(root: Path, overrides: list[str], key: str | None) -> dict[str, Any]:
-    """Stage (a): DIR/base_preconditions.json, measured now or read back when the same commit of paper.yaml judged
-    the same base (`key`: its settings key; `thresholds_commit` refuses a paper.yaml with uncommitted changes)."""
-    from recipe_bcr.miniature.toy.preconditions import thresholds_commit
+    """Stage (a): DIR/base_preconditions.json, measured now or read back when the same registration (paper.yaml's
+    content, `registration`) judged the same base (`key`: its settings key)."""
+    from recipe_bcr.miniature.toy.preconditions import registration
     from recipe_bcr.miniature.toy_command import measure_base
 
-    commit = thresholds_commit()
+    ident = registration()["id"]
     path = root / "base_preconditions.json"
     if path.exists():
         pre = json.loads(path.read_text())
-        if pre.get("thresholds_commit") != commit:
+        if (pre.get("registration") or {}).get("id") != ident:
             raise ValueError(
-                f"{path} was judged by the thresholds of commit {pre.get('thresholds_commit')}, paper.yaml's are "
-                f"{commit}'s: delete it to measure the base again, or use another out=DIR"
+                f"{path} was judged by registration {(pre.get('registration') or {}).get('id')}, paper.yaml is "
+                f"registration {ident}: delete it to measure the base again, or use another out=DIR"
             )
         if pre.get("key") != key:
             raise ValueError(
@@ -169,7 +164,7 @@ def base_preconditions(root: Path, overrides: list[str], key: str | None) -> dic
     return measure_base(root, [o for o in overrides if o.startswith("preconditions.")])
 
 
-def _state(root: Path, cfg: dict[str, Any], commit: str) -> dict[str, Any]:
+def _state(root: Path, cfg: dict[str, Any], reg: dict[str, Any]) -> dict[str, Any]:
     """DIR/plan.json: the launch time and the settings of the first invocation; a later part or a rerun with other
     settings (train_steps aside: each run records its own) is refused, so no folder mixes two experiments."""
     from recipe_bcr.miniature.toy.preconditions import launched_at
@@ -180,13 +175,13 @@ def _state(root: Path, cfg: dict[str, Any], commit: str) -> dict[str, Any]:
         state = json.loads(path.read_text())
         old = state["settings"]
         changed = sorted(k for k in set(old) | set(settings) if old.get(k) != settings.get(k))
-        if changed or state["thresholds_commit"] != commit:
+        if changed or state["registration"]["id"] != reg["id"]:
             raise ValueError(
-                f"{root} holds a paper run made with other settings ({', '.join(changed) or 'thresholds commit'} "
+                f"{root} holds a paper run made with other settings ({', '.join(changed) or 'registration'} "
                 f"differ; see {path}): use another out=DIR, or delete it"
             )
         return state
-    state = {"launched_at": launched_at(), "thresholds_commit": commit, "settings": settings}
+    state = {"launched_at": launched_at(), "registration": reg, "settings": settings}
     root.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(state, indent=1) + "\n")
     return state
@@ -212,9 +207,10 @@ def write_findings(
 
 def run_second(out: str, keys: dict[str, Any], overrides: list[str], ship_name: str | None = None) -> int:
     """The second miniature (see the module docstring); returns the exit status."""
-    from recipe_bcr.miniature.paper.report import gates, gates_table
+    from recipe_bcr.miniature.paper.gates import gates_table
+    from recipe_bcr.miniature.paper.rules import gates
     from recipe_bcr.miniature.toy.model import RESOURCES, built_with, ensure_model, load_specs
-    from recipe_bcr.miniature.toy.preconditions import load_preregistration, thresholds_commit
+    from recipe_bcr.miniature.toy.preconditions import load_preregistration, registration
     from recipe_bcr.miniature.toy.task import write_toy_benchmark, write_toy_data
 
     root, part = Path(out).resolve(), keys["part"]
@@ -228,8 +224,7 @@ def run_second(out: str, keys: dict[str, Any], overrides: list[str], ship_name: 
         return 2
     try:
         cfg = load_config(overrides)
-        commit = thresholds_commit()  # refuses a paper.yaml with uncommitted changes, before anything is written
-        state = _state(root, cfg, commit)
+        state = _state(root, cfg, registration())
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -242,7 +237,7 @@ def run_second(out: str, keys: dict[str, Any], overrides: list[str], ship_name: 
         Path(toy["cache_dir"]), task, mspec, model_dir=toy["model_dir"], shipped=RESOURCES / toy["shipped"]
     )
     context = {
-        "thresholds_commit": commit,
+        "registration": state["registration"],
         "launched_at": state["launched_at"],
         "overrides": overrides,
         "allow_missed_preconditions": keys["allow_missed_preconditions"],
@@ -378,25 +373,10 @@ def _add_time(path: Path, part: str, seconds: float) -> None:
 
 
 def run_paper(out: str, overrides: list[str], ship_name: str | None = None) -> int:
-    """`python -m recipe_bcr paper`: the second miniature, or the first with config=paper_v1."""
+    """`python -m recipe_bcr paper`: the second miniature."""
     try:
         keys, rest = split_command_keys(overrides)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    if keys["config"] == "paper_v1":
-        from recipe_bcr.miniature.paper.v1 import run_paper_v1
-
-        if (
-            keys["part"] != "main"
-            or keys["allow_missed_preconditions"]
-            or any(o.startswith("jobs=") for o in overrides)
-            or ship_name
-        ):
-            print(
-                "error: part=, jobs=, allow_missed_preconditions= and --ship are the second miniature's",
-                file=sys.stderr,
-            )
-            return 2
-        return run_paper_v1(out, rest)
     return run_second(out, keys, rest, ship_name)

@@ -3,7 +3,7 @@
 Reads what the paper command leaves there: base_preconditions.json, runs/<name>/run.json, metrics.jsonl and
 rollouts/ (verl's dump), eval/<name>/summary.json and samples.jsonl (recipe_bcr.eval). Returns one JSON-ready dict:
 the base's preconditions, the dynamics gates per BCR seed, the controls, and F1-F5, each with its numbers and
-exactly one verdict of paper_report.VERDICTS. Interpretability comes first: a missed precondition, a BCR seed that
+exactly one verdict of rules.VERDICTS. Interpretability comes first: a missed precondition, a BCR seed that
 misses a gate, or sizes other than the registered ones (a lowered train_steps excepted) make every verdict "not
 interpretable"; a finding whose data could not have failed it (or are absent) is "not testable".
 """
@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from recipe_bcr.eval.runner import SAMPLES, iter_records
-from recipe_bcr.miniature.paper.report import (
+from recipe_bcr.eval.runner import iter_records, samples_path
+from recipe_bcr.miniature.paper.rules import (
     bootstrap_diff,
     collapsed,
     f1_accuracy,
@@ -69,7 +69,7 @@ def summary(root: Path, label: str) -> dict[int, dict[str, Any]]:
 
 def records(root: Path, label: str, n: int) -> list[dict[str, Any]]:
     """An evaluation's sample records at N=n ([] when it was not evaluated)."""
-    path = Path(root) / "eval" / label / SAMPLES
+    path = samples_path(Path(root) / "eval" / label)
     return [r for r in iter_records(path) if int(r["n"]) == n] if path.exists() else []
 
 
@@ -262,7 +262,7 @@ def group_lengths(dump_dir: Path, steps: int, count: Count) -> list[list[float]]
 def judge_f5(
     root: Path, runs: Sequence[dict[str, Any]], cfg: dict[str, Any], bcr_gates_met: bool, count: Count
 ) -> dict[str, Any]:
-    """Each explicit length penalty collapses (paper_report.collapsed) in >= seeds_min seeds and BCR meets its
+    """Each explicit length penalty collapses (rules.collapsed) in >= seeds_min seeds and BCR meets its
     gates; not testable unless rollout lengths vary within groups (f5_testable, first `gates.window` steps)."""
     rule, w = cfg["findings"]["F5"], int(cfg["gates"]["window"])
     bcr = {r["seed"]: r for r in runs if r["group"] == "main"}
@@ -319,7 +319,7 @@ def judge(
     count: Count,
     context: dict[str, Any],
 ) -> dict[str, Any]:
-    """findings.json's content. `context`: what the command knows and the folder does not (thresholds_commit,
+    """findings.json's content. `context`: what the command knows and the folder does not (registration,
     launched_at, overrides, allow_missed_preconditions, train_steps, budget, and "stopped" when no run was made)."""
     root = Path(root)
     runs = read_runs(root)
@@ -361,7 +361,7 @@ def judge(
         for fid, v in numbers.items()
     }
     return {
-        "thresholds_commit": context["thresholds_commit"],
+        "registration": context["registration"],
         "launched_at": context["launched_at"],
         "overrides": list(context.get("overrides", [])),
         "allow_missed_preconditions": bool(context.get("allow_missed_preconditions", False)),
@@ -372,7 +372,7 @@ def judge(
         "preconditions": {
             "rows": pre["rows"],
             "all_met": all(r["met"] for r in pre["rows"]),
-            "thresholds_commit": pre.get("thresholds_commit"),
+            "registration": pre.get("registration"),
             "launched_at": pre.get("launched_at"),
         },
         "gates": gate_rows,

@@ -24,7 +24,7 @@ def provenance_of(root: Path, name: str) -> dict:
         "made_by": f"python -m recipe_bcr paper out={root.name} --ship {name}",  # as the committed model records it
         "run": json.loads((root / "runs" / name / "run.json").read_text()),
         "paper_config": plan["settings"],
-        "thresholds_commit": plan["thresholds_commit"],
+        "registration": plan["registration"],
         "launched_at": plan["launched_at"],
         "budget": pre["details"]["budget_n3"],
         "base_key": pre["key"],

@@ -7,15 +7,32 @@ import json
 from pathlib import Path
 from typing import Any
 
+from recipe_bcr.miniature.paper.figures import mean_curve, plot_curves, plot_scaling
 from recipe_bcr.miniature.paper.findings import ARMS, arm_of, read_runs, summary
-from recipe_bcr.miniature.paper.report import _mean_curve, gates_table, plot_curves, plot_scaling
+from recipe_bcr.miniature.paper.gates import gates_table
 from recipe_bcr.miniature.toy.preconditions import regime_table
+
+
+def finite(value: Any) -> Any:
+    """`value` with every NaN or infinity as None: findings.json is strict JSON (a missing number is null)."""
+    if isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
+        return None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value
 
 
 def _write(path: Path, text: str) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(text)
     tmp.replace(path)
+
+
+def _registered(reg: dict[str, Any]) -> str:
+    """A registration as the report names it: its content hash, and its commit when there is one."""
+    return f"`{reg['id']}`" + (f" (commit `{reg['commit']}`)" if reg.get("commit") else "")
 
 
 def _cell(xs: list[float], scale: float = 1.0, fmt: str = ".1f") -> str:
@@ -134,8 +151,7 @@ def figures(root: Path) -> list[Path]:
     figs = root / "figures"
     figs.mkdir(exist_ok=True)
     curves = {
-        f"{arm} ({len(ms)} seeds)": _mean_curve(ms)
-        for arm, ms in sorted(by_arm.items(), key=lambda a: ARMS.index(a[0]))
+        f"{arm} ({len(ms)} seeds)": mean_curve(ms) for arm, ms in sorted(by_arm.items(), key=lambda a: ARMS.index(a[0]))
     }
     made = [plot_curves(curves, "BCR (N=3) and its controls: mean over seeds", figs / "training_curves.png")]
     scaling: dict[str, dict[int, tuple[float, float, float, float]]] = {}
@@ -155,7 +171,7 @@ def figures(root: Path) -> list[Path]:
 def write(root: Path, result: dict[str, Any], made_by: str) -> Path:
     """findings.json and report.md under `root`; returns the report's path."""
     root = Path(root)
-    _write(root / "findings.json", json.dumps(result, indent=1) + "\n")
+    _write(root / "findings.json", json.dumps(finite(result), indent=1, allow_nan=False) + "\n")
     plots = "\n".join(f"![{p.stem.replace('_', ' ')}](figures/{p.name})" for p in figures(root))
     pre = result["preconditions"]
     status = (
@@ -170,8 +186,8 @@ def write(root: Path, result: dict[str, Any], made_by: str) -> Path:
     problems = ", ".join(f"{k} {v}" for k, v in result["eval_problems"].items()) or "none"
     text = f"""# BCR in miniature, second run (hydra_configs/paper.yaml)
 
-Made by `{made_by}`. Thresholds registered in commit `{result["thresholds_commit"]}`; launched
-{result["launched_at"]}; the base measured {pre["launched_at"]} against commit `{pre["thresholds_commit"]}`.
+Made by `{made_by}`. Registration {_registered(result["registration"])}; launched {result["launched_at"]}; the base
+measured {pre["launched_at"]} against registration {_registered(pre["registration"])}.
 Budget {budget}; {result["train_steps"]} GRPO steps per run (registered: at most {result["train_steps_registered"]});
 overrides: {", ".join(result["overrides"]) or "none"}{allowed}.
 {f"Stopped: {result['stopped']}." if result["stopped"] else ""}

@@ -1,0 +1,180 @@
+"""The second miniature's verdict rules: pure functions over a run's per-step metrics and per-problem evaluation
+records (hydra_configs/paper.yaml `gates` and `findings`), unit-tested on synthetic numbers before any run they
+judge."""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+# --- The second miniature's training-dynamics gates and finding rules (hydra_configs/paper.yaml `gates`, `findings`):
+# pure functions over a run's per-step metrics and per-problem evaluation records, unit-tested on synthetic numbers
+# before any run they judge. A verdict is exactly one of VERDICTS: a finding read off a base that misses a
+# precondition, or off a BCR seed that misses a gate, is "not interpretable" whatever its numbers; one that could
+# not have failed is "not testable".
+VERDICTS = ("reproduced", "not reproduced", "not testable", "not interpretable")
+
+
+def kendall_tau(xs: Sequence[float], ys: Sequence[float]) -> float:
+    """Kendall's tau-b (ties in either series count for neither side); NaN below two points."""
+    n = len(xs)
+    conc = disc = tx = ty = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            dx, dy = xs[i] - xs[j], ys[i] - ys[j]
+            if dx == 0 and dy == 0:
+                continue
+            if dx == 0:
+                tx += 1
+            elif dy == 0:
+                ty += 1
+            elif (dx > 0) == (dy > 0):
+                conc += 1
+            else:
+                disc += 1
+    denom = ((conc + disc + tx) * (conc + disc + ty)) ** 0.5
+    return (conc - disc) / denom if denom else float("nan")
+
+
+def _series(rows: Sequence[dict[str, Any]], key: str) -> list[tuple[int, float]]:
+    return [(int(r["step"]), float(r[key])) for r in sorted(rows, key=lambda r: r["step"]) if key in r]
+
+
+def _mean(xs: Sequence[float]) -> float:
+    return statistics.fmean(xs) if xs else float("nan")
+
+
+def gates(rows: Sequence[dict[str, Any]], n: int, g: dict[str, Any]) -> dict[str, Any]:
+    """The dynamics gates of one BCR seed (paper.yaml `gates`): each with its measured numbers and whether it is met.
+    A run too short for two windows, or without a key, misses the gate that needs it (NaN is never met)."""
+    w = int(g["window"])
+    trunc = [v for _, v in _series(rows, "bcr/truncation_rate")]
+    first_t, last_t = _mean(trunc[:w]), _mean(trunc[-w:])
+    fmt = _series(rows, "bcr/fmt")
+    windows = [(fmt[k + 4][0], _mean([v for _, v in fmt[k : k + 5]])) for k in range(len(fmt) - 4)]
+    reached = next((step for step, m in windows if m >= g["format_min"]), None)
+    pos1 = _mean([v for _, v in _series(rows, "bcr/acc_pos1")][-w:])
+    posn = _mean([v for _, v in _series(rows, f"bcr/acc_pos{n}")][-w:])
+    reward = _series(rows, "critic/score/mean")
+    tau = kendall_tau([s for s, _ in reward], [v for _, v in reward])
+    out = {
+        "truncation": {
+            "first": first_t,
+            "last": last_t,
+            "met": len(trunc) >= 2 * w
+            and last_t <= g["truncation_last_max"]
+            and first_t - last_t >= g["truncation_drop_min"],
+        },
+        "format": {
+            "step_reached": reached,
+            "max_5_step_mean": max((m for _, m in windows), default=float("nan")),
+            "met": reached is not None and reached <= g["format_by"],
+        },
+        "last_position": {"acc_pos1": pos1, f"acc_pos{n}": posn, "met": posn >= g["last_position_ratio"] * pos1},
+        "reward_trend": {"kendall_tau": tau, "met": tau >= g["reward_tau_min"]},
+    }
+    out["all_met"] = all(v["met"] for v in out.values())
+    return out
+
+
+def bootstrap_diff(
+    a: dict[Any, list[float]], b: dict[Any, list[float]], resamples: int, level: float, seed: int
+) -> tuple[float, float, float]:
+    """(mean(a) - mean(b), CI low, CI high): a and b map a problem id to its values over seeds; problems are
+    resampled (shared ids paired), then each problem's seeds."""
+    ids = sorted(set(a) & set(b))
+    if not ids:
+        raise ValueError("bootstrap_diff: the two arms share no evaluated problem")
+    rng = random.Random(seed)
+
+    def mean_of(arm: dict[Any, list[float]], pick: list) -> float:
+        vals = [v for i in pick for v in (rng.choice(arm[i]) for _ in arm[i])]
+        return _mean(vals)
+
+    point = _mean([v for i in ids for v in a[i]]) - _mean([v for i in ids for v in b[i]])
+    diffs = sorted(
+        mean_of(a, pick) - mean_of(b, pick) for pick in ([rng.choice(ids) for _ in ids] for _ in range(resamples))
+    )
+    lo = diffs[int((1 - level) / 2 * (resamples - 1))]
+    hi = diffs[int((1 + level) / 2 * (resamples - 1))]
+    return point, lo, hi
+
+
+def seed_bootstrap_diff(
+    a: Sequence[dict[Any, float]], b: Sequence[dict[Any, float]], resamples: int, level: float, seed: int
+) -> tuple[float, float, float]:
+    """(mean(a) - mean(b), CI low, CI high): a and b hold one map problem id -> value per seed. Each arm's seeds
+    are resampled first, then the problems (shared ids paired). A seed's training noise is shared by all its
+    problems, so resampling seeds as units keeps it, where `bootstrap_diff` (a problem's seeds drawn problem by
+    problem) averages it away: with seeds that disagree by tens of points, this interval is the honest one."""
+    import numpy as np
+
+    ids = sorted(set.intersection(*(set(m) for m in (*a, *b))))
+    if not ids:
+        raise ValueError("seed_bootstrap_diff: the two arms share no problem evaluated by every seed")
+    va, vb = (np.array([[m[i] for i in ids] for m in arm], dtype=float) for arm in (a, b))
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, len(ids), (resamples, 1, len(ids)))
+
+    def means(v: "np.ndarray") -> "np.ndarray":
+        return v[rng.integers(0, len(v), (resamples, len(v), 1)), picks].mean(axis=(1, 2))
+
+    diffs = np.sort(means(va) - means(vb))
+    lo = diffs[int((1 - level) / 2 * (resamples - 1))]
+    hi = diffs[int((1 + level) / 2 * (resamples - 1))]
+    return float(va.mean() - vb.mean()), float(lo), float(hi)
+
+
+def verdict(ok: bool | None, interpretable: bool, testable: bool = True) -> str:
+    """The four-word vocabulary: not interpretable (a precondition or gate missed) > not testable > the rule."""
+    if not interpretable:
+        return "not interpretable"
+    if not testable or ok is None:
+        return "not testable"
+    return "reproduced" if ok else "not reproduced"
+
+
+def f1_accuracy(
+    bcr: dict[Any, list[float]], baseline: dict[Any, list[float]], rule: dict[str, Any], boot: dict[str, Any]
+) -> dict[str, Any]:
+    """F1's accuracy half: BCR minus the never-binding baseline at N=1, by an absolute margin on the lower bound of
+    the bootstrap CI; not testable when both arms are above the ceiling."""
+    d, lo, hi = bootstrap_diff(bcr, baseline, int(boot["resamples"]), float(boot["level"]), int(boot["seed"]))
+    acc_b = _mean([v for vs in bcr.values() for v in vs])
+    acc_0 = _mean([v for vs in baseline.values() for v in vs])
+    testable = not (acc_b > rule["ceiling"] and acc_0 > rule["ceiling"])
+    return {
+        "diff_pts": 100 * d,
+        "ci_pts": [100 * lo, 100 * hi],
+        "acc_bcr": acc_b,
+        "acc_baseline": acc_0,
+        "testable": testable,
+        "ok": 100 * lo >= rule["acc_margin_pts"],
+    }
+
+
+def monotone(values: Sequence[float], slack: float, increasing: bool) -> bool:
+    """Non-decreasing (increasing=True) or non-increasing series, within `slack`."""
+    pairs = list(zip(values, values[1:]))
+    return all((y >= x - slack) if increasing else (y <= x + slack) for x, y in pairs)
+
+
+def f5_testable(group_lengths: Sequence[Sequence[float]], budget: int, rule: dict[str, Any]) -> dict[str, Any]:
+    """Can an explicit length penalty act at all? Only if rollout lengths vary within GRPO groups: the share of
+    groups (first 10 steps) whose length std is at least `testable_std_frac` x B."""
+    spread = [statistics.pstdev(g) >= rule["testable_std_frac"] * budget for g in group_lengths if len(g) > 1]
+    share = _mean([float(s) for s in spread])
+    return {"share_varying_groups": share, "testable": share >= rule["testable_group_share"]}
+
+
+def collapsed(rows: Sequence[dict[str, Any]], bcr_length: float, rule: dict[str, Any], window: int) -> bool:
+    """A penalty run collapses (paper.yaml `findings.F5`): training accuracy over the last window at most
+    collapse_acc_ratio x the first window's, or mean response length below collapse_len_ratio x BCR's while
+    training accuracy falls by at least collapse_acc_drop."""
+    acc = [v for _, v in _series(rows, "bcr/acc")]
+    length = [v for _, v in _series(rows, "response_length/mean")]
+    first, last = _mean(acc[:window]), _mean(acc[-window:])
+    short = _mean(length[-window:]) < rule["collapse_len_ratio"] * bcr_length
+    return bool(last <= rule["collapse_acc_ratio"] * first or (short and first - last >= rule["collapse_acc_drop"]))

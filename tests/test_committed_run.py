@@ -1,0 +1,61 @@
+"""Opt-in (`pytest -m committed`): the committed main part (benchmarks/paper/) judged again from its own files.
+`python -m recipe_bcr paper out=benchmarks/paper part=findings` rewrites the same findings.json; this re-derives it
+in process. The default suite checks the code on fixtures instead (tests/test_paper_scripts.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from recipe_bcr.miniature.paper import findings as paper_findings
+from recipe_bcr.miniature.paper.command import _counter, plan_arms
+from recipe_bcr.miniature.paper.writeup import finite
+from recipe_bcr.miniature.toy.model import PAPER_TRAINED, RESOURCES, cache_key, load_specs, provenance
+from recipe_bcr.miniature.toy.preconditions import load_preregistration, registration
+
+pytestmark = pytest.mark.committed
+COMMITTED = Path(__file__).resolve().parents[1] / "benchmarks" / "paper"
+RUN_FIELDS = ("group", "n", "budget", "seed", "reward", "single")
+
+
+def test_committed_findings_are_todays_judgement_of_the_committed_files():
+    written = json.loads((COMMITTED / "findings.json").read_text())
+    pre = json.loads((COMMITTED / "base_preconditions.json").read_text())
+    assert written["registration"]["id"] == registration()["id"]  # judged by the paper.yaml of this checkout
+    context = {k: written[k] for k in ("registration", "launched_at", "overrides", "train_steps", "budget")}
+    context |= {k: written[k] for k in ("allow_missed_preconditions", "train_steps_registered", "stopped")}
+    again = paper_findings.judge(
+        COMMITTED, load_preregistration(), pre, _counter(RESOURCES / "toy_model_compete"), context
+    )
+    assert finite(json.loads(json.dumps(again))) == written
+
+
+def test_committed_bcr_model_was_trained_by_todays_paper_settings():
+    """Change a setting that shapes the run (paper.yaml, the toy base) and this fails until the second miniature is
+    run again and a run shipped: python -m recipe_bcr paper out=DIR --ship bcr_n3_s0"""
+    made, today = provenance(), load_preregistration()
+    plan = json.loads((COMMITTED / "plan.json").read_text())
+    assert made["paper_config"] == plan["settings"] == {k: v for k, v in today.items() if k != "train_steps"}
+    assert (made["registration"], made["launched_at"]) == (plan["registration"], plan["launched_at"])
+    task, mspec, toy = load_specs([f"config={today['toy']}"])
+    pre = json.loads((COMMITTED / "base_preconditions.json").read_text())
+    assert made["base_key"] == pre["key"] == cache_key(task, mspec)
+    assert made["budget"] == pre["details"]["budget_n3"]
+    planned = {r.name: r for r in plan_arms(today, made["budget"])}[made["run"]["name"]]
+    assert {k: made["run"][k] for k in RUN_FIELDS} == {k: getattr(planned, k) for k in RUN_FIELDS}
+    assert planned.group == "main" and made["run"]["steps"] <= today["train_steps"]
+    # the committed evaluation of that run is this model's, and these are the weights it evaluated
+    summary = json.loads((COMMITTED / "eval" / made["run"]["name"] / "summary.json").read_text())
+    assert made["eval"] == [
+        {k: r[k] for k in ("n", "acc", "tokens_per_problem")} for r in summary if r["benchmark"] == "Toy"
+    ]
+    assert hashlib.sha256((PAPER_TRAINED / "model.safetensors").read_bytes()).hexdigest() == made["sha256"]
+    base = RESOURCES / toy["shipped"]
+    assert (PAPER_TRAINED / "tokenizer.json").read_bytes() == (base / "tokenizer.json").read_bytes()
+    assert (
+        json.loads((PAPER_TRAINED / "config.json").read_text())["num_hidden_layers"]
+        == (json.loads((base / "config.json").read_text())["num_hidden_layers"])
+    )
