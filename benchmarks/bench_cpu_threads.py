@@ -1,4 +1,4 @@
-"""Torch threads on this CPU for the two compute phases of a toy GRPO step at the miniature's sizes, each alone in
+"""Torch threads on this CPU for the two compute phases of a toy GRPO step at a fixed reference size (the verbose toy, 8 x 8 rollouts; not the miniature's current sizes), each alone in
 a fresh process: the HF rollout's decoding loop (`generate_batch`: 8 prompts x 8 rows, up to 170 tokens) and one
 update pass of the CPU engine (`shared_prompt_response_logits`, log-probs over the response windows, backward).
 

@@ -1,5 +1,6 @@
-"""Seconds per toy GRPO step on the CPU at the miniature's sizes, the recipe at an older commit ("old") against
-this checkout ("new"), side by side in one run, with each phase's share of its arithmetic limit.
+"""Seconds per toy GRPO step on the CPU at a fixed reference size (the verbose toy, 8 prompts x 8 rollouts, ~170
+tokens; not the miniature's current sizes), the recipe at an older commit ("old") against this checkout ("new"), side by
+side in one run, with each phase's share of its arithmetic limit.
 
 `python -m verl.trainer.main_ppo +recipe=bcr_toy` on the verbose toy (N=3, 8 prompts x 8 rollouts, budget 170
 tokens: ~170-token completions), with each rollout engine. "old" runs the code and presets of `--old` (a
@@ -344,7 +345,7 @@ def main() -> None:
         stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         tmp = args.write.with_suffix(".tmp")
         tmp.write_text(
-            f"# Toy GRPO step at the miniature's sizes, old against new\n\n`{command}`, {stamp}, "
+            f"# Toy GRPO step at a fixed reference size (verbose toy, 8 x 8 rollouts), old against new\n\n`{command}`, {stamp}, "
             f"torch {torch.__version__}, {os.cpu_count()} CPUs shared with other jobs.\n\n{table}\n"
         )
         tmp.replace(args.write)

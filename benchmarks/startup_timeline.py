@@ -1,7 +1,7 @@
 """Where a toy run's start-up goes: when each process of `main_ppo +recipe=bcr_toy` starts and when it is
 ready, from launch to the end of step 1.
 
-Runs a 1-step toy GRPO run at the miniature's sizes (verbose toy, N=3, 8 prompts x 8 rollouts, budget 170)
+Runs a 1-step toy GRPO run at a fixed reference size (verbose toy, N=3, 8 prompts x 8 rollouts, budget 170)
 with the recipe of `--tree` (default this checkout) and Ray's session files in a folder of its own, then
 reads: for each Ray worker process, its actor (or task) name, when Ray constructed it and when its actor
 was created (`python-core-worker-*.log`: "Constructing CoreWorkerProcess", "Actor creation task finished");

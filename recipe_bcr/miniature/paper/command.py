@@ -39,8 +39,8 @@ COMMAND_KEYS = {
     "holds again, training and evaluating nothing (a committed folder's findings.json and report.md re-derived)",
     "allow_missed_preconditions": "false (default): stop before training when the base misses a precondition | "
     "true: train anyway (recorded; every verdict stays not interpretable)",
-    "jobs": "2 (default): GRPO runs and evaluations at once, each its own processes; on 2 cores a BCR run took 913 s "
-    "alone and 1,160-1,265 s beside another (benchmarks/paper/), about 1.5x the runs an hour | 1: one at a time",
+    "jobs": "2 (default): GRPO runs and evaluations at once, each its own processes and its share of the cores "
+    "(each run's seconds: runs/*/run.json) | 1: one at a time",
 }
 PARTS = ("main", "ablations", "pilot", "findings")
 # torch threads of the evaluation harness unless paper.yaml sets `eval.threads`: on 2 shared cores the toy model
