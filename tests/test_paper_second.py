@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import shutil
 import subprocess
 import threading
 from pathlib import Path
@@ -26,7 +25,7 @@ from recipe_bcr.miniature.toy.model import RESOURCES, built_with
 from recipe_bcr.miniature.toy.preconditions import load_preregistration, registration
 
 REPO = Path(__file__).resolve().parents[1]
-MEASURED = REPO / "benchmarks" / "paper" / "base_preconditions_8ops.json"  # the first base: misses 3
+MEASURED = REPO / "tests" / "fixtures" / "base_preconditions_missed.json"  # an earlier base measured: misses 3
 CFG = load_preregistration()
 
 
@@ -82,7 +81,7 @@ def test_an_override_that_would_move_a_registered_rule_is_refused(override, mess
 
 def test_command_keys_are_split_from_paper_yaml_overrides():
     keys, rest = paper.split_command_keys(["part=pilot", "train_steps=3", "allow_missed_preconditions=true"])
-    assert keys == {"config": "paper", "part": "pilot", "allow_missed_preconditions": True, "jobs": 2}
+    assert keys == {"part": "pilot", "allow_missed_preconditions": True, "jobs": 2}
     assert rest == ["train_steps=3"]
     assert paper.split_command_keys(["jobs=1"])[0]["jobs"] == 1
     with pytest.raises(ValueError, match="part=all"):
@@ -283,23 +282,14 @@ def test_the_main_part_evaluates_bcr_and_the_base_at_every_n_and_the_controls_at
     assert threads == {max(1, len(os.sched_getaffinity(0)) // 2)}  # two runs at once (jobs=2): half the cores each
 
 
-def test_a_paper_yaml_with_uncommitted_changes_is_refused_before_anything_is_written(tmp_path, monkeypatch, capsys):
-    repo = tmp_path / "repo"
-    (repo / "hydra_configs").mkdir(parents=True)
-    cfg = repo / "hydra_configs" / "paper.yaml"
-    shutil.copy(pre_mod.config_path(), cfg)
-
-    def git(*args):
-        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
-
-    git("init", "-q")
-    git("-c", "user.email=t@t", "-c", "user.name=t", "add", ".")
-    git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "registered")
-    cfg.write_text(cfg.read_text() + "# moved after the fact\n")
-    monkeypatch.setattr(pre_mod, "config_path", lambda: cfg)
+def test_a_folder_made_under_another_registration_is_refused_before_anything_is_written(tmp_path, capsys):
+    """The registration is paper.yaml's content: a folder whose plan.json names another one is never resumed."""
     out = tmp_path / "p"
+    paper._state(out, paper.load_config([]), {"id": "0" * 16, "commit": None})
+    before = sorted(p.name for p in out.iterdir())
     assert paper.run_paper(str(out), []) == 2
-    assert "uncommitted changes" in capsys.readouterr().err and not out.exists()
+    assert "registration differ" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == before == ["plan.json"]
 
 
 # --- findings from synthetic output folders (the eval harness's records and summaries, verl's rollout dump)

@@ -205,13 +205,56 @@ def write_findings(
     return paper_writeup.write(root, result, made_by)
 
 
-def run_second(out: str, keys: dict[str, Any], overrides: list[str], ship_name: str | None = None) -> int:
-    """The second miniature (see the module docstring); returns the exit status."""
+def write_data(
+    root: Path, runs: list[Run], d: dict[str, Any], cfg: dict[str, Any], task: Any
+) -> dict[tuple[int, bool], Path]:
+    """Each (N, prompt style) the runs train on, written once under DIR/data: (n, single) -> its folder."""
+    from recipe_bcr.miniature.toy.task import write_toy_data
+
+    train_groups = train_group_count(d, cfg)
+    data: dict[tuple[int, bool], Path] = {}
+    for r in runs:
+        key = (r.n, r.single)
+        if key not in data:
+            data[key] = root / "data" / (f"single_n{r.n}" if r.single else f"group_n{r.n}")
+            style = "single" if r.single else "group"
+            write_toy_data(data[key], r.n, train_groups, d["val_groups"], d["seed"], task, prompt_style=style)
+    return data
+
+
+def write_pilot(root: Path, run: Run, cfg: dict[str, Any], context: dict[str, Any]) -> None:
+    """A pilot's gates, read from its run's metrics, printed and written to DIR/pilot.json."""
     from recipe_bcr.miniature.paper.gates import gates_table
     from recipe_bcr.miniature.paper.rules import gates
+
+    rows = [json.loads(x) for x in (root / "runs" / run.name / "metrics.jsonl").read_text().splitlines() if x]
+    result = [{"run": run.name, "n": run.n, "steps": len(rows), "gates": gates(rows, run.n, cfg["gates"])}]
+    (root / "pilot.json").write_text(
+        json.dumps({**context, "run": run.name, "gates": result[0]["gates"]}, indent=1) + "\n"
+    )
+    print(gates_table(result))
+    print(f"pilot: gates {'all met' if result[0]['gates']['all_met'] else 'NOT all met'} -> {root / 'pilot.json'}")
+
+
+def evaluations(
+    root: Path, runs: list[Run], base: Path, models: dict[str, Path], bench: Path, ev: dict[str, Any], with_base: bool
+) -> list[tuple[str, Callable[[], Path]]]:
+    """The evaluation stages of a part: the base (main part only) and BCR at every registered N, the controls and
+    ablations at N=1 (what F1, F4 and F5 read)."""
+    ns = [int(n) for n in ev["n"]]
+    threads = int(ev.get("threads", EVAL_THREADS))
+    todo = [("base", partial(evaluate, "base", base, ns, root, bench, ev, threads))] if with_base else []
+    for run in runs:
+        at = ns if run.group == "main" else [1]
+        todo.append((run.name, partial(evaluate, run.name, models[run.name], at, root, bench, ev, threads)))
+    return todo
+
+
+def run_part(out: str, keys: dict[str, Any], overrides: list[str], ship_name: str | None = None) -> int:
+    """One part of the miniature in DIR (see the module docstring); returns the exit status."""
     from recipe_bcr.miniature.toy.model import RESOURCES, built_with, ensure_model, load_specs
     from recipe_bcr.miniature.toy.preconditions import load_preregistration, registration
-    from recipe_bcr.miniature.toy.task import write_toy_benchmark, write_toy_data
+    from recipe_bcr.miniature.toy.task import write_toy_benchmark
 
     root, part = Path(out).resolve(), keys["part"]
     absent = [f for f in ("plan.json", "base_preconditions.json") if not (root / f).exists()]
@@ -280,17 +323,8 @@ def run_second(out: str, keys: dict[str, Any], overrides: list[str], ship_name: 
         return 0
     print(f"[2/5] B = {budget} (Algorithm 3 at lambda {lam}); part={part}: {len(runs)} run(s)")
 
-    steps = int(cfg["train_steps"])
-    d = toy["data"]
-    train_groups = train_group_count(d, cfg)
-    data: dict[tuple[int, bool], Path] = {}
-    for r in runs:
-        key = (r.n, r.single)
-        if key not in data:
-            data[key] = root / "data" / (f"single_n{r.n}" if r.single else f"group_n{r.n}")
-            style = "single" if r.single else "group"
-            write_toy_data(data[key], r.n, train_groups, d["val_groups"], d["seed"], task, prompt_style=style)
-    ev = cfg["eval"]
+    steps, ev = int(cfg["train_steps"]), cfg["eval"]
+    data = write_data(root, runs, toy["data"], cfg, task)
     bench = write_toy_benchmark(root / "data" / "toy_benchmark.jsonl", int(ev["problems"]), int(ev["seed"]), task)
 
     jobs = keys["jobs"]
@@ -308,24 +342,12 @@ def run_second(out: str, keys: dict[str, Any], overrides: list[str], ship_name: 
     models = dict(trained)
     timing = root / "wall_seconds.json"
     if part == "pilot":
-        run = runs[0]
-        rows = [json.loads(x) for x in (root / "runs" / run.name / "metrics.jsonl").read_text().splitlines() if x]
-        result = [{"run": run.name, "n": run.n, "steps": len(rows), "gates": gates(rows, run.n, cfg["gates"])}]
-        pilot = {**context, "run": run.name, "gates": result[0]["gates"]}
-        (root / "pilot.json").write_text(json.dumps(pilot, indent=1) + "\n")
-        print(gates_table(result))
-        print(f"pilot: gates {'all met' if result[0]['gates']['all_met'] else 'NOT all met'} -> {root / 'pilot.json'}")
+        write_pilot(root, runs[0], cfg, context)
         _add_time(timing, part, time.time() - t0)
         return 0
 
-    ns = [int(n) for n in ev["n"]]
-    threads = int(ev.get("threads", EVAL_THREADS))
     print(f"[4/5] evaluation on {ev['problems']} problems, {jobs} at once -> {root / 'eval'}")
-    todo = [("base", partial(evaluate, "base", model, ns, root, bench, ev, threads))] if part == "main" else []
-    for run in runs:
-        at = ns if run.group == "main" else [1]  # the controls and ablations are read at N=1 only (F1, F4, F5)
-        todo.append((run.name, partial(evaluate, run.name, models[run.name], at, root, bench, ev, threads)))
-    at_once(jobs, todo, t0)
+    at_once(jobs, evaluations(root, runs, model, models, bench, ev, with_base=part == "main"), t0)
     print(f"[5/5] findings -> {root / 'findings.json'}, {root / 'report.md'}")
     report = write_findings(root, cfg, pre, model, context, made_by)
     _add_time(timing, part, time.time() - t0)
@@ -379,4 +401,4 @@ def run_paper(out: str, overrides: list[str], ship_name: str | None = None) -> i
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    return run_second(out, keys, rest, ship_name)
+    return run_part(out, keys, rest, ship_name)
