@@ -17,7 +17,7 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from recipe_bcr.verl_ext.checks import attention, attention_problem, gpu_problem, missing, requirements
+from recipe_bcr.verl_ext.checks import attention_note, attention_problem, gpu_problem, missing, requirements
 from recipe_bcr.verl_ext.platform_cpu import nvidia_gpus, visible_gpu_count
 from recipe_bcr.verl_ext.threads import OVERRIDE, train_threads, usable_cores
 
@@ -67,7 +67,7 @@ def check_imports(cfg: Any) -> str:
     reqs = requirements(cfg, device)
     for req in missing(reqs):
         raise PreflightError(f"{'/'.join(req.modules)} is not installed ({req.why}) -> fix: {req.install}")
-    return f"{attention(cfg)[0]}; {', '.join('/'.join(r.modules) for r in reqs)} import"
+    return f"{attention_note(cfg)}; {', '.join('/'.join(r.modules) for r in reqs)} import"
 
 
 def cluster_address(cfg: Any) -> str | None:
