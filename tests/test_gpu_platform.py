@@ -82,3 +82,13 @@ def test_each_other_cause_is_named(smi, monkeypatch):
     platform_cpu.nvidia_gpus.cache_clear()
     monkeypatch.setenv("PATH", "/nonexistent")
     assert checks.gpu_problem().startswith("no NVIDIA driver")
+
+
+def test_driver_lists_each_gpus_memory(smi):
+    """memory.total (MiB, with or without its unit) feeds the preflight's memory estimate; a row without it still reads."""
+    smi(["NVIDIA H100 80GB HBM3, 580.65.06, 81559", "NVIDIA A10, 580.65.06, 23028 MiB", "Tesla T4, 535.1"])
+    assert [(g.name, g.driver, g.memory_mib) for g in platform_cpu.nvidia_gpus()] == [
+        ("NVIDIA H100 80GB HBM3", "580.65.06", 81559),
+        ("NVIDIA A10", "580.65.06", 23028),
+        ("Tesla T4", "535.1", None),
+    ]

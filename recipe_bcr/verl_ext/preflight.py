@@ -18,6 +18,7 @@ from typing import Any
 from omegaconf import OmegaConf
 
 from recipe_bcr.verl_ext.checks import attention_note, attention_problem, gpu_problem, missing, requirements
+from recipe_bcr.verl_ext.memory import MODELS, candidates, estimate, first_fit
 from recipe_bcr.verl_ext.platform_cpu import nvidia_gpus, visible_gpu_count
 from recipe_bcr.verl_ext.threads import OVERRIDE, train_threads, usable_cores
 
@@ -261,6 +262,43 @@ def check_gpus(cfg: Any) -> str:
     )
 
 
+def check_memory(cfg: Any) -> str:
+    """The composed run's memory per GPU (recipe_bcr.verl_ext.memory: arithmetic) against each GPU's
+    memory.total, smallest first; where it does not fit, the preset that does. Else the first sign is an
+    out-of-memory error minutes into the first step, or vLLM refusing to start for lack of free memory."""
+    if cfg.trainer.device == "cpu":
+        return "bcr_device=cpu: no GPU memory to check"
+    found = candidates(cfg)
+    run = found["as composed"]
+    if run.model not in MODELS:
+        return f"no estimate for bcr.model.name={run.model} (its shape is not in recipe_bcr/verl_ext/memory.py MODELS)"
+    sizes = sorted({(g.memory_mib, g.name) for g in nvidia_gpus() or () if g.memory_mib})
+    if not sizes:
+        e = estimate(run, 80.0)
+        return f"no memory.total listed here (nvidia-smi); update {e.update:.1f} GiB per GPU by arithmetic, not checked"
+    lines = []
+    for mib, name in sizes:
+        memory = mib / 1024
+        e = estimate(run, memory)
+        problem = e.problem(memory)
+        where = f"{name} ({memory:.1f} GiB)"
+        if problem:
+            if not OmegaConf.select(cfg, "bcr.check_memory", default=True):
+                lines.append(f"{where}: {problem}; bcr.check_memory=false, going on")
+                continue
+            fit = first_fit(found, memory)
+            fix = fit or "no preset fits: a larger GPU, or a smaller budget (bcr.n, bcr_budget@bcr)"
+            raise PreflightError(
+                f"per GPU on {where}, by arithmetic (docs/gpu.md, Memory): {problem} -> fix: {fix} "
+                "(bcr.check_memory=false runs it anyway)"
+            )
+        lines.append(
+            f"{where}: rollout {e.rollout:.1f} GiB (training {e.resident:.1f} + vLLM {e.vllm:.1f}), update "
+            f"{e.update:.1f} GiB: fits"
+        )
+    return "; ".join(lines) + " (arithmetic, docs/gpu.md Memory)"
+
+
 def check_batch(cfg: Any) -> str:
     """One update (ppo_mini_batch_size prompts x rollout.n completions) splits into GPUs x completions
     per device (bcr.completions_per_device) x whole accumulation steps, and a step's batch into the GPUs.
@@ -372,6 +410,7 @@ def preflight(cfg: Any) -> list[str]:
         f"data: {check_data([cfg])}",
         f"attention and imports: {check_imports(cfg)}",
         f"gpus: {check_gpus(cfg)}",
+        f"memory: {check_memory(cfg)}",
         f"batch: {check_batch(cfg)}",
         f"PPO anchor: {check_anchor(cfg)}",
     ]
