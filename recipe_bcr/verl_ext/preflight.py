@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from omegaconf import OmegaConf
 from recipe_bcr.verl_ext.checks import attention_note, attention_problem, gpu_problem, missing, requirements
 from recipe_bcr.verl_ext.memory import MODELS, candidates, estimate, first_fit
 from recipe_bcr.verl_ext.platform_cpu import nvidia_gpus, visible_gpu_count
+from recipe_bcr.verl_ext.resume import checkpoint_gb, plan, prune
 from recipe_bcr.verl_ext.threads import OVERRIDE, train_threads, usable_cores
 
 # the config keys that name a model or tokenizer folder (verl reads the tokenizer from model.path
@@ -402,15 +403,78 @@ def check_data(cfgs: list[Any]) -> str:
     return f"{count} data file(s) found" + (f" over {len(cfgs)} jobs" if len(cfgs) > 1 else "")
 
 
+def train_rows(cfg: Any) -> int | None:
+    """Rows of the training files (parquet metadata; None if one is missing or remote)."""
+    import pyarrow.parquet as pq
+
+    value = cfg.data.train_files
+    paths = [Path(str(v)).expanduser() for v in ([value] if isinstance(value, str) else list(value))]
+    if not all(p.is_file() for p in paths):
+        return None
+    return sum(pq.ParquetFile(p).metadata.num_rows for p in paths)
+
+
+def training_steps(cfg: Any) -> tuple[int | None, str]:
+    """verl's total_training_steps (trainer_base: rows // train_batch_size x total_epochs, drop_last), and how."""
+    if cfg.trainer.total_training_steps is not None:
+        return int(cfg.trainer.total_training_steps), "trainer.total_training_steps"
+    rows = train_rows(cfg)
+    if rows is None:
+        return None, "training files not read"
+    batch, epochs = int(cfg.data.train_batch_size), int(cfg.trainer.total_epochs)
+    return rows // batch * epochs, f"{rows} groups // {batch} x {epochs} epochs; fewer if verl filters long prompts"
+
+
+def check_schedule(cfg: Any) -> str:
+    """The learning-rate schedule verl will build from the composed optimizer config and the data."""
+    optim = cfg.actor_rollout_ref.actor.optim
+    steps, how = training_steps(cfg)
+    kind = str(optim.lr_scheduler_type)
+    if steps is not None and int(optim.lr_warmup_steps) < 0:
+        warmup = int(float(optim.lr_warmup_steps_ratio) * steps)
+    else:
+        warmup = max(int(optim.lr_warmup_steps), 0)
+    shape = f"cosine to {float(optim.lr) * float(optim.min_lr_ratio):g}" if kind == "cosine" else kind
+    warm = f"{warmup} warmup step(s)" if warmup else "no warmup"
+    return f"lr {float(optim.lr):g}, {shape}, {warm}, over {steps if steps is not None else '?'} steps ({how})"
+
+
+def check_resume(cfg: Any) -> str:
+    """What the run resumes from (recipe_bcr.verl_ext.resume), refusing a checkpoint of another world size, and
+    stale checkpoints (older than the newest trainer.max_actor_ckpt_to_keep) pruned: verl forgets them on restart."""
+    found = plan(cfg)
+    world = int(cfg.trainer.n_gpus_per_node) * int(cfg.trainer.nnodes)
+    if found.step is not None and found.world_size and found.world_size != world:
+        nodes = int(cfg.trainer.nnodes)
+        fit = (
+            f"bcr.gpus={found.world_size // nodes}"
+            if found.world_size % nodes == 0
+            else f"bcr.gpus={found.world_size} trainer.nnodes=1"
+        )
+        raise PreflightError(
+            f"global_step_{found.step} in {found.folder} was saved on {found.world_size} GPU(s), this run has "
+            f"{world} (FSDP shards load only on the world size that saved them) -> fix: {fit}, or start fresh with "
+            "trainer.resume_mode=disable or another trainer.default_local_dir"
+        )
+    if found.step is not None and str(cfg.trainer.resume_mode) == "auto":
+        found = replace(found, pruned=prune(found.folder, cfg.trainer.max_actor_ckpt_to_keep))
+    name = str(OmegaConf.select(cfg, "bcr.model.name", default=""))
+    size = f"; ~{checkpoint_gb(name):.0f} GB a checkpoint (arithmetic)" if name in MODELS else ""
+    return found.line() + size
+
+
 def preflight(cfg: Any) -> list[str]:
-    """All checks, cheapest first; raises PreflightError on the first failure. Returns one line per check."""
+    """All checks, cheapest first (the pruning one last); raises PreflightError on the first failure. Returns one
+    line per check."""
     return [
         f"models: {', '.join(check_model_paths(cfg)) or 'hub ids only'}",
         f"device: {check_device(cfg)}",
         f"data: {check_data([cfg])}",
+        f"schedule: {check_schedule(cfg)}",
         f"attention and imports: {check_imports(cfg)}",
         f"gpus: {check_gpus(cfg)}",
         f"memory: {check_memory(cfg)}",
         f"batch: {check_batch(cfg)}",
         f"PPO anchor: {check_anchor(cfg)}",
+        f"checkpoints: {check_resume(cfg)}",  # last: it prunes, which only a run that starts should do
     ]
