@@ -38,25 +38,103 @@ class PreflightError(RuntimeError):
 
 
 def is_local(path: str) -> bool:
-    """A folder, not a hub id ("namespace/name": at most one '/', no leading '/', '.' or '~')."""
-    return path.startswith(("/", ".", "~")) or path.count("/") > 1
+    """A folder, not a hub id: it exists here, or it cannot be one ("namespace/name": at most one '/', no
+    leading '/', '.' or '~')."""
+    return path.startswith(("/", ".", "~")) or path.count("/") > 1 or Path(path).expanduser().exists()
+
+
+def _needs(key: str) -> tuple[str, ...]:
+    """Files that make a folder what `key` asks for (any one of them)."""
+    return ("tokenizer_config.json", "tokenizer.json") if "tokenizer" in key else ("config.json",)
+
+
+def model_paths(cfg: Any) -> list[tuple[str, str]]:
+    """(key, value) of every model or tokenizer the config names."""
+    found = [(key, OmegaConf.select(cfg, key, default=None)) for key in MODEL_KEYS]
+    return [(key, str(value)) for key, value in found if value]
+
+
+def local_model_problem(key: str, value: str) -> str | None:
+    """Why the local folder `value` of `key` is not usable (None: it is)."""
+    path = Path(value).expanduser()
+    if not path.exists():
+        return (
+            f"{key}={value}: no such folder ({path.absolute()}) -> fix: download or build the model there, or set "
+            f"{key} to a model folder or a hub id (the toy model: `python -m recipe_bcr toy`, which writes "
+            f"$BCR_CACHE/toy-qwen3)"
+        )
+    needs = _needs(key)
+    if not path.is_dir() or not any((path / name).is_file() for name in needs):
+        return f"{key}={value}: {path.absolute()} has no {' or '.join(needs)} -> fix: point {key} at the model's folder"
+    return None
 
 
 def check_model_paths(cfg: Any) -> list[str]:
-    """Every local model path the config names exists. Returns the folders checked, once each."""
+    """Every local model path the config names exists and holds a model (config.json) or tokenizer.
+    Returns the folders checked, once each."""
     checked = []
-    for key in MODEL_KEYS:
-        value = OmegaConf.select(cfg, key, default=None)
-        if not value or not is_local(str(value)):
+    for key, value in model_paths(cfg):
+        if not is_local(value):
             continue
-        path = Path(str(value)).expanduser()
-        if not path.exists():
-            raise PreflightError(
-                f"{key}={value}: no such folder -> fix: download or build the model there, or set {key} to a model "
-                f"folder or a hub id (the toy model: `python -m recipe_bcr toy`, which writes $BCR_CACHE/toy-qwen3)"
-            )
-        checked.append(str(path))
+        problem = local_model_problem(key, value)
+        if problem:
+            raise PreflightError(problem)
+        checked.append(str(Path(value).expanduser()))
     return list(dict.fromkeys(checked))
+
+
+def hub_status(repo: str) -> str | None:
+    """None if the hub id `repo` will load here (in the local cache, or found on the Hub); else "missing" (the
+    Hub has no such model) or "unreachable: <why>"."""
+    from huggingface_hub import model_info, try_to_load_from_cache
+    from huggingface_hub.errors import GatedRepoError, HFValidationError, RepositoryNotFoundError
+
+    try:
+        if isinstance(try_to_load_from_cache(repo, "config.json"), str):
+            return None
+    except HFValidationError:
+        return "missing"
+    if os.environ.get("HF_HUB_OFFLINE", "0").lower() in ("1", "true", "yes"):
+        return "unreachable: HF_HUB_OFFLINE is set and it is not in the local cache"
+    try:
+        model_info(repo, timeout=15)
+    except GatedRepoError:
+        return None  # it exists; the token decides, as for any gated model
+    except RepositoryNotFoundError:
+        return "missing"
+    except Exception as e:  # noqa: BLE001 - no network, proxy, DNS, timeout: all say the same to the user
+        return f"unreachable: {type(e).__name__}"
+    return None
+
+
+def hub_problem(key: str, value: str, status: str | None) -> str | None:
+    """One line for a hub id that will not load (None: it will)."""
+    if status is None:
+        return None
+    if status == "missing":
+        return (
+            f"{key}={value}: neither a folder here ({Path(value).absolute()}) nor a model on the Hugging Face Hub -> "
+            f"fix: set {key} to the model's folder (e.g. the merge's --target_dir) or a hub id"
+        )
+    local = f"models/{value.split('/')[-1]}"
+    return (
+        f"{key}={value}: the Hugging Face Hub is {status} and the model is not in the local cache -> fix: where the "
+        f"Hub is reachable, `huggingface-cli download {value} --local-dir {local}`, copy it here (every node) and "
+        f"set {key}=$PWD/{local}"
+    )
+
+
+def check_hub_models(cfg: Any, status: Any = None) -> str:
+    """Every hub id the config names loads here (the cache, or the Hub answers), or one line says why not and
+    how to pass a local copy: else the failure comes later, inside the Ray workers of every node. `status`:
+    hub_status (tests inject their own; there is no network in CI)."""
+    status = status or hub_status
+    ids = {value: key for key, value in reversed(model_paths(cfg)) if not is_local(value)}  # first key per id
+    for value, key in ids.items():
+        problem = hub_problem(key, value, status(value))
+        if problem:
+            raise PreflightError(problem)
+    return f"{', '.join(ids)} found (cache or Hub)" if ids else "local folders only"
 
 
 def check_imports(cfg: Any) -> str:
@@ -475,6 +553,7 @@ def preflight(cfg: Any) -> list[str]:
         f"gpus: {check_gpus(cfg)}",
         f"memory: {check_memory(cfg)}",
         f"batch: {check_batch(cfg)}",
+        f"hub models: {check_hub_models(cfg)}",  # after the cheap checks: it may ask the Hub
         f"PPO anchor: {check_anchor(cfg)}",
         f"checkpoints: {check_resume(cfg)}",  # last: it prunes, which only a run that starts should do
     ]
