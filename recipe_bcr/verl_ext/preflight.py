@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -209,23 +209,64 @@ def visible_gpus(cfg: Any) -> tuple[int, str]:
 
 PROBED_MODULES = ("recipe_bcr.verl_ext.plugin", "reward_fns.bcr", "recipe_bcr.verl_ext.reward_manager")
 PROBE_TIMEOUT_S = 300
+VERSIONED = ("torch", "vllm", "verl")
+
+
+def recipe_revision() -> str:
+    """The recipe's commit (its git checkout), else its installed version."""
+    import importlib.metadata
+    import subprocess
+
+    import recipe_bcr
+
+    root = Path(recipe_bcr.__file__).resolve().parents[1]
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True
+        )
+    except OSError:
+        proc = None
+    if proc is not None and proc.returncode == 0 and (root / ".git").exists():
+        return proc.stdout.strip()
+    try:
+        return importlib.metadata.version("bcr-recipe")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def node_versions() -> dict[str, str]:
+    """What must match on every node: torch, vLLM, verl (installed versions) and the recipe's commit."""
+    import importlib.metadata
+
+    found = {}
+    for name in VERSIONED:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found[name] = "absent"
+    return {**found, "bcr-recipe": recipe_revision()}
 
 
 @dataclass
 class NodeReport:
     host: str
-    error: str | None  # why the recipe's modules do not import there
+    error: str | None  # why the recipe's modules (or vLLM) do not import there
     gpus: int = 0  # GPUs this node's processes may use (CUDA_VISIBLE_DEVICES, else nvidia-smi)
     gpu_problem: str | None = None  # why torch cannot use them (None: it can, or there are none)
     ray: str = ""
+    versions: dict[str, str] = field(default_factory=dict)
+    models: list[str] = field(default_factory=list)  # why a local model folder is not usable there
 
 
-def probe_nodes(modules: tuple[str, ...] = PROBED_MODULES) -> list[NodeReport]:
-    """One report per alive node of the Ray cluster this process is connected to."""
+def probe_nodes(
+    modules: tuple[str, ...] = PROBED_MODULES, models: tuple[tuple[str, str], ...] = ()
+) -> list[NodeReport]:
+    """One report per alive node of the Ray cluster this process is connected to; `models`: (key, folder) pairs
+    each node must see (a folder only the head has fails in every other node's workers)."""
     import ray
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    def probe(names: tuple[str, ...]) -> dict[str, Any]:
+    def probe(names: tuple[str, ...], folders: tuple[tuple[str, str], ...]) -> dict[str, Any]:
         # defined here, so Ray ships it by value: it runs on a node that lacks recipe_bcr, and says so
         import importlib
         import socket
@@ -239,27 +280,53 @@ def probe_nodes(modules: tuple[str, ...] = PROBED_MODULES) -> list[NodeReport]:
             return report
         from recipe_bcr.verl_ext.checks import gpu_problem
         from recipe_bcr.verl_ext.platform_cpu import nvidia_gpus, visible_gpu_count
+        from recipe_bcr.verl_ext.preflight import local_model_problem, node_versions
 
         report["gpus"] = visible_gpu_count()
         report["gpu_problem"] = gpu_problem() if nvidia_gpus() else None
+        report["versions"] = node_versions()
+        report["models"] = [p for key, value in folders if (p := local_model_problem(key, value))]
         return report
 
     task = ray.remote(num_cpus=0)(probe)
     nodes = [n for n in ray.nodes() if n.get("Alive")]
     refs = [
-        task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(modules)
+        task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(
+            modules, models
+        )
         for n in nodes
     ]
     return [NodeReport(**r) for r in ray.get(refs, timeout=PROBE_TIMEOUT_S)]
 
 
-def verdict(reports: list[NodeReport], per_node: int, nodes: int, device: str) -> str | None:
-    """Why these nodes cannot run `nodes` x `per_node` GPUs of the recipe (None: they can)."""
+def verdict(
+    reports: list[NodeReport], per_node: int, nodes: int, device: str, head: dict[str, str] | None = None
+) -> str | None:
+    """Why these nodes cannot run `nodes` x `per_node` GPUs of the recipe (None: they can); `head`: this node's
+    node_versions, which every node must match."""
     broken = [f"{r.host}: {r.error}" for r in reports if r.error]
     if broken:
         return (
-            f"the recipe does not import on {len(broken)} of {len(reports)} node(s) ({'; '.join(broken)}) -> fix: "
-            "install bcr-recipe on every node (docs/gpu.md), the same commit as here"
+            f"the recipe (or vLLM) does not import on {len(broken)} of {len(reports)} node(s) ({'; '.join(broken)}) "
+            "-> fix: install bcr-recipe on every node (docs/gpu.md), the same commit as here"
+        )
+    if head:
+        differ = [
+            f"{r.host}: " + ", ".join(f"{k} {r.versions.get(k)}" for k in head if r.versions.get(k) != head[k])
+            for r in reports
+            if any(r.versions.get(k) != head[k] for k in head)
+        ]
+        if differ:
+            here = ", ".join(f"{k} {v}" for k, v in head.items())
+            return (
+                f"versions differ from this node's ({here}): {'; '.join(differ)} -> fix: install the same versions "
+                "and check out the same commit on every node (docs/gpu.md, Two nodes)"
+            )
+    unseen = [f"{r.host}: {p.split(' -> ')[0]}" for r in reports for p in r.models]
+    if unseen:
+        return (
+            f"a model folder is missing on some nodes ({'; '.join(unseen)}) -> fix: put it on storage every node "
+            "sees, at the same path"
         )
     if device == "cpu":
         return None
@@ -276,20 +343,32 @@ def verdict(reports: list[NodeReport], per_node: int, nodes: int, device: str) -
     return None
 
 
-def check_cluster(address: str, per_node: int, nodes: int, device: str) -> str:
+def check_cluster(
+    address: str,
+    per_node: int,
+    nodes: int,
+    device: str,
+    modules: tuple[str, ...] = PROBED_MODULES,
+    models: tuple[tuple[str, str], ...] = (),
+) -> str:
     """Connect to the cluster, probe every node, disconnect (verl then connects with its own
     runtime env). Returns one line per the nodes; raises RuntimeError with the verdict."""
     import ray
 
     ray.init(address=address, logging_level="ERROR", log_to_driver=False)
     try:
-        reports = probe_nodes()
+        reports = probe_nodes(modules, models)
     finally:
         ray.shutdown()
-    problem = verdict(reports, per_node, nodes, device)
+    head = node_versions()
+    problem = verdict(reports, per_node, nodes, device, head)
     if problem:
         raise RuntimeError(problem)
-    return f"{len(reports)} node(s) import the recipe: " + ", ".join(f"{r.host} ({r.gpus} GPU(s))" for r in reports)
+    same = ", ".join(f"{k} {v}" for k, v in head.items())
+    return (
+        f"{len(reports)} node(s) import the recipe{' and vLLM' if 'vllm' in modules else ''}, with {same} as here: "
+        + ", ".join(f"{r.host} ({r.gpus} GPU(s))" for r in reports)
+    )
 
 
 START_CLUSTER = (
@@ -315,7 +394,12 @@ def check_gpus(cfg: Any) -> str:
                 f"places {per_node} on every node -> fix: bcr.gpus={local}"
             )
         try:
-            found = check_cluster(address, per_node, nodes, cfg.trainer.device)
+            rollout = OmegaConf.select(cfg, "actor_rollout_ref.rollout.name", default=None)
+            vllm = ("vllm",) if rollout == "vllm" and cfg.trainer.device != "cpu" else ()
+            folders = tuple((k, v) for k, v in model_paths(cfg) if is_local(v))
+            found = check_cluster(
+                address, per_node, nodes, cfg.trainer.device, modules=PROBED_MODULES + vllm, models=folders
+            )
         except ConnectionError as e:
             why = str(e).splitlines()[0]
             raise PreflightError(f"no Ray cluster at {address} ({why}) -> fix: {START_CLUSTER}") from None
