@@ -417,3 +417,15 @@ def test_a_training_thread_count_that_is_not_one_stops_before_ray_naming_the_key
         check_device(unquoted)  # Hydra reads 2 as a number, which Ray would refuse inside ray.init
     one = compose_recipe(["bcr_device=cpu", 'ray_kwargs.ray_init.runtime_env.env_vars.BCR_TRAIN_THREADS="1"'])
     assert check_device(one) == "bcr_device=cpu, training worker on 1 torch thread(s)"
+
+
+def test_a_machine_whose_driver_lists_gpus_torch_cannot_use_is_not_sent_to_a_cpu_run(smi, monkeypatch):
+    """Before: the refusal suggested bcr_device=cpu, which verl turns back into cuda while the driver lists GPUs
+    (the recipe's CPU platform never takes over then: platform_cpu.PlatformCPU.is_platform_available)."""
+    from recipe_bcr.verl_ext.preflight import check_device
+
+    smi(["NVIDIA H100 80GB HBM3, 570.124.06"] * 8)
+    monkeypatch.setattr(preflight, "gpu_problem", lambda: "nvidia-smi lists 8 x NVIDIA H100 80GB HBM3: too old")
+    with pytest.raises(PreflightError) as e:
+        check_device(compose_recipe([]))
+    assert "bcr_device=cpu is no way out here" in str(e.value) and "a CPU run: bcr_device=cpu" not in str(e.value)

@@ -179,9 +179,14 @@ def check_device(cfg: Any) -> str:
         return f"torch {torch.__version__} sees {torch.cuda.device_count()} GPU(s){what}"
     if cluster_address(cfg) and nvidia_gpus() is None:
         return "this node has no NVIDIA GPU: the cluster's nodes are checked by Ray when its workers start"
+    cpu = (
+        "bcr_device=cpu is no way out here: verl turns it back into cuda while the driver lists GPUs"
+        if nvidia_gpus()
+        else "a CPU run: bcr_device=cpu or +recipe=bcr_toy"
+    )
     raise PreflightError(
-        f"bcr_device=gpu, but torch cannot use a GPU here: {problem} (a CPU run: bcr_device=cpu or "
-        "+recipe=bcr_toy; `python -m recipe_bcr doctor` checks the install)"
+        f"bcr_device=gpu, but torch cannot use a GPU here: {problem} ({cpu}; `python -m recipe_bcr doctor` checks "
+        "the install)"
     )
 
 
