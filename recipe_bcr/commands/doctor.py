@@ -5,14 +5,15 @@ where this machine can run the pair, listed for the record where not).
 
 The GPU is a failure, not a note, where the NVIDIA driver lists GPUs that torch cannot use, and
 where `bcr_device=gpu` is asked for: then the pair asked for (its rollout by default vLLM, the
-recipe's) must run here, or the doctor names what is missing (driver, its version, the GPU, vLLM)."""
+recipe's) must run here, or the doctor names what is missing (driver, its version, the GPU, vLLM). The
+memory line says which memory preset the paper's runs need on these GPUs (advice, by arithmetic)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
 
-from recipe_bcr.verl_ext.checks import CHECKS, Check, gpu_check, runtime_checks
+from recipe_bcr.verl_ext.checks import CHECKS, Check, gpu_check, memory_check, runtime_checks
 
 DEVICES, RUNTIMES = ("gpu", "cpu"), ("vllm", "hf")
 
@@ -35,6 +36,7 @@ def run(overrides: list[str] | None = None) -> int:
     checks: list[tuple[str, Callable[[], Check | list[Check]]]] = [
         *((c.__name__.strip("_").replace("_", " "), c) for c in CHECKS),
         ("gpu", partial(gpu_check, required is not None and required[0] == "gpu")),
+        ("memory", memory_check),
         ("runtime imports", partial(runtime_checks, required)),
     ]
     failed = 0
