@@ -76,7 +76,9 @@ def test_a_run_too_big_for_its_gpus_names_the_preset_that_fits(smi):
     assert "NVIDIA GeForce RTX 4090 (24.0 GiB)" in str(e.value) and "-> fix: bcr_memory=low" in str(e.value)
     assert "\n" not in str(e.value)
     assert check_memory(compose_recipe(["bcr.gpus=8", "bcr_memory=low"])).endswith("(arithmetic, docs/gpu.md Memory)")
-    with pytest.raises(PreflightError, match="no preset fits"):
+    with pytest.raises(
+        PreflightError, match=r"no preset fits: more GPUs \(the training state is \d+\.\d GiB per GPU on 8"
+    ):
         check_memory(compose_recipe(["bcr.gpus=8", "bcr_model@bcr.model=qwen3_4b_thinking"]))
     warned = check_memory(compose_recipe(["bcr.gpus=8", "bcr.check_memory=false"]))
     assert "bcr.check_memory=false, going on" in warned

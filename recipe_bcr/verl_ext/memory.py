@@ -110,6 +110,7 @@ class Estimate:
     activations: float
     logits: float
     one_sequence_kv: float  # KV cache of one sequence of seq_len tokens
+    state: float  # the sharded training state (weights, gradients, Adam, reference), whether offloaded or not
 
     def problem(self, memory: float) -> str | None:
         """Why this does not fit a GPU of `memory` GiB (None: it fits)."""
@@ -155,6 +156,7 @@ def estimate(s: Settings, memory: float) -> Estimate:
         activations=activations,
         logits=logits,
         one_sequence_kv=m.kv_bytes_per_token() * s.seq_len / GIB,
+        state=weights + grads + adam + ref,
     )
 
 

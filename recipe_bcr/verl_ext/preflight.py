@@ -455,7 +455,10 @@ def check_memory(cfg: Any) -> str:
                 lines.append(f"{where}: {problem}; bcr.check_memory=false, going on")
                 continue
             fit = first_fit(found, memory)
-            fix = fit or "no preset fits: a larger GPU, or a smaller budget (bcr.n, bcr_budget@bcr)"
+            fix = fit or (
+                f"no preset fits: more GPUs (the training state is {e.state:.1f} GiB per GPU on {run.gpus}, sharded "
+                "over them), a larger GPU, or a smaller budget (bcr.n, bcr_budget@bcr)"
+            )
             raise PreflightError(
                 f"per GPU on {where}, by arithmetic (docs/gpu.md, Memory): {problem} -> fix: {fix} "
                 "(bcr.check_memory=false runs it anyway)"
