@@ -61,3 +61,16 @@ def test_an_implementation_not_known_to_keep_packed_sequences_apart_is_refused()
     )
     problem = attention_problem(cfg)
     assert "attn_implementation=flex_attention" in problem and "use_remove_padding=false" in problem
+
+
+def test_packed_sequences_on_the_cpu_engine_are_refused():
+    """The recipe's CPU engine groups each micro-batch's rows by prompt and cannot take one packed row (a 1-step
+    toy run with bcr_memory=low on bcr_device=cpu failed in engine_cpu.prompt_groups); GPUs use verl's engine."""
+    problem = attention_problem(compose_recipe(["bcr_device=cpu", "bcr_memory=low"]))
+    assert "bcr_device=cpu" in problem and problem.endswith("actor_rollout_ref.model.use_remove_padding=false")
+    assert (
+        attention_problem(
+            compose_recipe(["bcr_device=cpu", "bcr_memory=low", "actor_rollout_ref.model.use_remove_padding=false"])
+        )
+        is None
+    )

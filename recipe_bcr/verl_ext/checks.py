@@ -269,8 +269,14 @@ PACKED_ATTENTION = ("flash_attention_2", "flash_attention_3", "sdpa", "eager")
 
 def attention_problem(cfg: Any) -> str | None:
     """Why this config's attention backend and remove-padding disagree (None: they agree): an
-    implementation not known to keep packed sequences apart (PACKED_ATTENTION)."""
+    implementation not known to keep packed sequences apart (PACKED_ATTENTION), or the CPU engine."""
     attn, remove_padding = attention(cfg)
+    if remove_padding and cfg.trainer.device == "cpu":
+        return (
+            "actor_rollout_ref.model.use_remove_padding=true with bcr_device=cpu: the recipe's CPU engine "
+            "(recipe_bcr/verl_ext/engine_cpu.py) takes padded micro-batches only -> fix: "
+            "actor_rollout_ref.model.use_remove_padding=false"
+        )
     if remove_padding and attn not in PACKED_ATTENTION:
         return (
             f"actor_rollout_ref.model.use_remove_padding=true with attn_implementation={attn}: not known to keep "
