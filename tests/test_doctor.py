@@ -109,12 +109,12 @@ def test_no_gpu_is_a_note_unless_a_gpu_run_is_asked_for(smi, monkeypatch):
 def test_doctor_says_which_memory_preset_these_gpus_need(smi):
     """The preflight's formula (recipe_bcr.verl_ext.memory) for the paper's runs on this machine's GPUs."""
     smi(["NVIDIA GeForce RTX 4090, 580.65.06, 24564"] * 8)
-    line = checks.memory_check()
+    line = doctor.memory_check()
     assert line.info and line.detail.startswith("8 x NVIDIA GeForce RTX 4090 (24.0 GiB), by arithmetic")
     assert "JustRL-1.5B bcr.n=3: bcr_memory=low" in line.detail and "does not fit" in line.detail
     smi(["NVIDIA H100 80GB HBM3, 580.65.06, 81559"] * 8)
     platform_cpu.nvidia_gpus.cache_clear()
-    assert "JustRL-1.5B bcr.n=3: default" in checks.memory_check().detail
+    assert "JustRL-1.5B bcr.n=3: default" in doctor.memory_check().detail
 
 
 def test_doctor_prints_the_memory_line(smi, capsys, monkeypatch):
