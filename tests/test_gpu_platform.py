@@ -65,6 +65,7 @@ def test_old_driver_is_named_with_the_floor(smi, monkeypatch):
         "nvidia-smi lists 8 x NVIDIA H100 80GB HBM3, driver 570.124.06: older than the 580 that "
         f"torch {torch.__version__} (built for CUDA 13.0) needs -> fix: upgrade the NVIDIA driver"
     )
+    assert why.endswith("(where you cannot: docs/gpu.md, Install and the doctor: CUDA forward compatibility)")
 
 
 def test_each_other_cause_is_named(smi, monkeypatch):

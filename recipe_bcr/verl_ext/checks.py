@@ -83,7 +83,8 @@ def gpu_problem() -> str | None:
         return (
             f"{listed}: older than the {floor} that torch {torch.__version__} "
             f"(built for CUDA {torch.version.cuda}) "
-            f"needs -> fix: upgrade the NVIDIA driver to {floor} or newer"
+            f"needs -> fix: upgrade the NVIDIA driver to {floor} or newer (where you cannot: docs/gpu.md, Install "
+            "and the doctor: CUDA forward compatibility)"
         )
     hidden = os.environ.get("CUDA_VISIBLE_DEVICES")
     if hidden is not None and not hidden.strip(","):
