@@ -100,3 +100,9 @@ def test_preflight_runs_the_memory_check(smi, monkeypatch):
     with pytest.raises(PreflightError, match="bcr_memory=low"):
         preflight(compose_recipe(["bcr.gpus=8"]))
     assert OmegaConf.select(compose_recipe([]), "bcr.check_memory") is True
+
+
+def test_model_shapes_come_to_the_published_parameter_counts():
+    """1.78B (DeepSeek-R1-Distill-Qwen-1.5B) and 4.02B (Qwen3-4B): a wrong size in a shape would show here."""
+    assert round(memory.MODELS["justrl-deepseek-1.5b"].params / 1e9, 2) == 1.78
+    assert round(memory.MODELS["qwen3-4b-thinking"].params / 1e9, 2) == 4.02

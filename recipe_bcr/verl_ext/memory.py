@@ -34,24 +34,34 @@ VLLM_WORKSPACE_GIB = 1.5
 
 @dataclass(frozen=True)
 class ModelShape:
-    """What the arithmetic needs of a model (from its config.json on the Hub)."""
+    """What the arithmetic needs of a model: the sizes in its config.json."""
 
-    params: float
     hidden: int
     layers: int
     intermediate: int
     vocab: int
+    heads: int
     kv_heads: int
     head_dim: int
+    tied: bool  # tie_word_embeddings: one vocab x hidden matrix, not two
+
+    @property
+    def params(self) -> float:
+        """Embeddings, attention and MLP weights (biases and norms are under 0.1%)."""
+        attention = 2 * self.hidden * self.heads * self.head_dim + 2 * self.hidden * self.kv_heads * self.head_dim
+        embeddings = self.vocab * self.hidden * (1 if self.tied else 2)
+        return embeddings + self.layers * (attention + 3 * self.hidden * self.intermediate)
 
     def kv_bytes_per_token(self) -> int:
         return 2 * self.layers * self.kv_heads * self.head_dim * 2  # K and V, bf16
 
 
-# keyed by the bcr_model presets' `name`
+# keyed by the bcr_model presets' `name`; their params come to the published 1.78B and 4.02B
 MODELS = {
-    "justrl-deepseek-1.5b": ModelShape(1.777e9, 1536, 28, 8960, 151936, 2, 128),  # Qwen2 (R1-Distill-1.5B)
-    "qwen3-4b-thinking": ModelShape(4.022e9, 2560, 36, 9728, 151936, 8, 128),  # Qwen3-4B
+    # hbx/JustRL-DeepSeek-1.5B: Qwen2 (DeepSeek-R1-Distill-Qwen-1.5B)
+    "justrl-deepseek-1.5b": ModelShape(1536, 28, 8960, 151936, 12, 2, 128, tied=False),
+    # Qwen/Qwen3-4B-Thinking-2507
+    "qwen3-4b-thinking": ModelShape(2560, 36, 9728, 151936, 32, 8, 128, tied=True),
 }
 
 
