@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from recipe_bcr.commands import doctor
-from recipe_bcr.verl_ext import checks
+from recipe_bcr.verl_ext import checks, platform_cpu
 
 GPU_NO = "no CUDA device visible to torch"
 
@@ -104,3 +104,23 @@ def test_no_gpu_is_a_note_unless_a_gpu_run_is_asked_for(smi, monkeypatch):
     assert note.ok and note.info and note.detail.startswith("no NVIDIA GPU here (no NVIDIA driver")
     asked = checks.gpu_check(required=True)
     assert not asked.ok and asked.detail.startswith("no NVIDIA driver: nvidia-smi is not on PATH or fails -> fix:")
+
+
+def test_doctor_says_which_memory_preset_these_gpus_need(smi):
+    """The preflight's formula (recipe_bcr.verl_ext.memory) for the paper's runs on this machine's GPUs."""
+    smi(["NVIDIA GeForce RTX 4090, 580.65.06, 24564"] * 8)
+    line = doctor.memory_check()
+    assert line.info and line.detail.startswith("8 x NVIDIA GeForce RTX 4090 (24.0 GiB), by arithmetic")
+    assert "JustRL-1.5B bcr.n=3: bcr_memory=low" in line.detail and "does not fit" in line.detail
+    smi(["NVIDIA H100 80GB HBM3, 580.65.06, 81559"] * 8)
+    platform_cpu.nvidia_gpus.cache_clear()
+    assert "JustRL-1.5B bcr.n=3: default" in doctor.memory_check().detail
+
+
+def test_doctor_prints_the_memory_line(smi, capsys, monkeypatch):
+    smi(["NVIDIA H100 80GB HBM3, 580.65.06, 81559"] * 8)
+    monkeypatch.setattr(doctor, "CHECKS", [])
+    monkeypatch.setattr(doctor, "runtime_checks", lambda required: [])
+    monkeypatch.setattr(doctor, "gpu_check", lambda required: checks.Check("gpu", True, "faked"))
+    assert doctor.run([]) == 0
+    assert "[info] memory: 8 x NVIDIA H100 80GB HBM3 (79.6 GiB)" in capsys.readouterr().out

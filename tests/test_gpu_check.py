@@ -118,7 +118,9 @@ def test_a_rollout_gap_over_the_limit_or_a_failed_stage_fails_the_check(monkeypa
     _machine(monkeypatch, vllm=None)
     monkeypatch.setattr(gpu_check, "run_stage", Stages(probs_diff=gpu_check.PROBS_DIFF_LIMIT["gpu"] * 2))
     assert gpu_check.run_gpu_check(str(tmp_path / "a"), "gpu", 1, ("hf",)) == 1
-    assert "[FAIL] GRPO, bcr_device=gpu bcr_runtime=hf" in capsys.readouterr().out
+    [line] = [ln for ln in capsys.readouterr().out.splitlines() if "[FAIL] GRPO, bcr_device=gpu bcr_runtime=hf" in ln]
+    assert line.endswith(f"probs_diff_max limit {gpu_check.PROBS_DIFF_LIMIT['gpu']} ({gpu_check.LIMIT_NOTE})")
+    assert "toy limit" in gpu_check.LIMIT_NOTE
     monkeypatch.setattr(gpu_check, "run_stage", Stages(fail=("training",)))
     assert gpu_check.run_gpu_check(str(tmp_path / "b"), "gpu", 1, ("hf",)) == 1
     out = capsys.readouterr().out

@@ -1,9 +1,7 @@
-"""The GPU preset's attention backend: sdpa on padded batches (no flash-attn needed), because
-verl's remove-padding packs sequences that only flash-attn's varlen kernels keep apart."""
+"""The GPU preset's attention backend: sdpa (no flash-attn needed); packed or padded, both keep sequences apart
+(tests/test_sdpa_packing.py)."""
 
 import pytest
-import torch
-from transformers import AutoModelForCausalLM
 
 from recipe_bcr.miniature.toy.model import SHIPPED
 from recipe_bcr.verl_ext.checks import attention, attention_problem, compose_recipe, requirements
@@ -19,11 +17,6 @@ def test_gpu_preset_attention_agrees_with_remove_padding(overrides):
     assert ("vllm" in needed) == ("bcr_runtime=hf" not in overrides)
 
 
-def test_remove_padding_without_flash_attention_is_refused():
-    cfg = compose_recipe(["bcr_device=gpu", "actor_rollout_ref.model.use_remove_padding=true"])
-    assert "use_remove_padding=false" in attention_problem(cfg)
-
-
 def test_verl_default_attention_needs_flash_attn_or_kernels():
     cfg = compose_recipe(
         [
@@ -35,20 +28,6 @@ def test_verl_default_attention_needs_flash_attn_or_kernels():
     assert attention_problem(cfg) is None
     flash = [r for r in requirements(cfg, "gpu") if "flash_attn" in r.modules]
     assert flash and flash[0].modules == ("flash_attn", "kernels") and "flash-attn" in flash[0].install
-
-
-def test_sdpa_attends_across_packed_sequences():
-    """The fact behind attention_problem: transformers' sdpa, given two sequences packed into one
-    row with restarting position_ids (verl's remove-padding input), does not keep them apart."""
-    model = AutoModelForCausalLM.from_pretrained(SHIPPED, attn_implementation="sdpa", dtype=torch.float32).eval()
-    gen = torch.Generator().manual_seed(0)
-    a, b = torch.randint(5, 100, (1, 7), generator=gen), torch.randint(5, 100, (1, 5), generator=gen)
-    with torch.no_grad():
-        alone = model(b).logits
-        packed = model(
-            input_ids=torch.cat([a, b], 1), position_ids=torch.cat([torch.arange(7), torch.arange(5)])[None]
-        ).logits[:, 7:]
-    assert (packed - alone).abs().max() > 0.1
 
 
 @pytest.mark.parametrize(

@@ -65,6 +65,7 @@ def test_old_driver_is_named_with_the_floor(smi, monkeypatch):
         "nvidia-smi lists 8 x NVIDIA H100 80GB HBM3, driver 570.124.06: older than the 580 that "
         f"torch {torch.__version__} (built for CUDA 13.0) needs -> fix: upgrade the NVIDIA driver"
     )
+    assert why.endswith("(where you cannot: docs/gpu.md, Install and the doctor: CUDA forward compatibility)")
 
 
 def test_each_other_cause_is_named(smi, monkeypatch):
@@ -82,3 +83,13 @@ def test_each_other_cause_is_named(smi, monkeypatch):
     platform_cpu.nvidia_gpus.cache_clear()
     monkeypatch.setenv("PATH", "/nonexistent")
     assert checks.gpu_problem().startswith("no NVIDIA driver")
+
+
+def test_driver_lists_each_gpus_memory(smi):
+    """memory.total (MiB, with or without its unit) feeds the preflight's memory estimate; a row without it still reads."""
+    smi(["NVIDIA H100 80GB HBM3, 580.65.06, 81559", "NVIDIA A10, 580.65.06, 23028 MiB", "Tesla T4, 535.1"])
+    assert [(g.name, g.driver, g.memory_mib) for g in platform_cpu.nvidia_gpus()] == [
+        ("NVIDIA H100 80GB HBM3", "580.65.06", 81559),
+        ("NVIDIA A10", "580.65.06", 23028),
+        ("Tesla T4", "535.1", None),
+    ]

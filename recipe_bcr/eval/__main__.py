@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from recipe_bcr.data.io import DataError
 from recipe_bcr.engines import Sampling, make_engine
 from recipe_bcr.engines.context import with_context
 from recipe_bcr.eval.plots import write_plots
-from recipe_bcr.eval.runner import run_tasks
+from recipe_bcr.eval.runner import SAMPLES, iter_records, run_tasks
 from recipe_bcr.eval.summary import markdown_table, summarize, write_csv, write_json
 from recipe_bcr.grading.verify import configure_default
 
@@ -50,7 +51,7 @@ def _default_out(mode: str, label: str) -> str:
 if not OmegaConf.has_resolver("bcr_eval_out"):
     OmegaConf.register_new_resolver("bcr_eval_out", _default_out)
 # settings that define which samples a run holds; a resumed run must not change them
-RUN_IDENTITY = ("benchmarks", "only", "n", "n1_style", "limit", "seed", "sampling", "model")
+RUN_IDENTITY = ("benchmarks", "only", "n", "n1_style", "limit", "seed", "sampling", "samples_per_benchmark", "model")
 
 
 def _check_resume(run_dir: Path, cfg: DictConfig) -> None:
@@ -121,6 +122,33 @@ def selected_benchmarks(cfg: DictConfig) -> dict[str, Any]:
     return {name: benchmarks[name] for name in cfg.only}
 
 
+def replayed_k(samples: str) -> dict[str, int]:
+    """Samples per prompt of each benchmark in a saved run (its samples.jsonl, or the folder holding it)."""
+    path = Path(samples)
+    path = path / SAMPLES if path.is_dir() else path
+    found: dict[str, int] = {}
+    try:
+        for rec in iter_records(path):
+            if "benchmark" in rec and "sample" in rec:
+                found[rec["benchmark"]] = max(found.get(rec["benchmark"], 0), int(rec["sample"]) + 1)
+    except (OSError, ValueError, DataError):  # the replay engine names the file and line
+        return {}
+    return found
+
+
+def samples_per_prompt(cfg: DictConfig, benchmarks: dict[str, Any]) -> dict[str, int]:
+    """k of each benchmark: sampling.k for all when above 0; else samples_per_benchmark (1 where it names none),
+    or on replay what the replayed run holds. One k for all would give AIME25's 30 problems a standard error of
+    ~8 points at k=1, above the differences the paper reports (docs/evaluation.md)."""
+    if int(cfg.sampling.k) > 0:
+        return dict.fromkeys(benchmarks, int(cfg.sampling.k))
+    if cfg.engine == "replay":
+        saved = replayed_k(str(cfg.engine_options.samples))
+        return {name: saved.get(name, 1) for name in benchmarks}
+    own = cfg.get("samples_per_benchmark") or {}
+    return {name: int(own.get(name, 1)) for name in benchmarks}
+
+
 def evaluate(cfg: DictConfig) -> Path:
     cfg = checked(cfg)
     if cfg.engine != "replay":
@@ -131,7 +159,8 @@ def evaluate(cfg: DictConfig) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     OmegaConf.save(cfg, run_dir / CONFIG_NAME, resolve=True)
     tasks = build_tasks(benchmarks, list(cfg.n), cfg.seed, cfg.n1_style, cfg.limit)
-    sampling = Sampling(**OmegaConf.to_container(cfg.sampling, resolve=True))
+    ks = samples_per_prompt(cfg, benchmarks)
+    sampling = Sampling(**{**OmegaConf.to_container(cfg.sampling, resolve=True), "k": max(ks.values(), default=1)})
     options = {k: v for k, v in OmegaConf.to_container(cfg.engine_options, resolve=True).items() if v is not None}
     if cfg.engine != "replay":
         options.update(
@@ -140,23 +169,26 @@ def evaluate(cfg: DictConfig) -> Path:
         options = with_context(cfg.engine, options, [t.messages for t in tasks], sampling)
     engine = make_engine(cfg.engine, options)
     verifier = configure_default(cfg.verify.timeout_s, cfg.verify.workers)
+    tokenizer = _tokenizer(engine, cfg)
+    new = 0
     try:
-        new = run_tasks(
-            tasks,
-            engine,
-            sampling,
-            run_dir,
-            verifier,
-            _tokenizer(engine, cfg),
-            thinking=bool(cfg.model.thinking),
-            markers=list(cfg.markers),
-            keep_token_ids=cfg.keep_token_ids,
-            progress=cfg.progress,
-        )
+        for k in sorted(set(ks.values()), reverse=True):  # one pass per k: run_tasks numbers requests task x k
+            new += run_tasks(
+                [t for t in tasks if ks[t.benchmark] == k],
+                engine,
+                replace(sampling, k=k),
+                run_dir,
+                verifier,
+                tokenizer,
+                thinking=bool(cfg.model.thinking),
+                markers=list(cfg.markers),
+                keep_token_ids=cfg.keep_token_ids,
+                progress=cfg.progress,
+            )
     finally:
         if hasattr(engine, "close"):  # Ray replicas
             engine.close()
-    log.info("%d new samples (%d tasks x %d samples in the run)", new, len(tasks), sampling.k)
+    log.info("%d new samples (%d tasks; samples per prompt: %s)", new, len(tasks), ks)
     summarise_runs([(cfg.label, run_dir)], run_dir)
     return run_dir
 

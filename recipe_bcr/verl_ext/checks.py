@@ -83,7 +83,8 @@ def gpu_problem() -> str | None:
         return (
             f"{listed}: older than the {floor} that torch {torch.__version__} "
             f"(built for CUDA {torch.version.cuda}) "
-            f"needs -> fix: upgrade the NVIDIA driver to {floor} or newer"
+            f"needs -> fix: upgrade the NVIDIA driver to {floor} or newer (where you cannot: docs/gpu.md, Install "
+            "and the doctor: CUDA forward compatibility)"
         )
     hidden = os.environ.get("CUDA_VISIBLE_DEVICES")
     if hidden is not None and not hidden.strip(","):
@@ -241,7 +242,7 @@ VERL_DEFAULT_ATTENTION = "flash_attention_2"
 FLASH_ATTN_INSTALL = (
     "pip install flash-attn==2.8.3 --no-build-isolation (what verl's flash-attn-cu130torch211 extra "
     "pins; no wheel for torch 2.11/CUDA 13 on PyPI: it compiles from source, see the README), or "
-    "keep bcr_device=gpu's attn_implementation=sdpa with use_remove_padding=false"
+    "actor_rollout_ref.model.override_config.attn_implementation=sdpa (bcr_device=gpu's, no package)"
 )
 
 
@@ -259,19 +260,44 @@ def attention(cfg: Any) -> tuple[str, bool]:
     return str(attn), bool(model.use_remove_padding)
 
 
+# Implementations whose packed (remove-padding) input verl 0.9.1 keeps apart. verl calls the model with
+# use_cache=False, attention_mask=None and position_ids that restart at 0 for each packed sequence; transformers
+# 5.9 then builds a block-causal mask from the position_ids for sdpa and eager (masking_utils:
+# find_packed_sequence_indices), and flash-attn takes them as varlen boundaries. tests/test_sdpa_packing.py runs
+# that call on tiny random Qwen2 and Qwen3: packed and padded logits agree to float rounding.
+PACKED_ATTENTION = ("flash_attention_2", "flash_attention_3", "sdpa", "eager")
+
+
 def attention_problem(cfg: Any) -> str | None:
-    """Why this config's attention backend and remove-padding disagree (None: they agree).
-    verl's remove-padding packs a batch into one row told apart only by position_ids; only
-    flash-attn's varlen kernels honour that: transformers 5.9's sdpa/eager attend across the packed
-    sequences (tests/test_gpu_config.py shows it)."""
+    """Why this config's attention backend and remove-padding disagree (None: they agree): an
+    implementation not known to keep packed sequences apart (PACKED_ATTENTION), or the CPU engine."""
     attn, remove_padding = attention(cfg)
-    if remove_padding and "flash_attention" not in attn:
+    if remove_padding and cfg.trainer.device == "cpu":
         return (
-            f"actor_rollout_ref.model.use_remove_padding=true with attn_implementation={attn}: packed sequences "
-            f"would attend to each other -> fix: actor_rollout_ref.model.use_remove_padding=false, or "
-            f"attn_implementation={VERL_DEFAULT_ATTENTION} with flash-attn installed"
+            "actor_rollout_ref.model.use_remove_padding=true with bcr_device=cpu: the recipe's CPU engine "
+            "(recipe_bcr/verl_ext/engine_cpu.py) takes padded micro-batches only -> fix: "
+            "actor_rollout_ref.model.use_remove_padding=false"
+        )
+    if remove_padding and attn not in PACKED_ATTENTION:
+        return (
+            f"actor_rollout_ref.model.use_remove_padding=true with attn_implementation={attn}: not known to keep "
+            f"packed sequences apart -> fix: actor_rollout_ref.model.use_remove_padding=false, or "
+            f"actor_rollout_ref.model.override_config.attn_implementation=sdpa"
         )
     return None
+
+
+def attention_note(cfg: Any) -> str:
+    """What the actor's attention costs, for the preflight's line."""
+    attn, remove_padding = attention(cfg)
+    if not remove_padding:
+        return f"{attn} on padded micro-batches (each row padded to the micro-batch's longest)"
+    if attn == "sdpa":
+        return (
+            "sdpa on packed sequences (transformers' block mask from position_ids; not timed against padded "
+            "batches on a GPU)"
+        )
+    return f"{attn} on packed sequences"
 
 
 def requirements(cfg: Any, device: str) -> list[Requirement]:

@@ -33,6 +33,17 @@ from verl.plugin.platform import PlatformBase, PlatformRegistry
 class NvidiaGPU:
     name: str
     driver: str  # e.g. "570.124.06"
+    memory_mib: int | None = None  # memory.total (None: not listed)
+
+
+def _smi_row(line: str) -> NvidiaGPU:
+    """One `name, driver_version, memory.total` row (memory in MiB, with or without its unit; absent in old rows)."""
+    parts = [part.strip() for part in line.split(",")]
+    memory = parts[-1].removesuffix("MiB").strip() if len(parts) >= 3 else ""
+    if memory.isdigit():
+        return NvidiaGPU(", ".join(parts[:-2]), parts[-2], int(memory))
+    name, driver = (part.strip() for part in line.rsplit(",", 1))
+    return NvidiaGPU(name, driver)
 
 
 @functools.cache
@@ -43,7 +54,7 @@ def nvidia_gpus() -> tuple[NvidiaGPU, ...] | None:
         return None
     try:
         proc = subprocess.run(
-            [smi, "--query-gpu=name,driver_version", "--format=csv,noheader"],
+            [smi, "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader,nounits"],
             capture_output=True,
             text=True,
             timeout=30,
@@ -52,8 +63,7 @@ def nvidia_gpus() -> tuple[NvidiaGPU, ...] | None:
         return None
     if proc.returncode != 0:
         return None
-    rows = [[part.strip() for part in line.rsplit(",", 1)] for line in proc.stdout.splitlines() if "," in line]
-    return tuple(NvidiaGPU(name, driver) for name, driver in rows)
+    return tuple(_smi_row(line) for line in proc.stdout.splitlines() if "," in line)
 
 
 def visible_gpu_count() -> int:

@@ -11,14 +11,16 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from omegaconf import OmegaConf
 
-from recipe_bcr.verl_ext.checks import attention, attention_problem, gpu_problem, missing, requirements
+from recipe_bcr.verl_ext.checks import attention_note, attention_problem, gpu_problem, missing, requirements
+from recipe_bcr.verl_ext.memory import MODELS, candidates, estimate, first_fit
 from recipe_bcr.verl_ext.platform_cpu import nvidia_gpus, visible_gpu_count
+from recipe_bcr.verl_ext.resume import checkpoint_gb, plan, prune
 from recipe_bcr.verl_ext.threads import OVERRIDE, train_threads, usable_cores
 
 # the config keys that name a model or tokenizer folder (verl reads the tokenizer from model.path
@@ -36,25 +38,103 @@ class PreflightError(RuntimeError):
 
 
 def is_local(path: str) -> bool:
-    """A folder, not a hub id ("namespace/name": at most one '/', no leading '/', '.' or '~')."""
-    return path.startswith(("/", ".", "~")) or path.count("/") > 1
+    """A folder, not a hub id: it exists here, or it cannot be one ("namespace/name": at most one '/', no
+    leading '/', '.' or '~')."""
+    return path.startswith(("/", ".", "~")) or path.count("/") > 1 or Path(path).expanduser().exists()
+
+
+def _needs(key: str) -> tuple[str, ...]:
+    """Files that make a folder what `key` asks for (any one of them)."""
+    return ("tokenizer_config.json", "tokenizer.json") if "tokenizer" in key else ("config.json",)
+
+
+def model_paths(cfg: Any) -> list[tuple[str, str]]:
+    """(key, value) of every model or tokenizer the config names."""
+    found = [(key, OmegaConf.select(cfg, key, default=None)) for key in MODEL_KEYS]
+    return [(key, str(value)) for key, value in found if value]
+
+
+def local_model_problem(key: str, value: str) -> str | None:
+    """Why the local folder `value` of `key` is not usable (None: it is)."""
+    path = Path(value).expanduser()
+    if not path.exists():
+        return (
+            f"{key}={value}: no such folder ({path.absolute()}) -> fix: download or build the model there, or set "
+            f"{key} to a model folder or a hub id (the toy model: `python -m recipe_bcr toy`, which writes "
+            f"$BCR_CACHE/toy-qwen3)"
+        )
+    needs = _needs(key)
+    if not path.is_dir() or not any((path / name).is_file() for name in needs):
+        return f"{key}={value}: {path.absolute()} has no {' or '.join(needs)} -> fix: point {key} at the model's folder"
+    return None
 
 
 def check_model_paths(cfg: Any) -> list[str]:
-    """Every local model path the config names exists. Returns the folders checked, once each."""
+    """Every local model path the config names exists and holds a model (config.json) or tokenizer.
+    Returns the folders checked, once each."""
     checked = []
-    for key in MODEL_KEYS:
-        value = OmegaConf.select(cfg, key, default=None)
-        if not value or not is_local(str(value)):
+    for key, value in model_paths(cfg):
+        if not is_local(value):
             continue
-        path = Path(str(value)).expanduser()
-        if not path.exists():
-            raise PreflightError(
-                f"{key}={value}: no such folder -> fix: download or build the model there, or set {key} to a model "
-                f"folder or a hub id (the toy model: `python -m recipe_bcr toy`, which writes $BCR_CACHE/toy-qwen3)"
-            )
-        checked.append(str(path))
+        problem = local_model_problem(key, value)
+        if problem:
+            raise PreflightError(problem)
+        checked.append(str(Path(value).expanduser()))
     return list(dict.fromkeys(checked))
+
+
+def hub_status(repo: str) -> str | None:
+    """None if the hub id `repo` will load here (in the local cache, or found on the Hub); else "missing" (the
+    Hub has no such model) or "unreachable: <why>"."""
+    from huggingface_hub import model_info, try_to_load_from_cache
+    from huggingface_hub.errors import GatedRepoError, HFValidationError, RepositoryNotFoundError
+
+    try:
+        if isinstance(try_to_load_from_cache(repo, "config.json"), str):
+            return None
+    except HFValidationError:
+        return "missing"
+    if os.environ.get("HF_HUB_OFFLINE", "0").lower() in ("1", "true", "yes"):
+        return "unreachable: HF_HUB_OFFLINE is set and it is not in the local cache"
+    try:
+        model_info(repo, timeout=15)
+    except GatedRepoError:
+        return None  # it exists; the token decides, as for any gated model
+    except RepositoryNotFoundError:
+        return "missing"
+    except Exception as e:  # noqa: BLE001 - no network, proxy, DNS, timeout: all say the same to the user
+        return f"unreachable: {type(e).__name__}"
+    return None
+
+
+def hub_problem(key: str, value: str, status: str | None) -> str | None:
+    """One line for a hub id that will not load (None: it will)."""
+    if status is None:
+        return None
+    if status == "missing":
+        return (
+            f"{key}={value}: neither a folder here ({Path(value).absolute()}) nor a model on the Hugging Face Hub -> "
+            f"fix: set {key} to the model's folder (e.g. the merge's --target_dir) or a hub id"
+        )
+    local = f"models/{value.split('/')[-1]}"
+    return (
+        f"{key}={value}: the Hugging Face Hub is {status} and the model is not in the local cache -> fix: where the "
+        f"Hub is reachable, `huggingface-cli download {value} --local-dir {local}`, copy it here (every node) and "
+        f"set {key}=$PWD/{local}"
+    )
+
+
+def check_hub_models(cfg: Any, status: Any = None) -> str:
+    """Every hub id the config names loads here (the cache, or the Hub answers), or one line says why not and
+    how to pass a local copy: else the failure comes later, inside the Ray workers of every node. `status`:
+    hub_status (tests inject their own; there is no network in CI)."""
+    status = status or hub_status
+    ids = {value: key for key, value in reversed(model_paths(cfg)) if not is_local(value)}  # first key per id
+    for value, key in ids.items():
+        problem = hub_problem(key, value, status(value))
+        if problem:
+            raise PreflightError(problem)
+    return f"{', '.join(ids)} found (cache or Hub)" if ids else "local folders only"
 
 
 def check_imports(cfg: Any) -> str:
@@ -67,7 +147,7 @@ def check_imports(cfg: Any) -> str:
     reqs = requirements(cfg, device)
     for req in missing(reqs):
         raise PreflightError(f"{'/'.join(req.modules)} is not installed ({req.why}) -> fix: {req.install}")
-    return f"{attention(cfg)[0]}; {', '.join('/'.join(r.modules) for r in reqs)} import"
+    return f"{attention_note(cfg)}; {', '.join('/'.join(r.modules) for r in reqs)} import"
 
 
 def cluster_address(cfg: Any) -> str | None:
@@ -99,9 +179,14 @@ def check_device(cfg: Any) -> str:
         return f"torch {torch.__version__} sees {torch.cuda.device_count()} GPU(s){what}"
     if cluster_address(cfg) and nvidia_gpus() is None:
         return "this node has no NVIDIA GPU: the cluster's nodes are checked by Ray when its workers start"
+    cpu = (
+        "bcr_device=cpu is no way out here: verl turns it back into cuda while the driver lists GPUs"
+        if nvidia_gpus()
+        else "a CPU run: bcr_device=cpu or +recipe=bcr_toy"
+    )
     raise PreflightError(
-        f"bcr_device=gpu, but torch cannot use a GPU here: {problem} (a CPU run: bcr_device=cpu or "
-        "+recipe=bcr_toy; `python -m recipe_bcr doctor` checks the install)"
+        f"bcr_device=gpu, but torch cannot use a GPU here: {problem} ({cpu}; `python -m recipe_bcr doctor` checks "
+        "the install)"
     )
 
 
@@ -129,23 +214,64 @@ def visible_gpus(cfg: Any) -> tuple[int, str]:
 
 PROBED_MODULES = ("recipe_bcr.verl_ext.plugin", "reward_fns.bcr", "recipe_bcr.verl_ext.reward_manager")
 PROBE_TIMEOUT_S = 300
+VERSIONED = ("torch", "vllm", "verl")
+
+
+def recipe_revision() -> str:
+    """The recipe's commit (its git checkout), else its installed version."""
+    import importlib.metadata
+    import subprocess
+
+    import recipe_bcr
+
+    root = Path(recipe_bcr.__file__).resolve().parents[1]
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True
+        )
+    except OSError:
+        proc = None
+    if proc is not None and proc.returncode == 0 and (root / ".git").exists():
+        return proc.stdout.strip()
+    try:
+        return importlib.metadata.version("bcr-recipe")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def node_versions() -> dict[str, str]:
+    """What must match on every node: torch, vLLM, verl (installed versions) and the recipe's commit."""
+    import importlib.metadata
+
+    found = {}
+    for name in VERSIONED:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found[name] = "absent"
+    return {**found, "bcr-recipe": recipe_revision()}
 
 
 @dataclass
 class NodeReport:
     host: str
-    error: str | None  # why the recipe's modules do not import there
+    error: str | None  # why the recipe's modules (or vLLM) do not import there
     gpus: int = 0  # GPUs this node's processes may use (CUDA_VISIBLE_DEVICES, else nvidia-smi)
     gpu_problem: str | None = None  # why torch cannot use them (None: it can, or there are none)
     ray: str = ""
+    versions: dict[str, str] = field(default_factory=dict)
+    models: list[str] = field(default_factory=list)  # why a local model folder is not usable there
 
 
-def probe_nodes(modules: tuple[str, ...] = PROBED_MODULES) -> list[NodeReport]:
-    """One report per alive node of the Ray cluster this process is connected to."""
+def probe_nodes(
+    modules: tuple[str, ...] = PROBED_MODULES, models: tuple[tuple[str, str], ...] = ()
+) -> list[NodeReport]:
+    """One report per alive node of the Ray cluster this process is connected to; `models`: (key, folder) pairs
+    each node must see (a folder only the head has fails in every other node's workers)."""
     import ray
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    def probe(names: tuple[str, ...]) -> dict[str, Any]:
+    def probe(names: tuple[str, ...], folders: tuple[tuple[str, str], ...]) -> dict[str, Any]:
         # defined here, so Ray ships it by value: it runs on a node that lacks recipe_bcr, and says so
         import importlib
         import socket
@@ -159,27 +285,53 @@ def probe_nodes(modules: tuple[str, ...] = PROBED_MODULES) -> list[NodeReport]:
             return report
         from recipe_bcr.verl_ext.checks import gpu_problem
         from recipe_bcr.verl_ext.platform_cpu import nvidia_gpus, visible_gpu_count
+        from recipe_bcr.verl_ext.preflight import local_model_problem, node_versions
 
         report["gpus"] = visible_gpu_count()
         report["gpu_problem"] = gpu_problem() if nvidia_gpus() else None
+        report["versions"] = node_versions()
+        report["models"] = [p for key, value in folders if (p := local_model_problem(key, value))]
         return report
 
     task = ray.remote(num_cpus=0)(probe)
     nodes = [n for n in ray.nodes() if n.get("Alive")]
     refs = [
-        task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(modules)
+        task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(
+            modules, models
+        )
         for n in nodes
     ]
     return [NodeReport(**r) for r in ray.get(refs, timeout=PROBE_TIMEOUT_S)]
 
 
-def verdict(reports: list[NodeReport], per_node: int, nodes: int, device: str) -> str | None:
-    """Why these nodes cannot run `nodes` x `per_node` GPUs of the recipe (None: they can)."""
+def verdict(
+    reports: list[NodeReport], per_node: int, nodes: int, device: str, head: dict[str, str] | None = None
+) -> str | None:
+    """Why these nodes cannot run `nodes` x `per_node` GPUs of the recipe (None: they can); `head`: this node's
+    node_versions, which every node must match."""
     broken = [f"{r.host}: {r.error}" for r in reports if r.error]
     if broken:
         return (
-            f"the recipe does not import on {len(broken)} of {len(reports)} node(s) ({'; '.join(broken)}) -> fix: "
-            "install bcr-recipe on every node (docs/gpu.md), the same commit as here"
+            f"the recipe (or vLLM) does not import on {len(broken)} of {len(reports)} node(s) ({'; '.join(broken)}) "
+            "-> fix: install bcr-recipe on every node (docs/gpu.md), the same commit as here"
+        )
+    if head:
+        differ = [
+            f"{r.host}: " + ", ".join(f"{k} {r.versions.get(k)}" for k in head if r.versions.get(k) != head[k])
+            for r in reports
+            if any(r.versions.get(k) != head[k] for k in head)
+        ]
+        if differ:
+            here = ", ".join(f"{k} {v}" for k, v in head.items())
+            return (
+                f"versions differ from this node's ({here}): {'; '.join(differ)} -> fix: install the same versions "
+                "and check out the same commit on every node (docs/gpu.md, Two nodes)"
+            )
+    unseen = [f"{r.host}: {p.split(' -> ')[0]}" for r in reports for p in r.models]
+    if unseen:
+        return (
+            f"a model folder is missing on some nodes ({'; '.join(unseen)}) -> fix: put it on storage every node "
+            "sees, at the same path"
         )
     if device == "cpu":
         return None
@@ -196,20 +348,32 @@ def verdict(reports: list[NodeReport], per_node: int, nodes: int, device: str) -
     return None
 
 
-def check_cluster(address: str, per_node: int, nodes: int, device: str) -> str:
+def check_cluster(
+    address: str,
+    per_node: int,
+    nodes: int,
+    device: str,
+    modules: tuple[str, ...] = PROBED_MODULES,
+    models: tuple[tuple[str, str], ...] = (),
+) -> str:
     """Connect to the cluster, probe every node, disconnect (verl then connects with its own
     runtime env). Returns one line per the nodes; raises RuntimeError with the verdict."""
     import ray
 
     ray.init(address=address, logging_level="ERROR", log_to_driver=False)
     try:
-        reports = probe_nodes()
+        reports = probe_nodes(modules, models)
     finally:
         ray.shutdown()
-    problem = verdict(reports, per_node, nodes, device)
+    head = node_versions()
+    problem = verdict(reports, per_node, nodes, device, head)
     if problem:
         raise RuntimeError(problem)
-    return f"{len(reports)} node(s) import the recipe: " + ", ".join(f"{r.host} ({r.gpus} GPU(s))" for r in reports)
+    same = ", ".join(f"{k} {v}" for k, v in head.items())
+    return (
+        f"{len(reports)} node(s) import the recipe{' and vLLM' if 'vllm' in modules else ''}, with {same} as here: "
+        + ", ".join(f"{r.host} ({r.gpus} GPU(s))" for r in reports)
+    )
 
 
 START_CLUSTER = (
@@ -235,7 +399,12 @@ def check_gpus(cfg: Any) -> str:
                 f"places {per_node} on every node -> fix: bcr.gpus={local}"
             )
         try:
-            found = check_cluster(address, per_node, nodes, cfg.trainer.device)
+            rollout = OmegaConf.select(cfg, "actor_rollout_ref.rollout.name", default=None)
+            vllm = ("vllm",) if rollout == "vllm" and cfg.trainer.device != "cpu" else ()
+            folders = tuple((k, v) for k, v in model_paths(cfg) if is_local(v))
+            found = check_cluster(
+                address, per_node, nodes, cfg.trainer.device, modules=PROBED_MODULES + vllm, models=folders
+            )
         except ConnectionError as e:
             why = str(e).splitlines()[0]
             raise PreflightError(f"no Ray cluster at {address} ({why}) -> fix: {START_CLUSTER}") from None
@@ -259,6 +428,46 @@ def check_gpus(cfg: Any) -> str:
         "on 1 node; "
         f"overrides that fit: {' | '.join(fits)}"
     )
+
+
+def check_memory(cfg: Any) -> str:
+    """The composed run's memory per GPU (recipe_bcr.verl_ext.memory: arithmetic) against each GPU's
+    memory.total, smallest first; where it does not fit, the preset that does. Else the first sign is an
+    out-of-memory error minutes into the first step, or vLLM refusing to start for lack of free memory."""
+    if cfg.trainer.device == "cpu":
+        return "bcr_device=cpu: no GPU memory to check"
+    found = candidates(cfg)
+    run = found["as composed"]
+    if run.model not in MODELS:
+        return f"no estimate for bcr.model.name={run.model} (its shape is not in recipe_bcr/verl_ext/memory.py MODELS)"
+    sizes = sorted({(g.memory_mib, g.name) for g in nvidia_gpus() or () if g.memory_mib})
+    if not sizes:
+        e = estimate(run, 80.0)
+        return f"no memory.total listed here (nvidia-smi); update {e.update:.1f} GiB per GPU by arithmetic, not checked"
+    lines = []
+    for mib, name in sizes:
+        memory = mib / 1024
+        e = estimate(run, memory)
+        problem = e.problem(memory)
+        where = f"{name} ({memory:.1f} GiB)"
+        if problem:
+            if not OmegaConf.select(cfg, "bcr.check_memory", default=True):
+                lines.append(f"{where}: {problem}; bcr.check_memory=false, going on")
+                continue
+            fit = first_fit(found, memory)
+            fix = fit or (
+                f"no preset fits: more GPUs (the training state is {e.state:.1f} GiB per GPU on {run.gpus}, sharded "
+                "over them), a larger GPU, or a smaller budget (bcr.n, bcr_budget@bcr)"
+            )
+            raise PreflightError(
+                f"per GPU on {where}, by arithmetic (docs/gpu.md, Memory): {problem} -> fix: {fix} "
+                "(bcr.check_memory=false runs it anyway)"
+            )
+        lines.append(
+            f"{where}: rollout {e.rollout:.1f} GiB (training {e.resident:.1f} + vLLM {e.vllm:.1f}), update "
+            f"{e.update:.1f} GiB: fits"
+        )
+    return "; ".join(lines) + " (arithmetic, docs/gpu.md Memory)"
 
 
 def check_batch(cfg: Any) -> str:
@@ -364,14 +573,79 @@ def check_data(cfgs: list[Any]) -> str:
     return f"{count} data file(s) found" + (f" over {len(cfgs)} jobs" if len(cfgs) > 1 else "")
 
 
+def train_rows(cfg: Any) -> int | None:
+    """Rows of the training files (parquet metadata; None if one is missing or remote)."""
+    import pyarrow.parquet as pq
+
+    value = cfg.data.train_files
+    paths = [Path(str(v)).expanduser() for v in ([value] if isinstance(value, str) else list(value))]
+    if not all(p.is_file() for p in paths):
+        return None
+    return sum(pq.ParquetFile(p).metadata.num_rows for p in paths)
+
+
+def training_steps(cfg: Any) -> tuple[int | None, str]:
+    """verl's total_training_steps (trainer_base: rows // train_batch_size x total_epochs, drop_last), and how."""
+    if cfg.trainer.total_training_steps is not None:
+        return int(cfg.trainer.total_training_steps), "trainer.total_training_steps"
+    rows = train_rows(cfg)
+    if rows is None:
+        return None, "training files not read"
+    batch, epochs = int(cfg.data.train_batch_size), int(cfg.trainer.total_epochs)
+    return rows // batch * epochs, f"{rows} groups // {batch} x {epochs} epochs; fewer if verl filters long prompts"
+
+
+def check_schedule(cfg: Any) -> str:
+    """The learning-rate schedule verl will build from the composed optimizer config and the data."""
+    optim = cfg.actor_rollout_ref.actor.optim
+    steps, how = training_steps(cfg)
+    kind = str(optim.lr_scheduler_type)
+    if steps is not None and int(optim.lr_warmup_steps) < 0:
+        warmup = int(float(optim.lr_warmup_steps_ratio) * steps)
+    else:
+        warmup = max(int(optim.lr_warmup_steps), 0)
+    shape = f"cosine to {float(optim.lr) * float(optim.min_lr_ratio):g}" if kind == "cosine" else kind
+    warm = f"{warmup} warmup step(s)" if warmup else "no warmup"
+    return f"lr {float(optim.lr):g}, {shape}, {warm}, over {steps if steps is not None else '?'} steps ({how})"
+
+
+def check_resume(cfg: Any) -> str:
+    """What the run resumes from (recipe_bcr.verl_ext.resume), refusing a checkpoint of another world size, and
+    stale checkpoints (older than the newest trainer.max_actor_ckpt_to_keep) pruned: verl forgets them on restart."""
+    found = plan(cfg)
+    world = int(cfg.trainer.n_gpus_per_node) * int(cfg.trainer.nnodes)
+    if found.step is not None and found.world_size and found.world_size != world:
+        nodes = int(cfg.trainer.nnodes)
+        fit = (
+            f"bcr.gpus={found.world_size // nodes}"
+            if found.world_size % nodes == 0
+            else f"bcr.gpus={found.world_size} trainer.nnodes=1"
+        )
+        raise PreflightError(
+            f"global_step_{found.step} in {found.folder} was saved on {found.world_size} GPU(s), this run has "
+            f"{world} (FSDP shards load only on the world size that saved them) -> fix: {fit}, or start fresh with "
+            "trainer.resume_mode=disable or another trainer.default_local_dir"
+        )
+    if found.step is not None and str(cfg.trainer.resume_mode) == "auto":
+        found = replace(found, pruned=prune(found.folder, cfg.trainer.max_actor_ckpt_to_keep))
+    name = str(OmegaConf.select(cfg, "bcr.model.name", default=""))
+    size = f"; ~{checkpoint_gb(name):.0f} GB a checkpoint (arithmetic)" if name in MODELS else ""
+    return found.line() + size
+
+
 def preflight(cfg: Any) -> list[str]:
-    """All checks, cheapest first; raises PreflightError on the first failure. Returns one line per check."""
+    """All checks, cheapest first (the pruning one last); raises PreflightError on the first failure. Returns one
+    line per check."""
     return [
         f"models: {', '.join(check_model_paths(cfg)) or 'hub ids only'}",
         f"device: {check_device(cfg)}",
         f"data: {check_data([cfg])}",
+        f"schedule: {check_schedule(cfg)}",
         f"attention and imports: {check_imports(cfg)}",
         f"gpus: {check_gpus(cfg)}",
+        f"memory: {check_memory(cfg)}",
         f"batch: {check_batch(cfg)}",
+        f"hub models: {check_hub_models(cfg)}",  # after the cheap checks: it may ask the Hub
         f"PPO anchor: {check_anchor(cfg)}",
+        f"checkpoints: {check_resume(cfg)}",  # last: it prunes, which only a run that starts should do
     ]
