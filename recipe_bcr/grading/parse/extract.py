@@ -1,57 +1,41 @@
-"""Per-problem answer extraction from one grouped completion (paper, Algorithm 1).
+"""Per-problem answer extraction from one grouped completion (paper, Algorithm 1), with the answer policy.
 
-Three stages of decreasing specificity, recorded per problem:
-  1. inside the "### Problem i" section, the box right after "Answer i:";
-  2. "Answer i:" followed by a box anywhere in the completion;
-  3. the i-th top-level box of the completion by position (or, for the conventional
-     single-problem prompt, the last box).
-Guards close reward leaks the paper's sketch leaves open: a box labelled for another
-problem ("Answer 2:") is never assigned to problem 1 by position; labelled answers for one
-problem that disagree ("Answer1: \\boxed{3}" ... "Answer1: \\boxed{5}") are a hedge, so the
-problem has no answer (restating the same answer is fine); a box that shows no
-answer (empty to the eye: spacing, `\\phantom`, `\\text{}`; or a placeholder: `...`, `??`,
-`\\square`, `[answer]`, `\\mathrm{Answer}`) is no answer at all, so it earns no format credit;
-and a box that swallowed a label, a header or another box (it never closed where it should
-have) is no box (recipe_bcr.grading.parse.boxed). Every scan is linear in the completion: the header and
-label patterns use possessive quantifiers (no backtracking over whitespace runs), and a
-label only ever names a top-level box.
-For thinking models the text after the last `</think>` is read; a completion whose thinking never closed (it
-ran into the token budget) is read whole, as the paper's extraction reads every completion: its stages find the
-labels and boxes written inside the open think block, with the same guards (two different labelled answers for
-one problem are still a hedge).
+One left-to-right pass reads who each stretch of text is about: a "### Problem i" header opens problem i's
+section, an answer label (`Answer 2:`, `**Answer to Problem 2:**`, `Answer (2):`, `Answer #2:`, `Answer 2
+(revised):`) or "back to Problem 2" turns the text to problem 2 (a "back to" until the paragraph ends); with one
+problem, all text is its. Each problem's text goes clause by clause to the answer policy
+(recipe_bcr.grading.parse.policy), which keeps the candidates the problem commits to. A box is labelled (stage 1
+in its own section, 2 elsewhere) when only markup, display math, styling or a name and `=` stand between the label
+and it; any other box is stage 3. Only where no text says whose a box is does the paper's position order decide
+(stage 3: the i-th box to problem i), and never with a box another problem's text holds or labels. A box that
+shows no answer (empty to the eye: spacing, `\\phantom`, `\\text{}`; or a placeholder: `...`, `??`, `\\square`,
+`[answer]`, `\\mathrm{Answer}`) is no answer, and a box that swallowed a label or a header is no box
+(recipe_bcr.grading.parse.boxed). Every scan is linear: possessive patterns, one pass over the boxes and marks.
+For thinking models the text after the last `</think>` is read; a completion whose thinking never closed (it ran
+into the token budget) is read whole, as the paper's extraction reads every completion.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from typing import Literal
 
-from recipe_bcr.grading.answers.gate import restatement_key, same_answer
 from recipe_bcr.grading.answers.normalize import MAX_ANSWER_CHARS
 from recipe_bcr.grading.parse.boxed import Box, BoxIndex
-
-Fallback = Literal["position", "last"]
+from recipe_bcr.grading.parse.policy import REVISED, SCAN, Item, Zone, bare_value, read_clause
 
 SECTION_HEADER = re.compile(r"#{2,6}[ \t]*+[*_]*+[ \t]*+Problem[ \t]*+(\d++)", re.IGNORECASE)
-ANSWER_LABEL = re.compile(  # starts at the word itself so the scan is literal-led; "**" or "__" around is allowed
-    r"(?<![A-Za-z])Answer[ \t]*+(\d++)[ \t]*+[*_]*+[ \t]*+[:：]\s*+[*_]*+\s*+"
-    r"(?:\$\$?+|\\\(|\\\[|\\begin\{(?:equation|align|gather|displaymath|math)\*?+\})?+\s*+(?:\\displaystyle\s*+)?+",
+ANSWER_LABEL = re.compile(  # literal-led; the number may be "to Problem 2", "(2)", "#2", and a note may follow
+    r"(?<![A-Za-z])Answer[ \t]*+(?:(?:to|for|of)[ \t]++)?+(?:(?:Problem|Question|Q)\.?+[ \t]*+)?+(?:(?:\#|No\.)[ \t]*+)?+"
+    r"\(?+(\d++)\)?+[ \t]*+(?:\(([A-Za-z][A-Za-z \t]{0,30}+)\)[ \t]*+)?+[*_]*+[ \t]*+[:：]",
     re.IGNORECASE,
 )
-# a word that offers a second candidate after the answer's box ("(alternatively 5)", "or $5$")
-_HEDGE_WORD = re.compile(
-    r"(?<![A-Za-z])(?:alternatively|alternative|or|otherwise|possibly|perhaps|maybe|else)(?![A-Za-z])", re.IGNORECASE
+# what may stand between a bare label and its box: markup, display math, styling, a name and "="
+_LEAD = re.compile(
+    r"(?:\s++|[*_$&]++|\\[(\[]|\\begin\{[A-Za-z]++\*?+\}|\\(?!boxed|fbox)[A-Za-z]++(?:\{\s*+\})?+|"
+    r"[A-Za-z](?:_\{?+\w++\}?+)?+[ \t]*+=)*+"
 )
-# what lies between two boxes that are listed as candidates: separators and hedge words only (`, ` `; ` ` / `
-# ` or ` `\\quad` `(alternatively `); between an unlabelled answer's box and its neighbour on the line
-_LIST_GAP = re.compile(
-    r"[\s,;/$()]*+(?:(?:\\q?quad|\\text\{\s*+(?:or|and)\s*+\}|or|and|alternatively|otherwise|maybe|possibly|perhaps)"
-    r"[\s,;/$()]*+)?+",
-    re.IGNORECASE,
-)
-_HEDGE_WORDS_READ = 4  # hedge words looked at per answer line (each is one linear look at the line)
+BACK_TO = re.compile(r"(?<![A-Za-z])(?:back|return(?:ing)?+)[ \t]++to[ \t]++(?:Problem|Question)[ \t]*+(\d++)", re.I)
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
 _TOKEN = re.compile(r"\\[A-Za-z]+\*?|\\.|.", re.DOTALL)
@@ -124,12 +108,16 @@ def is_placeholder(content: str) -> bool:
 
 @dataclass(frozen=True)
 class ProblemAnswer:
-    """What was extracted for problem `index` (1-based)."""
+    """What was extracted for problem `index` (1-based): the candidates it commits to, the first its answer."""
 
     index: int
-    answer: str | None
+    candidates: tuple[str, ...]
     stage: int | None
     section: tuple[int, int] | None  # character span of "### Problem i" in the completion
+
+    @property
+    def answer(self) -> str | None:
+        return self.candidates[0] if self.candidates else None
 
 
 @dataclass(frozen=True)
@@ -184,137 +172,130 @@ def _sections(heads: list[tuple[int, int]], length: int, n: int) -> dict[int, tu
     return spans
 
 
-def _conflicting_labels(labelled: list[tuple[int, int, str]], n: int) -> set[int]:
-    """Problems with labelled answers that disagree ("Answer1: \\boxed{3}" ... "Answer1: \\boxed{5}")."""
-    first: dict[int, tuple[str, object]] = {}
-    conflicted: set[int] = set()
-    for num, _, content in labelled:
-        if not 1 <= num <= n or num in conflicted:
-            continue
-        key = restatement_key(content)  # restating one answer is no hedge
-        if first.setdefault(num, key) != key:
-            conflicted.add(num)
-    return conflicted
+@dataclass(frozen=True)
+class _Mark:
+    """A header ("head"), an answer label ("label") or a "back to Problem i" ("back") for problem `num`."""
+
+    start: int
+    end: int
+    kind: str
+    num: int
+    revised: bool = False  # a label whose note revises ("Answer 2 (revised):")
 
 
-def _line_span(text: str, start: int, end: int, barriers: list[int]) -> tuple[int, int]:
-    """The line around text[start:end], cut at the answer labels and headers on it (other problems' answers)."""
-    lo, hi = text.rfind("\n", 0, start) + 1, text.find("\n", end)
-    hi = len(text) if hi < 0 else hi
-    k = bisect_right(barriers, start)  # sorted: one look on each side
-    if k:
-        lo = max(lo, barriers[k - 1])
-    k = bisect_left(barriers, end)
-    if k < len(barriers):
-        hi = min(hi, barriers[k])
-    return lo, hi
+def _marks(text: str) -> list[_Mark]:
+    heads = [_Mark(m.start(), m.end(), "head", _index(m.group(1))) for m in SECTION_HEADER.finditer(text)]
+    labels = [
+        _Mark(m.start(), m.end(), "label", _index(m.group(1)), bool(m.group(2) and REVISED.search(m.group(2))))
+        for m in ANSWER_LABEL.finditer(text)
+    ]
+    backs = [_Mark(m.start(), m.end(), "back", _index(m.group(1))) for m in BACK_TO.finditer(text)]
+    return sorted(heads + labels + backs, key=lambda m: m.start)
 
 
-def _value_after(tail: str) -> str | None:
-    """What a hedge word offers as a value: math in `$...$` or `\\(...\\)`, else the rest of the clause when it
-    holds a digit or a command; None when it states no value ("or so", "alternatively, by symmetry")."""
-    tail = tail.lstrip(" \t,:;")
-    for opener, closer in (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")):
-        if tail.startswith(opener):
-            end = tail.find(closer, len(opener))
-            return tail[len(opener) : end if end >= 0 else len(tail)]
-    clause = tail.split(")", 1)[0].rstrip(" .,;")
-    return clause if any(c.isdigit() or c == "\\" for c in clause) else None
+class _Reader:
+    """One pass over the answer text: whose text each stretch is, and each problem's zone, clause by clause."""
+
+    def __init__(self, text: str, n: int, boxes: BoxIndex) -> None:
+        self.text, self.n, self.boxes = text, n, boxes
+        self.zones: dict[int, Zone] = {}
+        self.section: int | None = None  # the problem whose "### Problem i" section this is
+        self.base: int | None = 1 if n == 1 else None  # whose text this is when no label or "back to" says
+        self.owner, self.back_scope = self.base, False
+        self.clause: list[Item] = []
+        self.labelled: dict[int, tuple[int, int]] = {}  # box start -> (problem number as written, stage)
+        self.box_owner: dict[int, int | None] = {}
+
+    def _problem(self, num: int) -> int | None:
+        return num if 1 <= num <= self.n else None
+
+    def flush(self) -> None:
+        """The clause ends: its items go to the policy of the problem whose text it is."""
+        if self.clause and self.owner is not None:
+            read_clause(self.zones.setdefault(self.owner, Zone()), self.clause, self.text)
+        self.clause = []
+
+    def mark(self, mark: _Mark) -> None:
+        self.flush()
+        num = self._problem(mark.num)
+        if mark.kind == "head":
+            self.section = self.base = self.owner = num
+            self.back_scope = False
+            return
+        self.owner, self.back_scope = num, mark.kind == "back"
+        if num is not None and (mark.kind == "back" or mark.revised):
+            self.zones.setdefault(num, Zone()).pending = True  # coming back to a problem revises its answer
+        box = self.boxes.by_start.get(_LEAD.match(self.text, mark.end).end()) if mark.kind == "label" else None
+        if box is not None:
+            self.labelled[box.start] = (mark.num, 1 if self.section == num else 2)
+
+    def box(self, box: Box) -> None:
+        num, stage = self.labelled.get(box.start, (self.owner, 3))
+        self.box_owner[box.start] = num
+        if self.owner is not None and not is_placeholder(box.content):
+            self.clause.append(Item("box", box.start, box.end, box.content, stage, box.start in self.labelled))
+
+    def token(self, m: re.Match[str]) -> None:
+        kind = m.lastgroup
+        if kind in ("para", "brk"):
+            self.flush()
+            if kind == "para" and self.back_scope:
+                self.owner, self.back_scope = self.base, False
+        elif self.owner is None:
+            return
+        elif kind != "value":
+            self.clause.append(Item(str(kind), m.start(), m.end()))
+        elif (value := bare_value(m.group())) is not None:
+            self.clause.append(Item("value", m.start(), m.end(), value))
+
+    def read(self, marks: list[_Mark]) -> None:
+        """Boxes and marks in order; the words and bare values between them from the line of the first box on."""
+        top = self.boxes.top_level
+        events: list[Box | _Mark] = sorted([*top, *marks], key=lambda e: e.start)
+        scan_from = self.text.rfind("\n", 0, top[0].start) + 1 if top else len(self.text)
+        pos = 0
+        for event in [*events, None]:
+            start = len(self.text) if event is None else event.start
+            if start < pos:
+                continue  # inside a box already read
+            lo = max(pos, scan_from)
+            while lo < start and (m := SCAN.search(self.text, lo, start)):
+                self.token(m)
+                lo = m.end()
+            if event is None:
+                break
+            self.box(event) if isinstance(event, Box) else self.mark(event)
+            pos = event.end
+        self.flush()
+
+    def answer(self, i: int) -> tuple[tuple[str, ...], int | None]:
+        """Problem i's candidates and stage; the paper's position order only for a problem no text answers, with a
+        box no other problem's text holds or labels."""
+        zone = self.zones.get(i, Zone())
+        if zone.refused or zone.candidates:
+            return (() if zone.refused else tuple(zone.candidates)), zone.stage
+        top = self.boxes.top_level
+        box = top[i - 1] if i <= len(top) else None
+        if box is None or self.box_owner.get(box.start) not in (None, i) or is_placeholder(box.content):
+            return (), None
+        return (box.content,), 3
 
 
-def _hedged(text: str, box: Box, line: tuple[int, int], others: list[Box]) -> bool:
-    """A second candidate on the answer's line: another box (`others`, in order), or a value after "or",
-    "alternatively", ..., that is not the same value. Two candidates are a hedge, whichever of them is right."""
-    first = bisect_left(others, line[0], key=lambda o: o.start)
-    last = bisect_left(others, line[1], key=lambda o: o.start)
-    if any(o is not box and not same_answer(box.content, o.content) for o in others[first:last]):
-        return True
-    tail = text[box.end : line[1]]
-    for k, m in enumerate(_HEDGE_WORD.finditer(tail)):
-        if k == _HEDGE_WORDS_READ:
-            return True  # a line of alternatives
-        value = _value_after(tail[m.end() :])
-        if value is not None and not same_answer(box.content, value):
-            return True
-    return False
-
-
-def _listed(text: str, box: Box, ordered: list[Box]) -> bool:
-    """An unlabelled answer's box listed beside another candidate (`\\boxed{3}, \\boxed{5}`, `\\boxed{3} or
-    \\boxed{5}`): a hedge unless both state the same value. Boxes with words between them are a derivation's steps."""
-    k = bisect_left(ordered, box.start, key=lambda o: o.start)
-    for j in (k - 1, k + 1):
-        if 0 <= j < len(ordered):
-            a, b = (ordered[j], box) if j < k else (box, ordered[j])
-            gap = text[a.end : b.start]
-            if len(gap) <= 40 and _LIST_GAP.fullmatch(gap) and not same_answer(box.content, ordered[j].content):
-                return True
-    return False
-
-
-def extract_group(
-    completion: str, n: int, *, thinking: bool = False, fallback: Fallback = "position"
-) -> GroupExtraction:
-    """Extract the answers of an N-problem completion with stages and section spans."""
+def extract_group(completion: str, n: int, *, thinking: bool = False) -> GroupExtraction:
+    """The candidates each of the N problems of a completion commits to, with stages and section spans."""
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
     offset, closed = _answer_text(completion, thinking)
     text = completion[offset:]
-    heads = [(m.start(), _index(m.group(1))) for m in SECTION_HEADER.finditer(text)]
-    labels = list(ANSWER_LABEL.finditer(text))
-    boxes = BoxIndex(text, barriers=[h for h, _ in heads] + [m.start() for m in labels])
+    marks = _marks(text)
+    heads = [(m.start, m.num) for m in marks if m.kind == "head"]
+    boxes = BoxIndex(text, barriers=[m.start for m in marks if m.kind != "back"])
+    reader = _Reader(text, n, boxes)
+    reader.read(marks)
     sections = _sections(heads, len(text), n)
-
-    barriers = sorted([h for h, _ in heads] + [m.start() for m in labels])
-    labelled: list[tuple[int, int, str]] = []  # (problem number, label start, box content)
-    label_of_box: dict[int, int] = {}
-    hedged: set[int] = set()
-    for m in labels:
-        box = boxes.by_start.get(m.end())
-        if box is None or is_placeholder(box.content):
-            continue
-        num = _index(m.group(1))
-        labelled.append((num, m.start(), box.content))
-        label_of_box[box.start] = num
-        if _hedged(text, box, _line_span(text, m.start(), box.end, barriers), boxes.top_level):
-            hedged.add(num)
-
-    conflicted = _conflicting_labels(labelled, n) | hedged
-    found: dict[int, tuple[str, int]] = {}
-    for i in range(1, n + 1):
-        if i in conflicted:
-            continue  # two different labelled answers for one problem: a hedge, no answer
-        span = sections.get(i)
-        if span and (hit := next((c for k, s, c in labelled if k == i and span[0] <= s < span[1]), None)) is not None:
-            found[i] = (hit, 1)
-        elif (hit := next((c for k, _, c in labelled if k == i), None)) is not None:
-            found[i] = (hit, 2)
-
-    unlabelled_ok = [b for b in boxes.top_level if label_of_box.get(b.start) is None and not is_placeholder(b.content)]
-    if fallback == "last" and n == 1 and 1 not in found and 1 not in conflicted and unlabelled_ok:
-        box = unlabelled_ok[-1]
-        if not _listed(text, box, unlabelled_ok):
-            found[1] = (box.content, 3)
-    elif fallback == "position":
-        ordered = boxes.top_level
-        for i in range(1, n + 1):
-            if i in found or i in conflicted or i > len(ordered):
-                continue
-            box = ordered[i - 1]
-            owner = label_of_box.get(box.start)
-            if owner in (None, i) and not is_placeholder(box.content):
-                if n == 1 and _listed(text, box, ordered):
-                    continue  # one problem, two candidates on its line (several problems' boxes may share a line)
-                found[i] = (box.content, 3)
-
     problems = []
     for i in range(1, n + 1):
-        answer, stage = found.get(i, (None, None))
+        candidates, stage = reader.answer(i)
         span = sections.get(i)
-        problems.append(ProblemAnswer(i, answer, stage, (span[0] + offset, span[1] + offset) if span else None))
+        problems.append(ProblemAnswer(i, candidates, stage, (span[0] + offset, span[1] + offset) if span else None))
     return GroupExtraction(tuple(problems), offset, closed)
-
-
-def extract_answers(completion: str, n: int) -> list[str | None]:
-    """The N answers of a grouped completion (None where nothing was found)."""
-    return extract_group(completion, n).answers

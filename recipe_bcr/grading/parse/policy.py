@@ -1,0 +1,148 @@
+"""The answer policy (docs/grading.md, "Answer policy"): what one problem's text commits to.
+
+Extraction (recipe_bcr.grading.parse.extract) hands each problem's text here clause by clause (a sentence or a
+line), as items in order: its boxes, its bare values, and the words that say how a value stands to the answer
+(an alternative, a revision, a negation, a committing phrase such as "the answer is"). Nothing here compares
+values: a problem's answer is the list of candidates it commits to, and the grader pays it only when every one
+equals the gold, so a restatement pays and two different values never do, whichever is right.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+MAX_CANDIDATES = 8  # more different candidates for one problem is a list of guesses: no answer
+_ALTERNATIVE = r"or|either|alternatively|alternative|otherwise|possibl[ey]|perhaps|maybe|also|unless"
+_REVISION = (
+    r"actually|wait|oops|instead|rather|final(?:ly)?+|correct(?:ion|ed|ing)?+|revis(?:ed?+|ion|ing)|"
+    r"revisit(?:ed|ing)?+|mistake|erred|wrong|incorrect|re-?+(?:check|consider|compute|calculat|evaluat|do)[a-z]*+|"
+    r"second[ \t]++thought|scratch[ \t]++that"
+)
+_NEGATION = r"not|than|except|excluding|nor|neither"
+# "the answer is", "it's", "value =": after a revision, the value that follows is the new answer
+_COMMIT = (
+    r"(?:answer|value|result|solution|it|this)(?:'s|[ \t]++(?:is|equals|should[ \t]++be|must[ \t]++be|becomes)|"
+    r"[ \t]*+[:=])(?:[ \t]++(?:actually|really|simply|just|exactly|indeed))?+"
+)
+# commands that are prose, spacing or a box, never part of a bare value
+_NOT_MATH = (
+    r"\\(?:text\w*+|math(?:rm|bf|it)|mbox|boxed|fbox|q?quad|implies|[Rr]ightarrow|therefore|because)(?![A-Za-z])"
+)
+# a bare value: a number, a command or a one-letter name before a relation, then math up to the next prose word
+_VALUE = (
+    rf"[-+]?+(?:\d|(?!{_NOT_MATH})\\[A-Za-z]++|(?<![A-Za-z\\])[A-Za-z](?=[ \t]*+[=<>^_]))"
+    rf"(?:\d|\.(?=\d)|,[ \t]*+(?=[-+]?+[\d\\])|[-+*/^_=<>|!'()\[\]{{}}]|\\[{{}}]|(?!{_NOT_MATH})\\[A-Za-z]++|"
+    r"(?<![A-Za-z])[A-Za-z](?![A-Za-z])|[ \t]++(?=[-+*/^_=<>(\[\d\\]|[A-Za-z](?![A-Za-z])))*+"
+)
+SCAN = re.compile(
+    r"(?P<para>\n[ \t]*+\n)|(?P<brk>\n|[.?!](?=\s|$))"
+    rf"|(?<![\\A-Za-z])(?:(?P<commit>{_COMMIT})|(?P<alt>{_ALTERNATIVE})|(?P<rev>{_REVISION})|(?P<neg>{_NEGATION}))"
+    rf"(?![A-Za-z])|(?P<value>{_VALUE})",
+    re.IGNORECASE,
+)
+REVISED = re.compile(rf"(?<![A-Za-z])(?:{_REVISION})(?![A-Za-z])", re.IGNORECASE)
+_OR = re.compile(r"(?<![A-Za-z])(?:or|alternatively|otherwise|maybe|possibly|perhaps)(?![A-Za-z])", re.IGNORECASE)
+# what lies between two candidates listed side by side: separators and alternative words only
+LIST_GAP = re.compile(
+    r"[\s,;/$()]*+(?:(?:\\q?quad|\\text\{\s*+(?:or|and)\s*+\}|or|and|alternatively|otherwise|maybe|possibly|perhaps)"
+    r"[\s,;/$()]*+)?+",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One thing a clause says: a "box" or bare "value" (with its text), or a word of kind "alt", "rev", "neg",
+    "commit". `stage` and `labelled` are a box's (paper's stage 1-3; right after an answer label)."""
+
+    kind: str
+    start: int
+    end: int
+    text: str = ""
+    stage: int = 3
+    labelled: bool = False
+
+
+@dataclass
+class Zone:
+    """What one problem's text has committed to so far. `strong`: the answer was labelled or is a revision;
+    `pending`: a revision was announced, so the next commitment replaces the answer."""
+
+    candidates: list[str] = field(default_factory=list)
+    stage: int | None = None
+    strong: bool = False
+    pending: bool = False
+    refused: bool = False
+
+    def commit(self, item: Item, strong: bool) -> None:
+        self.candidates, self.stage, self.strong, self.pending = [item.text], item.stage, strong, False
+
+    def add(self, text: str) -> None:
+        """One more candidate the problem commits to (a restatement or an alternative)."""
+        if "".join(text.split()) not in {"".join(c.split()) for c in self.candidates}:
+            self.candidates.append(text)
+            self.refused |= len(self.candidates) > MAX_CANDIDATES
+
+
+def bare_value(text: str) -> str | None:
+    """A bare value as written, without closing punctuation or closers it never opened; None when it ends in an
+    operator (`x =` before a box is no value)."""
+    value = text.strip().rstrip(".,;: \t")
+    while value and value[-1] in ")]}" and sum(map(value.count, ")]}")) > sum(map(value.count, "([{")):
+        value = value[:-1].rstrip()
+    return value if value and value[-1] not in "=+-*/^_<>,([{|" else None
+
+
+def read_clause(zone: Zone, items: list[Item], text: str) -> None:
+    """Apply one clause to its problem's zone; a revision word parts it (what follows revises what came before)."""
+    start = 0
+    for k, item in enumerate(items):
+        if item.kind == "rev":
+            _read_part(zone, items[start:k], text)
+            zone.pending, start = True, k + 1
+    _read_part(zone, items[start:], text)
+
+
+def _read_part(zone: Zone, items: list[Item], text: str) -> None:
+    alt = any(it.kind == "alt" for it in items)
+    prev: Item | None = None  # the last box or value, for the list rule
+    negated = commit_next = committed_here = False
+    for it in items:
+        if it.kind in ("alt", "neg", "commit"):
+            negated |= it.kind == "neg"
+            commit_next |= it.kind == "commit" and zone.pending
+            continue
+        listed = prev is not None and _listed(text, prev, it)
+        if negated:  # "not 4", "rather than \\boxed{4}": a value the text rejects
+            negated = False
+            continue
+        if it.kind == "box" or commit_next:
+            beside = listed or (alt and (zone.strong or committed_here))
+            committed_here |= _take_box(zone, it, beside, prev if listed else None)
+        elif zone.candidates and not zone.pending and (alt or listed):
+            zone.add(it.text)
+        prev, commit_next = it, False
+
+
+def _listed(text: str, a: Item, b: Item) -> bool:
+    """Two candidates side by side: only separators between two boxes, and an "or" word beside a bare value
+    (`\\boxed{3} (or $5$)`; a bare value after a comma is a derivation's step: "since x > 2, \\boxed{3}")."""
+    if LIST_GAP.fullmatch(text, a.end, b.start) is None:
+        return False
+    return a.kind == b.kind == "box" or _OR.search(text, a.end, b.start) is not None
+
+
+def _take_box(zone: Zone, box: Item, beside: bool, listed_before: Item | None) -> bool:
+    """A committed value (a box, or a value named after a revision); True when it became the answer."""
+    if zone.pending or not zone.candidates:
+        zone.commit(box, box.labelled or zone.pending)
+        if listed_before is not None:
+            zone.add(listed_before.text)  # "either 4 or \\boxed{3}"
+        return True
+    if beside or (box.labelled and zone.strong):
+        zone.add(box.text)  # offered beside the answer, or a second labelled answer with nothing revising the first
+    elif box.labelled or not zone.strong:
+        zone.commit(box, box.labelled)  # a label outranks unlabelled boxes; of these, the last is final
+        return True
+    return False
