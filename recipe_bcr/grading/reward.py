@@ -87,10 +87,8 @@ def score_completion(
     verdicts = [[next(each) for _ in cands] for cands, _ in asked]
     correct = [all(v.correct for v in vs) for vs in verdicts]
     acc = sum(correct) / n
-    # format credit means one answer was given: a box of prose or a stand-in earns none (unless the gold is
-    # prose), and neither do two different candidates (nothing but the gold tells a restatement from a hedge)
-    one = all(ok or len(p.candidates) == 1 for ok, p in zip(correct, extraction.problems))
-    fmt = float(extraction.format_ok and one and all(gives_answer(a, g) for a, g in zip(extraction.answers, golds)))
+    # format credit means one answer was given: a box of prose or a stand-in earns none (unless the gold is prose)
+    fmt = float(extraction.format_ok and all(gives_answer(a, g) for a, g in zip(extraction.answers, golds)))
     len_penalty = -(response_length / max_response_length) if weights.length else 0.0
     score = weights.acc * acc + weights.fmt * fmt + weights.length * len_penalty
     breakdown = {

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from recipe_bcr.grading.answers.gate import same_answer
 from recipe_bcr.grading.answers.normalize import MAX_ANSWER_CHARS
 from recipe_bcr.grading.parse.boxed import Box, BoxIndex
 from recipe_bcr.grading.parse.policy import REVISED, SCAN, Item, Zone, bare_value, read_clause
@@ -108,16 +109,14 @@ def is_placeholder(content: str) -> bool:
 
 @dataclass(frozen=True)
 class ProblemAnswer:
-    """What was extracted for problem `index` (1-based): the candidates it commits to, the first its answer."""
+    """What was extracted for problem `index` (1-based): the candidates its text commits to (the grader pays them
+    only when every one is right) and its answer, the first of them, or None when they are different answers."""
 
     index: int
+    answer: str | None
     candidates: tuple[str, ...]
     stage: int | None
     section: tuple[int, int] | None  # character span of "### Problem i" in the completion
-
-    @property
-    def answer(self) -> str | None:
-        return self.candidates[0] if self.candidates else None
 
 
 @dataclass(frozen=True)
@@ -297,5 +296,8 @@ def extract_group(completion: str, n: int, *, thinking: bool = False) -> GroupEx
     for i in range(1, n + 1):
         candidates, stage = reader.answer(i)
         span = sections.get(i)
-        problems.append(ProblemAnswer(i, candidates, stage, (span[0] + offset, span[1] + offset) if span else None))
+        answer = candidates[0] if candidates and all(same_answer(candidates[0], c) for c in candidates[1:]) else None
+        problems.append(
+            ProblemAnswer(i, answer, candidates, stage, (span[0] + offset, span[1] + offset) if span else None)
+        )
     return GroupExtraction(tuple(problems), offset, closed)

@@ -46,7 +46,7 @@ _OR = re.compile(r"(?<![A-Za-z])(?:or|alternatively|otherwise|maybe|possibly|per
 # what lies between two candidates listed side by side: separators and alternative words only
 LIST_GAP = re.compile(
     r"[\s,;/$()]*+(?:(?:\\q?quad|\\text\{\s*+(?:or|and)\s*+\}|or|and|alternatively|otherwise|maybe|possibly|perhaps)"
-    r"[\s,;/$()]*+)?+",
+    r"[\s,;/$()]*+)*+",
     re.IGNORECASE,
 )
 
@@ -66,21 +66,24 @@ class Item:
 
 @dataclass
 class Zone:
-    """What one problem's text has committed to so far. `strong`: the answer was labelled or is a revision;
-    `pending`: a revision was announced, so the next commitment replaces the answer."""
+    """What one problem's text has committed to so far. `strong`: the answer was labelled or is a revision (an
+    unlabelled box after it is a derivation's); `labelled`: it is a labelled box; `pending`: a revision was
+    announced, so the next commitment replaces the answer."""
 
     candidates: list[str] = field(default_factory=list)
     stage: int | None = None
     strong: bool = False
+    labelled: bool = False
     pending: bool = False
     refused: bool = False
 
     def commit(self, item: Item, strong: bool) -> None:
         self.candidates, self.stage, self.strong, self.pending = [item.text], item.stage, strong, False
+        self.labelled = item.labelled
 
     def add(self, text: str) -> None:
         """One more candidate the problem commits to (a restatement or an alternative)."""
-        if "".join(text.split()) not in {"".join(c.split()) for c in self.candidates}:
+        if text not in self.candidates:
             self.candidates.append(text)
             self.refused |= len(self.candidates) > MAX_CANDIDATES
 
@@ -140,9 +143,9 @@ def _take_box(zone: Zone, box: Item, beside: bool, listed_before: Item | None) -
         if listed_before is not None:
             zone.add(listed_before.text)  # "either 4 or \\boxed{3}"
         return True
-    if beside or (box.labelled and zone.strong):
+    if beside or (box.labelled and zone.labelled):
         zone.add(box.text)  # offered beside the answer, or a second labelled answer with nothing revising the first
     elif box.labelled or not zone.strong:
-        zone.commit(box, box.labelled)  # a label outranks unlabelled boxes; of these, the last is final
+        zone.commit(box, box.labelled)  # a label outranks unlabelled boxes and values; of boxes, the last is final
         return True
     return False
