@@ -163,6 +163,9 @@ def test_two_candidates_anywhere_in_the_answer_zone_never_pay(verifier, tail):
         "Answer 2: \\boxed{3}, not 4.",
         "Answer 2: \\boxed{3} rather than \\boxed{4}",
         "Answer 2: \\boxed{3} or so I believe.",
+        "Answer 2: \\boxed{3}\n(4 is not possible.)",
+        "Answer 2: \\boxed{3}\nWait, let me double-check.\nThe value is positive since 4 > 0.",
+        "Answer 2: \\boxed{3}\nLet me recheck: 3 + 1 = 4, as required.",
     ],
 )
 def test_derivations_and_rejected_values_are_no_hedge(verifier, tail):

@@ -18,25 +18,42 @@ into the token budget) is read whole, as the paper's extraction reads every comp
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 from recipe_bcr.grading.answers.gate import same_answer
 from recipe_bcr.grading.answers.normalize import MAX_ANSWER_CHARS
 from recipe_bcr.grading.parse.boxed import Box, BoxIndex
-from recipe_bcr.grading.parse.policy import REVISED, SCAN, Item, Zone, bare_value, read_clause
+from recipe_bcr.grading.parse.policy import (
+    CLAUSE_END,
+    OR_WORD,
+    REVISED,
+    SCAN,
+    Item,
+    Zone,
+    bare_value,
+    quiet,
+    read_clause,
+)
 
+# literal-led patterns, one pass each (an alternation of them would lose the engine's literal search)
 SECTION_HEADER = re.compile(r"#{2,6}[ \t]*+[*_]*+[ \t]*+Problem[ \t]*+(\d++)", re.IGNORECASE)
-ANSWER_LABEL = re.compile(  # literal-led; the number may be "to Problem 2", "(2)", "#2", and a note may follow
-    r"(?<![A-Za-z])Answer[ \t]*+(?:(?:to|for|of)[ \t]++)?+(?:(?:Problem|Question|Q)\.?+[ \t]*+)?+(?:(?:\#|No\.)[ \t]*+)?+"
+ANSWER_LABEL = re.compile(  # the number may be "to Problem 2", "(2)", "#2", and a note may follow
+    r"Answer[ \t]*+(?:(?:to|for|of)[ \t]++)?+(?:(?:Problem|Question|Q)\.?+[ \t]*+)?+(?:(?:\#|No\.)[ \t]*+)?+"
     r"\(?+(\d++)\)?+[ \t]*+(?:\(([A-Za-z][A-Za-z \t]{0,30}+)\)[ \t]*+)?+[*_]*+[ \t]*+[:：]",
     re.IGNORECASE,
 )
+TO_PROBLEM = re.compile(r"to[ \t]++(?:Problem|Question)[ \t]*+(\d++)", re.IGNORECASE)
 # what may stand between a bare label and its box: markup, display math, styling, a name and "="
 _LEAD = re.compile(
     r"(?:\s++|[*_$&]++|\\[(\[]|\\begin\{[A-Za-z]++\*?+\}|\\(?!boxed|fbox)[A-Za-z]++(?:\{\s*+\})?+|"
     r"[A-Za-z](?:_\{?+\w++\}?+)?+[ \t]*+=)*+"
 )
-BACK_TO = re.compile(r"(?<![A-Za-z])(?:back|return(?:ing)?+)[ \t]++to[ \t]++(?:Problem|Question)[ \t]*+(\d++)", re.I)
+BACK = re.compile(r"(?<![A-Za-z])(?:back|return(?:ing)?+)[ \t]++\Z", re.IGNORECASE)  # on the 12 characters before
+_BEFORE_BOX = 64  # characters read before a problem's first box, for a candidate listed beside it
+PARAGRAPH = re.compile(r"\n[ \t]*+\n")
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
 _TOKEN = re.compile(r"\\[A-Za-z]+\*?|\\.|.", re.DOTALL)
@@ -101,8 +118,11 @@ def visible_text(content: str) -> str:
 def is_placeholder(content: str) -> bool:
     """A box that shows no answer: empty to the eye, a fill-in mark or word copied from a template,
     or longer than any answer (MAX_ANSWER_CHARS)."""
-    if len(content) > MAX_ANSWER_CHARS:
-        return True
+    return len(content) > MAX_ANSWER_CHARS or _shows_nothing(content)
+
+
+@lru_cache(maxsize=65536)
+def _shows_nothing(content: str) -> bool:
     seen = visible_text(content)
     return not seen.strip("/") or (len(seen) <= 60 and _PLACEHOLDER_WORDS.fullmatch(seen) is not None)
 
@@ -171,8 +191,7 @@ def _sections(heads: list[tuple[int, int]], length: int, n: int) -> dict[int, tu
     return spans
 
 
-@dataclass(frozen=True)
-class _Mark:
+class _Mark(NamedTuple):
     """A header ("head"), an answer label ("label") or a "back to Problem i" ("back") for problem `num`."""
 
     start: int
@@ -183,13 +202,21 @@ class _Mark:
 
 
 def _marks(text: str) -> list[_Mark]:
-    heads = [_Mark(m.start(), m.end(), "head", _index(m.group(1))) for m in SECTION_HEADER.finditer(text)]
-    labels = [
-        _Mark(m.start(), m.end(), "label", _index(m.group(1)), bool(m.group(2) and REVISED.search(m.group(2))))
-        for m in ANSWER_LABEL.finditer(text)
+    """Headers, labels and "back to"s in order; a "back to"'s text ends at the next blank line ("para")."""
+    marks = [_Mark(m.start(), m.end(), "head", _index(m[1])) for m in SECTION_HEADER.finditer(text)]
+    for m in ANSWER_LABEL.finditer(text):
+        if not (m.start() and text[m.start() - 1].isascii() and text[m.start() - 1].isalpha()):  # not "...answer"
+            marks.append(_Mark(m.start(), m.end(), "label", _index(m[1]), bool(m[2] and REVISED.search(m[2]))))
+    low = text.lower()  # "to Problem i" is looked for only where a problem is named beyond the headers
+    mentions = low.count("problem") + low.count("question") > sum(m.kind == "head" for m in marks)
+    backs = [
+        _Mark(m.start(), m.end(), "back", _index(m[1]))
+        for m in (TO_PROBLEM.finditer(text) if mentions else ())
+        if BACK.search(text, max(0, m.start() - 12), m.start())
     ]
-    backs = [_Mark(m.start(), m.end(), "back", _index(m.group(1))) for m in BACK_TO.finditer(text)]
-    return sorted(heads + labels + backs, key=lambda m: m.start)
+    breaks = [(m.start(), m.end()) for m in PARAGRAPH.finditer(text)] if backs else []
+    ends = {bisect_left(breaks, (b.end, 0)) for b in backs} - {len(breaks)}
+    return sorted(marks + backs + [_Mark(*breaks[k], "para", 0) for k in ends], key=lambda m: m.start)
 
 
 class _Reader:
@@ -210,13 +237,19 @@ class _Reader:
 
     def flush(self) -> None:
         """The clause ends: its items go to the policy of the problem whose text it is."""
-        if self.clause and self.owner is not None:
+        if not self.clause:
+            return
+        if self.owner is not None:
             read_clause(self.zones.setdefault(self.owner, Zone()), self.clause, self.text)
         self.clause = []
 
     def mark(self, mark: _Mark) -> None:
         self.flush()
         num = self._problem(mark.num)
+        if mark.kind == "para":
+            self.owner = self.base if self.back_scope else self.owner
+            self.back_scope = False
+            return
         if mark.kind == "head":
             self.section = self.base = self.owner = num
             self.back_scope = False
@@ -224,40 +257,44 @@ class _Reader:
         self.owner, self.back_scope = num, mark.kind == "back"
         if num is not None and (mark.kind == "back" or mark.revised):
             self.zones.setdefault(num, Zone()).pending = True  # coming back to a problem revises its answer
-        box = self.boxes.by_start.get(_LEAD.match(self.text, mark.end).end()) if mark.kind == "label" else None
+        box = self._label_box(mark)
         if box is not None:
             self.labelled[box.start] = (mark.num, 1 if self.section == num else 2)
+
+    def _label_box(self, mark: _Mark) -> Box | None:
+        """The box a label names: the first box after it, with only markup, display math or `name =` between."""
+        return self.boxes.by_start.get(_LEAD.match(self.text, mark.end).end()) if mark.kind == "label" else None
 
     def box(self, box: Box) -> None:
         num, stage = self.labelled.get(box.start, (self.owner, 3))
         self.box_owner[box.start] = num
         if self.owner is not None and not is_placeholder(box.content):
-            self.clause.append(Item("box", box.start, box.end, box.content, stage, box.start in self.labelled))
+            self.add(Item("box", box.start, box.end, box.content, stage, box.start in self.labelled))
 
     def token(self, m: re.Match[str]) -> None:
-        kind = m.lastgroup
-        if kind in ("para", "brk"):
-            self.flush()
-            if kind == "para" and self.back_scope:
-                self.owner, self.back_scope = self.base, False
-        elif self.owner is None:
-            return
-        elif kind != "value":
-            self.clause.append(Item(str(kind), m.start(), m.end()))
+        if m.lastgroup != "value":
+            self.add(Item(str(m.lastgroup), m.start(), m.end()))
         elif (value := bare_value(m.group())) is not None:
-            self.clause.append(Item("value", m.start(), m.end(), value))
+            self.add(Item("value", m.start(), m.end(), value))
+
+    def add(self, item: Item) -> None:
+        """One more item of the clause under way; a line break or a sentence's end before it starts a new clause."""
+        if self.clause and CLAUSE_END.search(self.text, self.clause[-1].end, item.start):
+            self.flush()
+        self.clause.append(item)
 
     def read(self, marks: list[_Mark]) -> None:
-        """Boxes and marks in order; the words and bare values between them from the line of the first box on."""
-        top = self.boxes.top_level
-        events: list[Box | _Mark] = sorted([*top, *marks], key=lambda e: e.start)
-        scan_from = self.text.rfind("\n", 0, top[0].start) + 1 if top else len(self.text)
+        """Boxes and marks in order, and between them the words and bare values of text that can change an answer:
+        a problem's text once it has one, and the line of its next box."""
+        events: list[Box | _Mark] = sorted([*self.boxes.top_level, *marks], key=lambda e: e.start)
         pos = 0
         for event in [*events, None]:
             start = len(self.text) if event is None else event.start
             if start < pos:
                 continue  # inside a box already read
-            lo = max(pos, scan_from)
+            lo = self._scan_from(pos, start, event)
+            if lo < start and quiet(self.text, lo, start):
+                lo = start
             while lo < start and (m := SCAN.search(self.text, lo, start)):
                 self.token(m)
                 lo = m.end()
@@ -266,6 +303,35 @@ class _Reader:
             self.box(event) if isinstance(event, Box) else self.mark(event)
             pos = event.end
         self.flush()
+
+    def _scan_from(self, pos: int, start: int, event: Box | _Mark | None) -> int:
+        """Where the text before the next event starts to matter: nowhere in no problem's text, nor before a label
+        whose box replaces all that an unlabelled answer was, and only in the sentence of the next box, near it, in
+        the text of a problem not yet answered ("either 4 or \\boxed{3}")."""
+        zone = self.zones.get(self.owner) if self.owner is not None else None
+        if isinstance(event, _Mark) and self._outranks(event, zone):
+            return start
+        if self.clause or (zone is not None and zone.candidates):  # a clause under way, or an answer to revise
+            return pos
+        if self.owner is None or not isinstance(event, Box):
+            return start
+        stop = self.text.rfind(". ", pos, start)
+        cut = max(self.text.rfind("\n", pos, start) + 1, stop + 2 if stop >= 0 else 0)
+        if start - cut > _BEFORE_BOX:  # what is listed beside the box stands right before it: a word boundary there
+            cut = self.text.find(" ", start - _BEFORE_BOX, start) + 1 or start
+        if not OR_WORD.search(self.text, max(cut, pos), start):
+            cut = start  # nothing is offered beside the box without an "or" word
+        if cut > pos:
+            self.flush()
+        return max(pos, cut)
+
+    def _outranks(self, mark: _Mark, zone: Zone | None) -> bool:
+        """The mark is this problem's label with a box, and no labelled box is its answer yet (rule 3 of the policy:
+        that box replaces the answer, whatever the text before it revised or offered)."""
+        if self.owner is None or self._problem(mark.num) != self.owner or (zone is not None and zone.labelled):
+            return False
+        box = self._label_box(mark)
+        return box is not None and not is_placeholder(box.content) and not any(it.labelled for it in self.clause)
 
     def answer(self, i: int) -> tuple[tuple[str, ...], int | None]:
         """Problem i's candidates and stage; the paper's position order only for a problem no text answers, with a

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 MAX_CANDIDATES = 8  # more different candidates for one problem is a list of guesses: no answer
 _ALTERNATIVE = r"or|either|alternatively|alternative|otherwise|possibl[ey]|perhaps|maybe|also|unless"
@@ -35,14 +36,33 @@ _VALUE = (
     rf"(?:\d|\.(?=\d)|,[ \t]*+(?=[-+]?+[\d\\])|[-+*/^_=<>|!'()\[\]{{}}]|\\[{{}}]|(?!{_NOT_MATH})\\[A-Za-z]++|"
     r"(?<![A-Za-z])[A-Za-z](?![A-Za-z])|[ \t]++(?=[-+*/^_=<>(\[\d\\]|[A-Za-z](?![A-Za-z])))*+"
 )
+CLAUSE_END = re.compile(r"\n|[.?!](?=\s|$)")  # a clause is a sentence or a line
 SCAN = re.compile(
-    r"(?P<para>\n[ \t]*+\n)|(?P<brk>\n|[.?!](?=\s|$))"
-    rf"|(?<![\\A-Za-z])(?:(?P<commit>{_COMMIT})|(?P<alt>{_ALTERNATIVE})|(?P<rev>{_REVISION})|(?P<neg>{_NEGATION}))"
+    rf"(?<![\\A-Za-z])(?:(?P<commit>{_COMMIT})|(?P<alt>{_ALTERNATIVE})|(?P<rev>{_REVISION})|(?P<neg>{_NEGATION}))"
     rf"(?![A-Za-z])|(?P<value>{_VALUE})",
     re.IGNORECASE,
 )
+# the words SCAN looks for, spelled out: a stretch without any of them, a digit or a command is passed over
+_WORDS = frozenset(
+    "or either alternatively alternative otherwise possibly possible perhaps maybe also unless actually wait oops "
+    "instead rather final finally correct correction corrected correcting revise revised revision revising revisit "
+    "revisited revisiting mistake erred wrong incorrect second scratch not than except excluding nor neither".split()
+)
+_LETTERS = re.compile(r"[a-z]++")
+_MATH_CHARS = re.compile(r"[\d\\]")
+
+
+def quiet(text: str, lo: int, hi: int) -> bool:
+    """Nothing in text[lo:hi] can change an answer: no digit, no command, none of the policy's words (cheap tests,
+    run before SCAN, whose many alternatives cost far more per character)."""
+    if _MATH_CHARS.search(text, lo, hi):
+        return False
+    words = _LETTERS.findall(text[lo:hi].lower())
+    return _WORDS.isdisjoint(words) and not any(w.startswith("re") for w in words)
+
+
 REVISED = re.compile(rf"(?<![A-Za-z])(?:{_REVISION})(?![A-Za-z])", re.IGNORECASE)
-_OR = re.compile(r"(?<![A-Za-z])(?:or|alternatively|otherwise|maybe|possibly|perhaps)(?![A-Za-z])", re.IGNORECASE)
+OR_WORD = re.compile(r"(?<![A-Za-z])(?:or|alternatively|otherwise|maybe|possibly|perhaps)(?![A-Za-z])", re.IGNORECASE)
 # what lies between two candidates listed side by side: separators and alternative words only
 LIST_GAP = re.compile(
     r"[\s,;/$()]*+(?:(?:\\q?quad|\\text\{\s*+(?:or|and)\s*+\}|or|and|alternatively|otherwise|maybe|possibly|perhaps)"
@@ -51,8 +71,7 @@ LIST_GAP = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
+class Item(NamedTuple):
     """One thing a clause says: a "box" or bare "value" (with its text), or a word of kind "alt", "rev", "neg",
     "commit". `stage` and `labelled` are a box's (paper's stage 1-3; right after an answer label)."""
 
@@ -83,7 +102,7 @@ class Zone:
 
     def add(self, text: str) -> None:
         """One more candidate the problem commits to (a restatement or an alternative)."""
-        if text not in self.candidates:
+        if not self.refused and text not in self.candidates:
             self.candidates.append(text)
             self.refused |= len(self.candidates) > MAX_CANDIDATES
 
@@ -92,8 +111,11 @@ def bare_value(text: str) -> str | None:
     """A bare value as written, without closing punctuation or closers it never opened; None when it ends in an
     operator (`x =` before a box is no value)."""
     value = text.strip().rstrip(".,;: \t")
-    while value and value[-1] in ")]}" and sum(map(value.count, ")]}")) > sum(map(value.count, "([{")):
-        value = value[:-1].rstrip()
+    excess, end = sum(map(value.count, ")]}")) - sum(map(value.count, "([{")), len(value)
+    while excess > 0 and end and value[end - 1] in ")]} \t":  # one pass: the closers it never opened
+        excess -= value[end - 1] in ")]}"
+        end -= 1
+    value = value[:end].rstrip()
     return value if value and value[-1] not in "=+-*/^_<>,([{|" else None
 
 
@@ -108,24 +130,26 @@ def read_clause(zone: Zone, items: list[Item], text: str) -> None:
 
 
 def _read_part(zone: Zone, items: list[Item], text: str) -> None:
-    alt = any(it.kind == "alt" for it in items)
+    kinds = {it.kind for it in items}
+    alt = "alt" in kinds and "neg" not in kinds  # "(4 is not possible)" offers nothing
     prev: Item | None = None  # the last box or value, for the list rule
-    negated = commit_next = committed_here = False
+    negated = committed_here = False
+    named_at = -1  # where a committing phrase ("the answer is") ends, after a revision of an answer
     for it in items:
         if it.kind in ("alt", "neg", "commit"):
             negated |= it.kind == "neg"
-            commit_next |= it.kind == "commit" and zone.pending
+            named_at = it.end if it.kind == "commit" and zone.pending and zone.candidates else named_at
             continue
         listed = prev is not None and _listed(text, prev, it)
         if negated:  # "not 4", "rather than \\boxed{4}": a value the text rejects
             negated = False
             continue
-        if it.kind == "box" or commit_next:
+        if it.kind == "box" or (named_at >= 0 and not text[named_at : it.start].strip(" \t$:(\\")):
             beside = listed or (alt and (zone.strong or committed_here))
             committed_here |= _take_box(zone, it, beside, prev if listed else None)
         elif zone.candidates and not zone.pending and (alt or listed):
             zone.add(it.text)
-        prev, commit_next = it, False
+        prev, named_at = it, -1
 
 
 def _listed(text: str, a: Item, b: Item) -> bool:
@@ -133,7 +157,7 @@ def _listed(text: str, a: Item, b: Item) -> bool:
     (`\\boxed{3} (or $5$)`; a bare value after a comma is a derivation's step: "since x > 2, \\boxed{3}")."""
     if LIST_GAP.fullmatch(text, a.end, b.start) is None:
         return False
-    return a.kind == b.kind == "box" or _OR.search(text, a.end, b.start) is not None
+    return a.kind == b.kind == "box" or OR_WORD.search(text, a.end, b.start) is not None
 
 
 def _take_box(zone: Zone, box: Item, beside: bool, listed_before: Item | None) -> bool:
