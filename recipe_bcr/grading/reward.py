@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from recipe_bcr.grading.answers.gate import gives_answer
 from recipe_bcr.grading.parse.extract import extract_group
-from recipe_bcr.grading.verify import Gold, Verdict, Verifier
+from recipe_bcr.grading.verify import Gold, Verifier
 
 BREAKDOWN_KEYS = (
     "score",
@@ -113,16 +113,9 @@ def score_completion(
         extraction.stages,
         correct,
         [p.section for p in extraction.problems],
-        [_method(vs) for vs in verdicts],
+        ["hedge" if len(vs) > 1 and not ok else vs[0].method for vs, ok in zip(verdicts, correct)],
         extraction.answer_start,
     )
-
-
-def _method(verdicts: list[Verdict]) -> str:
-    """How a problem was judged: its only verdict's method, or "hedge" when one of several candidates failed."""
-    if len(verdicts) > 1 and not all(v.correct for v in verdicts):
-        return "hedge"
-    return verdicts[0].method
 
 
 def zero_breakdown() -> dict[str, float]:

@@ -1,42 +1,26 @@
-"""Per-problem answer extraction from one grouped completion (paper, Algorithm 1), with the answer policy.
+"""Per-problem answer extraction from one grouped completion (paper, Algorithm 1), under the answer policy.
 
-One left-to-right pass reads who each stretch of text is about: a "### Problem i" header opens problem i's
-section, an answer label (`Answer 2:`, `**Answer to Problem 2:**`, `Answer (2):`, `Answer #2:`, `Answer 2
-(revised):`) or "back to Problem 2" turns the text to problem 2 (a "back to" until the paragraph ends); with one
-problem, all text is its. Each problem's text goes clause by clause to the answer policy
-(recipe_bcr.grading.parse.policy), which keeps the candidates the problem commits to. A box is labelled (stage 1
-in its own section, 2 elsewhere) when only markup, display math, styling or a name and `=` stand between the label
-and it; any other box is stage 3. Only where no text says whose a box is does the paper's position order decide
-(stage 3: the i-th box to problem i), and never with a box another problem's text holds or labels. A box that
-shows no answer (empty to the eye: spacing, `\\phantom`, `\\text{}`; or a placeholder: `...`, `??`, `\\square`,
-`[answer]`, `\\mathrm{Answer}`) is no answer, and a box that swallowed a label or a header is no box
-(recipe_bcr.grading.parse.boxed). Every scan is linear: possessive patterns, one pass over the boxes and marks.
-For thinking models the text after the last `</think>` is read; a completion whose thinking never closed (it ran
-into the token budget) is read whole, as the paper's extraction reads every completion.
+One pass over headers, answer labels (`Answer 2:`, `**Answer to Problem 2:**`, `Answer (2):`, `Answer 2 (revised):`,
+...), "back to Problem i" and boxes says whose text each stretch is; each problem's text goes clause by clause to
+recipe_bcr.grading.parse.policy, which keeps the candidates it commits to; the paper's position order decides only
+for boxes no text assigns. A box that shows no answer (empty to the eye, a template's placeholder) is no answer, a
+box that swallowed a label or a header is no box (parse.boxed). Every scan is linear. A thinking model's text after
+its last `</think>` is read, or all of it when the block never closed. The rules and reasons: docs/grading.md.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections import namedtuple
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 from recipe_bcr.grading.answers.gate import same_answer
 from recipe_bcr.grading.answers.normalize import MAX_ANSWER_CHARS
+from recipe_bcr.grading.parse import policy
 from recipe_bcr.grading.parse.boxed import Box, BoxIndex
-from recipe_bcr.grading.parse.policy import (
-    CLAUSE_END,
-    OR_WORD,
-    REVISED,
-    SCAN,
-    Item,
-    Zone,
-    bare_value,
-    quiet,
-    read_clause,
-)
+from recipe_bcr.grading.parse.policy import Item, Zone
 
 # literal-led patterns, one pass each (an alternation of them would lose the engine's literal search)
 SECTION_HEADER = re.compile(r"#{2,6}[ \t]*+[*_]*+[ \t]*+Problem[ \t]*+(\d++)", re.IGNORECASE)
@@ -59,16 +43,10 @@ THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 _TOKEN = re.compile(r"\\[A-Za-z]+\*?|\\.|.", re.DOTALL)
 # commands whose braced arguments are never shown (how many arguments)
 _HIDDEN_ARGS = {
-    "\\phantom": 1,
-    "\\hphantom": 1,
-    "\\vphantom": 1,
-    "\\hspace": 1,
-    "\\hspace*": 1,
-    "\\vspace": 1,
-    "\\vspace*": 1,
+    **dict.fromkeys(
+        "\\phantom \\hphantom \\vphantom \\hspace \\hspace* \\vspace \\vspace* \\color \\textcolor".split(), 1
+    ),
     "\\kern": 0,
-    "\\color": 1,
-    "\\textcolor": 1,
     "\\rule": 2,
 }
 # commands that show nothing of their own (spacing, styling, wrappers whose arguments are still read, fill-in marks)
@@ -191,14 +169,9 @@ def _sections(heads: list[tuple[int, int]], length: int, n: int) -> dict[int, tu
     return spans
 
 
-class _Mark(NamedTuple):
-    """A header ("head"), an answer label ("label") or a "back to Problem i" ("back") for problem `num`."""
-
-    start: int
-    end: int
-    kind: str
-    num: int
-    revised: bool = False  # a label whose note revises ("Answer 2 (revised):")
+# a header ("head"), an answer label ("label"), a "back to Problem i" ("back") or the blank line ending it ("para");
+# `revised`: a label whose note revises ("Answer 2 (revised):")
+_Mark = namedtuple("_Mark", "start end kind num revised", defaults=(False,))
 
 
 def _marks(text: str) -> list[_Mark]:
@@ -206,7 +179,7 @@ def _marks(text: str) -> list[_Mark]:
     marks = [_Mark(m.start(), m.end(), "head", _index(m[1])) for m in SECTION_HEADER.finditer(text)]
     for m in ANSWER_LABEL.finditer(text):
         if not (m.start() and text[m.start() - 1].isascii() and text[m.start() - 1].isalpha()):  # not "...answer"
-            marks.append(_Mark(m.start(), m.end(), "label", _index(m[1]), bool(m[2] and REVISED.search(m[2]))))
+            marks.append(_Mark(m.start(), m.end(), "label", _index(m[1]), bool(m[2] and policy.REVISED.search(m[2]))))
     low = text.lower()  # "to Problem i" is looked for only where a problem is named beyond the headers
     mentions = low.count("problem") + low.count("question") > sum(m.kind == "head" for m in marks)
     backs = [
@@ -240,7 +213,7 @@ class _Reader:
         if not self.clause:
             return
         if self.owner is not None:
-            read_clause(self.zones.setdefault(self.owner, Zone()), self.clause, self.text)
+            policy.read_clause(self.zones.setdefault(self.owner, Zone()), self.clause, self.text)
         self.clause = []
 
     def mark(self, mark: _Mark) -> None:
@@ -274,12 +247,12 @@ class _Reader:
     def token(self, m: re.Match[str]) -> None:
         if m.lastgroup != "value":
             self.add(Item(str(m.lastgroup), m.start(), m.end()))
-        elif (value := bare_value(m.group())) is not None:
+        elif (value := policy.bare_value(m.group())) is not None:
             self.add(Item("value", m.start(), m.end(), value))
 
     def add(self, item: Item) -> None:
         """One more item of the clause under way; a line break or a sentence's end before it starts a new clause."""
-        if self.clause and CLAUSE_END.search(self.text, self.clause[-1].end, item.start):
+        if self.clause and policy.CLAUSE_END.search(self.text, self.clause[-1].end, item.start):
             self.flush()
         self.clause.append(item)
 
@@ -293,9 +266,7 @@ class _Reader:
             if start < pos:
                 continue  # inside a box already read
             lo = self._scan_from(pos, start, event)
-            if lo < start and quiet(self.text, lo, start):
-                lo = start
-            while lo < start and (m := SCAN.search(self.text, lo, start)):
+            while lo < start and (m := policy.SCAN.search(self.text, lo, start)):
                 self.token(m)
                 lo = m.end()
             if event is None:
@@ -305,25 +276,18 @@ class _Reader:
         self.flush()
 
     def _scan_from(self, pos: int, start: int, event: Box | _Mark | None) -> int:
-        """Where the text before the next event starts to matter: nowhere in no problem's text, nor before a label
-        whose box replaces all that an unlabelled answer was, and only in the sentence of the next box, near it, in
-        the text of a problem not yet answered ("either 4 or \\boxed{3}")."""
+        """Where the text before the next event starts to matter: in a problem's text once it has an answer (not
+        before a label whose box replaces it), and in a problem's text not yet answered only near its next box when
+        an "or" word stands there ("either 4 or \\boxed{3}")."""
         zone = self.zones.get(self.owner) if self.owner is not None else None
         if isinstance(event, _Mark) and self._outranks(event, zone):
             return start
         if self.clause or (zone is not None and zone.candidates):  # a clause under way, or an answer to revise
             return pos
-        if self.owner is None or not isinstance(event, Box):
+        near = max(pos, start - _BEFORE_BOX)
+        if self.owner is None or not isinstance(event, Box) or not policy.OR_WORD.search(self.text, near, start):
             return start
-        stop = self.text.rfind(". ", pos, start)
-        cut = max(self.text.rfind("\n", pos, start) + 1, stop + 2 if stop >= 0 else 0)
-        if start - cut > _BEFORE_BOX:  # what is listed beside the box stands right before it: a word boundary there
-            cut = self.text.find(" ", start - _BEFORE_BOX, start) + 1 or start
-        if not OR_WORD.search(self.text, max(cut, pos), start):
-            cut = start  # nothing is offered beside the box without an "or" word
-        if cut > pos:
-            self.flush()
-        return max(pos, cut)
+        return near if near == pos else self.text.find(" ", near, start) + 1 or start  # from a word's start
 
     def _outranks(self, mark: _Mark, zone: Zone | None) -> bool:
         """The mark is this problem's label with a box, and no labelled box is its answer yet (rule 3 of the policy:
@@ -354,7 +318,7 @@ def extract_group(completion: str, n: int, *, thinking: bool = False) -> GroupEx
     text = completion[offset:]
     marks = _marks(text)
     heads = [(m.start, m.num) for m in marks if m.kind == "head"]
-    boxes = BoxIndex(text, barriers=[m.start for m in marks if m.kind != "back"])
+    boxes = BoxIndex(text, barriers=[m.start for m in marks if m.kind in ("head", "label")])
     reader = _Reader(text, n, boxes)
     reader.read(marks)
     sections = _sections(heads, len(text), n)

@@ -1,17 +1,16 @@
 """The answer policy (docs/grading.md, "Answer policy"): what one problem's text commits to.
 
-Extraction (recipe_bcr.grading.parse.extract) hands each problem's text here clause by clause (a sentence or a
-line), as items in order: its boxes, its bare values, and the words that say how a value stands to the answer
-(an alternative, a revision, a negation, a committing phrase such as "the answer is"). Nothing here compares
-values: a problem's answer is the list of candidates it commits to, and the grader pays it only when every one
-equals the gold, so a restatement pays and two different values never do, whichever is right.
+Extraction hands each problem's text here clause by clause (a sentence or a line) as items: its boxes, bare values
+and the words that say how a value stands to the answer (alternative, revision, negation, "the answer is"). Nothing
+here compares values: the answer is the list of candidates the text commits to, and the grader pays it only when
+every one equals the gold, so a restatement pays and two different values never do, whichever is right.
 """
 
 from __future__ import annotations
 
 import re
+from collections import namedtuple
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 MAX_CANDIDATES = 8  # more different candidates for one problem is a list of guesses: no answer
 _ALTERNATIVE = r"or|either|alternatively|alternative|otherwise|possibl[ey]|perhaps|maybe|also|unless"
@@ -42,25 +41,6 @@ SCAN = re.compile(
     rf"(?![A-Za-z])|(?P<value>{_VALUE})",
     re.IGNORECASE,
 )
-# the words SCAN looks for, spelled out: a stretch without any of them, a digit or a command is passed over
-_WORDS = frozenset(
-    "or either alternatively alternative otherwise possibly possible perhaps maybe also unless actually wait oops "
-    "instead rather final finally correct correction corrected correcting revise revised revision revising revisit "
-    "revisited revisiting mistake erred wrong incorrect second scratch not than except excluding nor neither".split()
-)
-_LETTERS = re.compile(r"[a-z]++")
-_MATH_CHARS = re.compile(r"[\d\\]")
-
-
-def quiet(text: str, lo: int, hi: int) -> bool:
-    """Nothing in text[lo:hi] can change an answer: no digit, no command, none of the policy's words (cheap tests,
-    run before SCAN, whose many alternatives cost far more per character)."""
-    if _MATH_CHARS.search(text, lo, hi):
-        return False
-    words = _LETTERS.findall(text[lo:hi].lower())
-    return _WORDS.isdisjoint(words) and not any(w.startswith("re") for w in words)
-
-
 REVISED = re.compile(rf"(?<![A-Za-z])(?:{_REVISION})(?![A-Za-z])", re.IGNORECASE)
 OR_WORD = re.compile(r"(?<![A-Za-z])(?:or|alternatively|otherwise|maybe|possibly|perhaps)(?![A-Za-z])", re.IGNORECASE)
 # what lies between two candidates listed side by side: separators and alternative words only
@@ -71,16 +51,9 @@ LIST_GAP = re.compile(
 )
 
 
-class Item(NamedTuple):
-    """One thing a clause says: a "box" or bare "value" (with its text), or a word of kind "alt", "rev", "neg",
-    "commit". `stage` and `labelled` are a box's (paper's stage 1-3; right after an answer label)."""
-
-    kind: str
-    start: int
-    end: int
-    text: str = ""
-    stage: int = 3
-    labelled: bool = False
+# one thing a clause says: a "box" or bare "value" (with its text), or a word of kind "alt", "rev", "neg" or
+# "commit"; `stage` and `labelled` are a box's (the paper's stage 1-3; right after an answer label)
+Item = namedtuple("Item", "kind start end text stage labelled", defaults=("", 3, False))
 
 
 @dataclass
