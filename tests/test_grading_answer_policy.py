@@ -148,6 +148,8 @@ def test_back_to_a_problem_in_the_next_section_revises_it(verifier, back, say):
         "Answer 2: \\boxed{3}\n\nAlternatively, the answer could be 4.",
         "Answer 2: \\boxed{3}\n\nBut it might also be $4$.",
         "Answer 2: \\boxed{3}\n\nAlternatively, \\boxed{4}.",
+        "Answer 2: \\boxed{3}\n\n(or 4 if rounding up)",
+        "Answer 2: \\boxed{3}\n\nIt may also be $x = 4$ depending on the reading.",
     ],
 )
 def test_two_candidates_anywhere_in_the_answer_zone_never_pay(verifier, tail):
@@ -166,6 +168,8 @@ def test_two_candidates_anywhere_in_the_answer_zone_never_pay(verifier, tail):
         "Answer 2: \\boxed{3}\n(4 is not possible.)",
         "Answer 2: \\boxed{3}\nWait, let me double-check.\nThe value is positive since 4 > 0.",
         "Answer 2: \\boxed{3}\nLet me recheck: 3 + 1 = 4, as required.",
+        "Answer 2: \\boxed{3}\n\nCheck: 3 + 1 = 4; also 3 \\cdot 2 = 6.",
+        "Answer 2: \\boxed{3}\n\nAlternatively, using the formula, we get 3 as well.",
     ],
 )
 def test_derivations_and_rejected_values_are_no_hedge(verifier, tail):

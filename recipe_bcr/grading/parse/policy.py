@@ -42,6 +42,7 @@ SCAN = re.compile(
     re.IGNORECASE,
 )
 REVISED = re.compile(rf"(?<![A-Za-z])(?:{_REVISION})(?![A-Za-z])", re.IGNORECASE)
+_NAME = re.compile(r"(?:[A-Za-z]|\\[A-Za-z]++)(?:_\{?+\w++\}?+)?+")
 OR_WORD = re.compile(r"(?<![A-Za-z])(?:or|alternatively|otherwise|maybe|possibly|perhaps)(?![A-Za-z])", re.IGNORECASE)
 # what lies between two candidates listed side by side: separators and alternative words only
 LIST_GAP = re.compile(
@@ -120,9 +121,15 @@ def _read_part(zone: Zone, items: list[Item], text: str) -> None:
         if it.kind == "box" or (named_at >= 0 and not text[named_at : it.start].strip(" \t$:(\\")):
             beside = listed or (alt and (zone.strong or committed_here))
             committed_here |= _take_box(zone, it, beside, prev if listed else None)
-        elif zone.candidates and not zone.pending and (alt or listed):
+        elif zone.candidates and not zone.pending and (listed or (alt and not _computation(it.text))):
             zone.add(it.text)
         prev, named_at = it, -1
+
+
+def _computation(value: str) -> bool:
+    """An equation whose left side is no name (`5 \\cdot 2 = 10`): a check's arithmetic, not an answer offered."""
+    left, eq, _ = value.partition("=")
+    return bool(eq) and _NAME.fullmatch(left.strip()) is None
 
 
 def _listed(text: str, a: Item, b: Item) -> bool:
