@@ -2,7 +2,7 @@
 
 One pass over headers, answer labels (`Answer 2:`, `**Answer to Problem 2:**`, `Answer (2):`, `Answer 2 (revised):`,
 ...), "back to Problem i" and boxes says whose text each stretch is; each problem's text goes clause by clause to
-recipe_bcr.grading.parse.policy, which keeps the candidates it commits to; the paper's position order decides only
+the answer policy (below), which keeps the candidates it commits to; the paper's position order decides only
 for boxes no text assigns. A box that shows no answer (empty to the eye, a template's placeholder) is no answer, a
 box that swallowed a label or a header is no box (parse.boxed). Every scan is linear. A thinking model's text after
 its last `</think>` is read, or all of it when the block never closed. The rules and reasons: docs/grading.md.
@@ -13,14 +13,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import namedtuple
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from recipe_bcr.grading.answers.gate import same_answer
 from recipe_bcr.grading.answers.normalize import MAX_ANSWER_CHARS
-from recipe_bcr.grading.parse import policy
 from recipe_bcr.grading.parse.boxed import Box, BoxIndex
-from recipe_bcr.grading.parse.policy import Item, Zone
 
 # literal-led patterns, one pass each (an alternation of them would lose the engine's literal search)
 SECTION_HEADER = re.compile(r"#{2,6}[ \t]*+[*_]*+[ \t]*+Problem[ \t]*+(\d++)", re.IGNORECASE)
@@ -105,6 +103,154 @@ def _shows_nothing(content: str) -> bool:
     return not seen.strip("/") or (len(seen) <= 60 and _PLACEHOLDER_WORDS.fullmatch(seen) is not None)
 
 
+# -- the answer policy (docs/grading.md, "Answer policy"): what one problem's text commits to --------------------
+# Each problem's text comes clause by clause (a sentence or a line) as items: its boxes, bare values and the words
+# that say how a value stands to the answer (alternative, revision, negation, "the answer is"). Nothing here compares
+# values: the answer is the list of candidates the text commits to, and the grader pays it only when every one
+# equals the gold, so a restatement pays and two different values never do, whichever is right.
+MAX_CANDIDATES = 8  # more different candidates for one problem is a list of guesses: no answer
+_ALTERNATIVE = r"or|either|alternatively|alternative|otherwise|possibl[ey]|perhaps|maybe|also|unless"
+_REVISION = (
+    r"actually|wait|oops|instead|rather|final(?:ly)?+|correct(?:ion|ed|ing)?+|revis(?:ed?+|ion|ing)|"
+    r"revisit(?:ed|ing)?+|mistake|erred|wrong|incorrect|re-?+(?:check|consider|compute|calculat|evaluat|do)[a-z]*+|"
+    r"second[ \t]++thought|scratch[ \t]++that"
+)
+_NEGATION = r"not|than|except|excluding|nor|neither"
+# "the answer is", "it's", "value =": after a revision, the value that follows is the new answer
+_COMMIT = (
+    r"(?:answer|value|result|solution|it|this)(?:'s|[ \t]++(?:is|equals|should[ \t]++be|must[ \t]++be|becomes)|"
+    r"[ \t]*+[:=])(?:[ \t]++(?:actually|really|simply|just|exactly|indeed))?+"
+)
+# commands that are prose, spacing or a box, never part of a bare value
+_NOT_MATH = (
+    r"\\(?:text\w*+|math(?:rm|bf|it)|mbox|boxed|fbox|q?quad|implies|[Rr]ightarrow|therefore|because)(?![A-Za-z])"
+)
+# a bare value: a number, a command or a one-letter name before a relation, then math up to the next prose word
+_VALUE = (
+    rf"[-+]?+(?:\d|(?!{_NOT_MATH})\\[A-Za-z]++|(?<![A-Za-z\\])[A-Za-z](?=[ \t]*+[=<>^_]))"
+    rf"(?:\d|\.(?=\d)|,[ \t]*+(?=[-+]?+[\d\\])|[-+*/^_=<>|!'()\[\]{{}}]|\\[{{}}]|(?!{_NOT_MATH})\\[A-Za-z]++|"
+    r"(?<![A-Za-z])[A-Za-z](?![A-Za-z])|[ \t]++(?=[-+*/^_=<>(\[\d\\]|[A-Za-z](?![A-Za-z])))*+"
+)
+CLAUSE_END = re.compile(r"\n|[.?!](?=\s|$)")  # a clause is a sentence or a line
+SCAN = re.compile(
+    rf"(?<![\\A-Za-z])(?:(?P<commit>{_COMMIT})|(?P<alt>{_ALTERNATIVE})|(?P<rev>{_REVISION})|(?P<neg>{_NEGATION}))"
+    rf"(?![A-Za-z])|(?P<value>{_VALUE})",
+    re.IGNORECASE,
+)
+REVISED = re.compile(rf"(?<![A-Za-z])(?:{_REVISION})(?![A-Za-z])", re.IGNORECASE)
+_NAME = re.compile(r"(?:[A-Za-z]|\\[A-Za-z]++)(?:_\{?+\w++\}?+)?+")
+OR_WORD = re.compile(r"(?<![A-Za-z])(?:or|alternatively|otherwise|maybe|possibly|perhaps)(?![A-Za-z])", re.IGNORECASE)
+# what lies between two candidates listed side by side: separators and alternative words only
+LIST_GAP = re.compile(
+    r"[\s,;/$()]*+(?:(?:\\q?quad|\\text\{\s*+(?:or|and)\s*+\}|or|and|alternatively|otherwise|maybe|possibly|perhaps)"
+    r"[\s,;/$()]*+)*+",
+    re.IGNORECASE,
+)
+
+
+# one thing a clause says: a "box" or bare "value" (with its text), or a word of kind "alt", "rev", "neg" or
+# "commit"; `stage` and `labelled` are a box's (the paper's stage 1-3; right after an answer label)
+Item = namedtuple("Item", "kind start end text stage labelled", defaults=("", 3, False))
+
+
+@dataclass
+class Zone:
+    """What one problem's text has committed to so far. `strong`: the answer was labelled or is a revision (an
+    unlabelled box after it is a derivation's); `labelled`: it is a labelled box; `pending`: a revision was
+    announced, so the next commitment replaces the answer."""
+
+    candidates: list[str] = field(default_factory=list)
+    stage: int | None = None
+    strong: bool = False
+    labelled: bool = False
+    pending: bool = False
+    refused: bool = False
+
+    def commit(self, item: Item, strong: bool) -> None:
+        self.candidates, self.stage, self.strong, self.pending = [item.text], item.stage, strong, False
+        self.labelled = item.labelled
+
+    def add(self, text: str) -> None:
+        """One more candidate the problem commits to (a restatement or an alternative)."""
+        if not self.refused and text not in self.candidates:
+            self.candidates.append(text)
+            self.refused |= len(self.candidates) > MAX_CANDIDATES
+
+
+def bare_value(text: str) -> str | None:
+    """A bare value as written, without closing punctuation or closers it never opened; None when it ends in an
+    operator (`x =` before a box is no value)."""
+    value = text.strip().rstrip(".,;: \t")
+    excess, end = sum(map(value.count, ")]}")) - sum(map(value.count, "([{")), len(value)
+    while excess > 0 and end and value[end - 1] in ")]} \t":  # one pass: the closers it never opened
+        excess -= value[end - 1] in ")]}"
+        end -= 1
+    value = value[:end].rstrip()
+    return value if value and value[-1] not in "=+-*/^_<>,([{|" else None
+
+
+def read_clause(zone: Zone, items: list[Item], text: str) -> None:
+    """Apply one clause to its problem's zone; a revision word parts it (what follows revises what came before)."""
+    start = 0
+    for k, item in enumerate(items):
+        if item.kind == "rev":
+            _read_part(zone, items[start:k], text)
+            zone.pending, start = True, k + 1
+    _read_part(zone, items[start:], text)
+
+
+def _read_part(zone: Zone, items: list[Item], text: str) -> None:
+    kinds = {it.kind for it in items}
+    alt = "alt" in kinds and "neg" not in kinds  # "(4 is not possible)" offers nothing
+    prev: Item | None = None  # the last box or value, for the list rule
+    negated = committed_here = False
+    named_at = -1  # where a committing phrase ("the answer is") ends, after a revision of an answer
+    for it in items:
+        if it.kind in ("alt", "neg", "commit"):
+            negated |= it.kind == "neg"
+            named_at = it.end if it.kind == "commit" and zone.pending and zone.candidates else named_at
+            continue
+        listed = prev is not None and _listed(text, prev, it)
+        if negated:  # "not 4", "rather than \\boxed{4}": a value the text rejects
+            negated = False
+            continue
+        if it.kind == "box" or (named_at >= 0 and not text[named_at : it.start].strip(" \t$:(\\")):
+            beside = listed or (alt and (zone.strong or committed_here))
+            committed_here |= _take_box(zone, it, beside, prev if listed else None)
+        elif zone.candidates and not zone.pending and (listed or (alt and not _computation(it.text))):
+            zone.add(it.text)
+        prev, named_at = it, -1
+
+
+def _computation(value: str) -> bool:
+    """An equation whose left side is no name (`5 \\cdot 2 = 10`): a check's arithmetic, not an answer offered."""
+    left, eq, _ = value.partition("=")
+    return bool(eq) and _NAME.fullmatch(left.strip()) is None
+
+
+def _listed(text: str, a: Item, b: Item) -> bool:
+    """Two candidates side by side: only separators between two boxes, and an "or" word beside a bare value
+    (`\\boxed{3} (or $5$)`; a bare value after a comma is a derivation's step: "since x > 2, \\boxed{3}")."""
+    if LIST_GAP.fullmatch(text, a.end, b.start) is None:
+        return False
+    return a.kind == b.kind == "box" or OR_WORD.search(text, a.end, b.start) is not None
+
+
+def _take_box(zone: Zone, box: Item, beside: bool, listed_before: Item | None) -> bool:
+    """A committed value (a box, or a value named after a revision); True when it became the answer."""
+    if zone.pending or not zone.candidates:
+        zone.commit(box, box.labelled or zone.pending)
+        if listed_before is not None:
+            zone.add(listed_before.text)  # "either 4 or \\boxed{3}"
+        return True
+    if beside or (box.labelled and zone.labelled):
+        zone.add(box.text)  # offered beside the answer, or a second labelled answer with nothing revising the first
+    elif box.labelled or not zone.strong:
+        zone.commit(box, box.labelled)  # a label outranks unlabelled boxes and values; of boxes, the last is final
+        return True
+    return False
+
+
 @dataclass(frozen=True)
 class ProblemAnswer:
     """What was extracted for problem `index` (1-based): the candidates its text commits to (the grader pays them
@@ -179,7 +325,7 @@ def _marks(text: str) -> list[_Mark]:
     marks = [_Mark(m.start(), m.end(), "head", _index(m[1])) for m in SECTION_HEADER.finditer(text)]
     for m in ANSWER_LABEL.finditer(text):
         if not (m.start() and text[m.start() - 1].isascii() and text[m.start() - 1].isalpha()):  # not "...answer"
-            marks.append(_Mark(m.start(), m.end(), "label", _index(m[1]), bool(m[2] and policy.REVISED.search(m[2]))))
+            marks.append(_Mark(m.start(), m.end(), "label", _index(m[1]), bool(m[2] and REVISED.search(m[2]))))
     low = text.lower()  # "to Problem i" is looked for only where a problem is named beyond the headers
     mentions = low.count("problem") + low.count("question") > sum(m.kind == "head" for m in marks)
     backs = [
@@ -213,7 +359,7 @@ class _Reader:
         if not self.clause:
             return
         if self.owner is not None:
-            policy.read_clause(self.zones.setdefault(self.owner, Zone()), self.clause, self.text)
+            read_clause(self.zones.setdefault(self.owner, Zone()), self.clause, self.text)
         self.clause = []
 
     def mark(self, mark: _Mark) -> None:
@@ -247,12 +393,12 @@ class _Reader:
     def token(self, m: re.Match[str]) -> None:
         if m.lastgroup != "value":
             self.add(Item(str(m.lastgroup), m.start(), m.end()))
-        elif (value := policy.bare_value(m.group())) is not None:
+        elif (value := bare_value(m.group())) is not None:
             self.add(Item("value", m.start(), m.end(), value))
 
     def add(self, item: Item) -> None:
         """One more item of the clause under way; a line break or a sentence's end before it starts a new clause."""
-        if self.clause and policy.CLAUSE_END.search(self.text, self.clause[-1].end, item.start):
+        if self.clause and CLAUSE_END.search(self.text, self.clause[-1].end, item.start):
             self.flush()
         self.clause.append(item)
 
@@ -266,7 +412,7 @@ class _Reader:
             if start < pos:
                 continue  # inside a box already read
             lo = self._scan_from(pos, start, event)
-            while lo < start and (m := policy.SCAN.search(self.text, lo, start)):
+            while lo < start and (m := SCAN.search(self.text, lo, start)):
                 self.token(m)
                 lo = m.end()
             if event is None:
@@ -285,7 +431,7 @@ class _Reader:
         if self.clause or (zone is not None and zone.candidates):  # a clause under way, or an answer to revise
             return pos
         near = max(pos, start - _BEFORE_BOX)
-        if self.owner is None or not isinstance(event, Box) or not policy.OR_WORD.search(self.text, near, start):
+        if self.owner is None or not isinstance(event, Box) or not OR_WORD.search(self.text, near, start):
             return start
         return near if near == pos else self.text.find(" ", near, start) + 1 or start  # from a word's start
 
