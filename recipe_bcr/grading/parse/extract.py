@@ -27,15 +27,15 @@ ANSWER_LABEL = re.compile(  # the number may be "to Problem 2", "(2)", "#2", and
     r"\(?+(\d++)\)?+[ \t]*+(?:\(([A-Za-z][A-Za-z \t]{0,30}+)\)[ \t]*+)?+[*_]*+[ \t]*+[:：]",
     re.IGNORECASE,
 )
-TO_PROBLEM = re.compile(r"to[ \t]++(?:Problem|Question)[ \t]*+(\d++)", re.IGNORECASE)
+_TO_PROBLEM = re.compile(r"to[ \t]++(?:Problem|Question)[ \t]*+(\d++)", re.IGNORECASE)
 # what may stand between a bare label and its box: markup, display math, styling, a name and "="
 _LEAD = re.compile(
     r"(?:\s++|[*_$&]++|\\[(\[]|\\begin\{[A-Za-z]++\*?+\}|\\(?!boxed|fbox)[A-Za-z]++(?:\{\s*+\})?+|"
     r"[A-Za-z](?:_\{?+\w++\}?+)?+[ \t]*+=)*+"
 )
-BACK = re.compile(r"(?<![A-Za-z])(?:back|return(?:ing)?+)[ \t]++\Z", re.IGNORECASE)  # on the 12 characters before
+_BACK = re.compile(r"(?<![A-Za-z])(?:back|return(?:ing)?+)[ \t]++\Z", re.IGNORECASE)  # on the 12 characters before
 _BEFORE_BOX = 64  # characters read before a problem's first box, for a candidate listed beside it
-PARAGRAPH = re.compile(r"\n[ \t]*+\n")
+_PARAGRAPH = re.compile(r"\n[ \t]*+\n")
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
 _TOKEN = re.compile(r"\\[A-Za-z]+\*?|\\.|.", re.DOTALL)
@@ -108,7 +108,7 @@ def _shows_nothing(content: str) -> bool:
 # that say how a value stands to the answer (alternative, revision, negation, "the answer is"). Nothing here compares
 # values: the answer is the list of candidates the text commits to, and the grader pays it only when every one
 # equals the gold, so a restatement pays and two different values never do, whichever is right.
-MAX_CANDIDATES = 8  # more different candidates for one problem is a list of guesses: no answer
+_MAX_CANDIDATES = 8  # more different candidates for one problem is a list of guesses: no answer
 _ALTERNATIVE = r"or|either|alternatively|alternative|otherwise|possibl[ey]|perhaps|maybe|also|unless"
 _REVISION = (
     r"actually|wait|oops|instead|rather|final(?:ly)?+|correct(?:ion|ed|ing)?+|revis(?:ed?+|ion|ing)|"
@@ -131,17 +131,17 @@ _VALUE = (
     rf"(?:\d|\.(?=\d)|,[ \t]*+(?=[-+]?+[\d\\])|[-+*/^_=<>|!'()\[\]{{}}]|\\[{{}}]|(?!{_NOT_MATH})\\[A-Za-z]++|"
     r"(?<![A-Za-z])[A-Za-z](?![A-Za-z])|[ \t]++(?=[-+*/^_=<>(\[\d\\]|[A-Za-z](?![A-Za-z])))*+"
 )
-CLAUSE_END = re.compile(r"\n|[.?!](?=\s|$)")  # a clause is a sentence or a line
-SCAN = re.compile(
+_CLAUSE_END = re.compile(r"\n|[.?!](?=\s|$)")  # a clause is a sentence or a line
+_SCAN = re.compile(
     rf"(?<![\\A-Za-z])(?:(?P<commit>{_COMMIT})|(?P<alt>{_ALTERNATIVE})|(?P<rev>{_REVISION})|(?P<neg>{_NEGATION}))"
     rf"(?![A-Za-z])|(?P<value>{_VALUE})",
     re.IGNORECASE,
 )
-REVISED = re.compile(rf"(?<![A-Za-z])(?:{_REVISION})(?![A-Za-z])", re.IGNORECASE)
+_REVISED = re.compile(rf"(?<![A-Za-z])(?:{_REVISION})(?![A-Za-z])", re.IGNORECASE)
 _NAME = re.compile(r"(?:[A-Za-z]|\\[A-Za-z]++)(?:_\{?+\w++\}?+)?+")
-OR_WORD = re.compile(r"(?<![A-Za-z])(?:or|alternatively|otherwise|maybe|possibly|perhaps)(?![A-Za-z])", re.IGNORECASE)
+_OR_WORD = re.compile(r"(?<![A-Za-z])(?:or|alternatively|otherwise|maybe|possibly|perhaps)(?![A-Za-z])", re.IGNORECASE)
 # what lies between two candidates listed side by side: separators and alternative words only
-LIST_GAP = re.compile(
+_LIST_GAP = re.compile(
     r"[\s,;/$()]*+(?:(?:\\q?quad|\\text\{\s*+(?:or|and)\s*+\}|or|and|alternatively|otherwise|maybe|possibly|perhaps)"
     r"[\s,;/$()]*+)*+",
     re.IGNORECASE,
@@ -150,11 +150,11 @@ LIST_GAP = re.compile(
 
 # one thing a clause says: a "box" or bare "value" (with its text), or a word of kind "alt", "rev", "neg" or
 # "commit"; `stage` and `labelled` are a box's (the paper's stage 1-3; right after an answer label)
-Item = namedtuple("Item", "kind start end text stage labelled", defaults=("", 3, False))
+_Item = namedtuple("Item", "kind start end text stage labelled", defaults=("", 3, False))
 
 
 @dataclass
-class Zone:
+class _Zone:
     """What one problem's text has committed to so far. `strong`: the answer was labelled or is a revision (an
     unlabelled box after it is a derivation's); `labelled`: it is a labelled box; `pending`: a revision was
     announced, so the next commitment replaces the answer."""
@@ -166,7 +166,7 @@ class Zone:
     pending: bool = False
     refused: bool = False
 
-    def commit(self, item: Item, strong: bool) -> None:
+    def commit(self, item: _Item, strong: bool) -> None:
         self.candidates, self.stage, self.strong, self.pending = [item.text], item.stage, strong, False
         self.labelled = item.labelled
 
@@ -174,10 +174,10 @@ class Zone:
         """One more candidate the problem commits to (a restatement or an alternative)."""
         if not self.refused and text not in self.candidates:
             self.candidates.append(text)
-            self.refused |= len(self.candidates) > MAX_CANDIDATES
+            self.refused |= len(self.candidates) > _MAX_CANDIDATES
 
 
-def bare_value(text: str) -> str | None:
+def _bare_value(text: str) -> str | None:
     """A bare value as written, without closing punctuation or closers it never opened; None when it ends in an
     operator (`x =` before a box is no value)."""
     value = text.strip().rstrip(".,;: \t")
@@ -189,7 +189,7 @@ def bare_value(text: str) -> str | None:
     return value if value and value[-1] not in "=+-*/^_<>,([{|" else None
 
 
-def read_clause(zone: Zone, items: list[Item], text: str) -> None:
+def _read_clause(zone: _Zone, items: list[_Item], text: str) -> None:
     """Apply one clause to its problem's zone; a revision word parts it (what follows revises what came before)."""
     start = 0
     for k, item in enumerate(items):
@@ -199,10 +199,11 @@ def read_clause(zone: Zone, items: list[Item], text: str) -> None:
     _read_part(zone, items[start:], text)
 
 
-def _read_part(zone: Zone, items: list[Item], text: str) -> None:
+def _read_part(zone: _Zone, items: list[_Item], text: str) -> None:
+    """One stretch of a clause with no revision word in it: its boxes and values against the zone's answer."""
     kinds = {it.kind for it in items}
     alt = "alt" in kinds and "neg" not in kinds  # "(4 is not possible)" offers nothing
-    prev: Item | None = None  # the last box or value, for the list rule
+    prev: _Item | None = None  # the last box or value, for the list rule
     negated = committed_here = False
     named_at = -1  # where a committing phrase ("the answer is") ends, after a revision of an answer
     for it in items:
@@ -228,15 +229,15 @@ def _computation(value: str) -> bool:
     return bool(eq) and _NAME.fullmatch(left.strip()) is None
 
 
-def _listed(text: str, a: Item, b: Item) -> bool:
+def _listed(text: str, a: _Item, b: _Item) -> bool:
     """Two candidates side by side: only separators between two boxes, and an "or" word beside a bare value
     (`\\boxed{3} (or $5$)`; a bare value after a comma is a derivation's step: "since x > 2, \\boxed{3}")."""
-    if LIST_GAP.fullmatch(text, a.end, b.start) is None:
+    if _LIST_GAP.fullmatch(text, a.end, b.start) is None:
         return False
-    return a.kind == b.kind == "box" or OR_WORD.search(text, a.end, b.start) is not None
+    return a.kind == b.kind == "box" or _OR_WORD.search(text, a.end, b.start) is not None
 
 
-def _take_box(zone: Zone, box: Item, beside: bool, listed_before: Item | None) -> bool:
+def _take_box(zone: _Zone, box: _Item, beside: bool, listed_before: _Item | None) -> bool:
     """A committed value (a box, or a value named after a revision); True when it became the answer."""
     if zone.pending or not zone.candidates:
         zone.commit(box, box.labelled or zone.pending)
@@ -325,15 +326,15 @@ def _marks(text: str) -> list[_Mark]:
     marks = [_Mark(m.start(), m.end(), "head", _index(m[1])) for m in SECTION_HEADER.finditer(text)]
     for m in ANSWER_LABEL.finditer(text):
         if not (m.start() and text[m.start() - 1].isascii() and text[m.start() - 1].isalpha()):  # not "...answer"
-            marks.append(_Mark(m.start(), m.end(), "label", _index(m[1]), bool(m[2] and REVISED.search(m[2]))))
+            marks.append(_Mark(m.start(), m.end(), "label", _index(m[1]), bool(m[2] and _REVISED.search(m[2]))))
     low = text.lower()  # "to Problem i" is looked for only where a problem is named beyond the headers
     mentions = low.count("problem") + low.count("question") > sum(m.kind == "head" for m in marks)
     backs = [
         _Mark(m.start(), m.end(), "back", _index(m[1]))
-        for m in (TO_PROBLEM.finditer(text) if mentions else ())
-        if BACK.search(text, max(0, m.start() - 12), m.start())
+        for m in (_TO_PROBLEM.finditer(text) if mentions else ())
+        if _BACK.search(text, max(0, m.start() - 12), m.start())
     ]
-    breaks = [(m.start(), m.end()) for m in PARAGRAPH.finditer(text)] if backs else []
+    breaks = [(m.start(), m.end()) for m in _PARAGRAPH.finditer(text)] if backs else []
     ends = {bisect_left(breaks, (b.end, 0)) for b in backs} - {len(breaks)}
     return sorted(marks + backs + [_Mark(*breaks[k], "para", 0) for k in ends], key=lambda m: m.start)
 
@@ -343,11 +344,11 @@ class _Reader:
 
     def __init__(self, text: str, n: int, boxes: BoxIndex) -> None:
         self.text, self.n, self.boxes = text, n, boxes
-        self.zones: dict[int, Zone] = {}
+        self.zones: dict[int, _Zone] = {}
         self.section: int | None = None  # the problem whose "### Problem i" section this is
         self.base: int | None = 1 if n == 1 else None  # whose text this is when no label or "back to" says
         self.owner, self.back_scope = self.base, False
-        self.clause: list[Item] = []
+        self.clause: list[_Item] = []
         self.labelled: dict[int, tuple[int, int]] = {}  # box start -> (problem number as written, stage)
         self.box_owner: dict[int, int | None] = {}
 
@@ -359,7 +360,7 @@ class _Reader:
         if not self.clause:
             return
         if self.owner is not None:
-            read_clause(self.zones.setdefault(self.owner, Zone()), self.clause, self.text)
+            _read_clause(self.zones.setdefault(self.owner, _Zone()), self.clause, self.text)
         self.clause = []
 
     def mark(self, mark: _Mark) -> None:
@@ -375,7 +376,7 @@ class _Reader:
             return
         self.owner, self.back_scope = num, mark.kind == "back"
         if num is not None and (mark.kind == "back" or mark.revised):
-            self.zones.setdefault(num, Zone()).pending = True  # coming back to a problem revises its answer
+            self.zones.setdefault(num, _Zone()).pending = True  # coming back to a problem revises its answer
         box = self._label_box(mark)
         if box is not None:
             self.labelled[box.start] = (mark.num, 1 if self.section == num else 2)
@@ -388,17 +389,17 @@ class _Reader:
         num, stage = self.labelled.get(box.start, (self.owner, 3))
         self.box_owner[box.start] = num
         if self.owner is not None and not is_placeholder(box.content):
-            self.add(Item("box", box.start, box.end, box.content, stage, box.start in self.labelled))
+            self.add(_Item("box", box.start, box.end, box.content, stage, box.start in self.labelled))
 
     def token(self, m: re.Match[str]) -> None:
         if m.lastgroup != "value":
-            self.add(Item(str(m.lastgroup), m.start(), m.end()))
-        elif (value := bare_value(m.group())) is not None:
-            self.add(Item("value", m.start(), m.end(), value))
+            self.add(_Item(str(m.lastgroup), m.start(), m.end()))
+        elif (value := _bare_value(m.group())) is not None:
+            self.add(_Item("value", m.start(), m.end(), value))
 
-    def add(self, item: Item) -> None:
+    def add(self, item: _Item) -> None:
         """One more item of the clause under way; a line break or a sentence's end before it starts a new clause."""
-        if self.clause and CLAUSE_END.search(self.text, self.clause[-1].end, item.start):
+        if self.clause and _CLAUSE_END.search(self.text, self.clause[-1].end, item.start):
             self.flush()
         self.clause.append(item)
 
@@ -412,7 +413,7 @@ class _Reader:
             if start < pos:
                 continue  # inside a box already read
             lo = self._scan_from(pos, start, event)
-            while lo < start and (m := SCAN.search(self.text, lo, start)):
+            while lo < start and (m := _SCAN.search(self.text, lo, start)):
                 self.token(m)
                 lo = m.end()
             if event is None:
@@ -431,11 +432,11 @@ class _Reader:
         if self.clause or (zone is not None and zone.candidates):  # a clause under way, or an answer to revise
             return pos
         near = max(pos, start - _BEFORE_BOX)
-        if self.owner is None or not isinstance(event, Box) or not OR_WORD.search(self.text, near, start):
+        if self.owner is None or not isinstance(event, Box) or not _OR_WORD.search(self.text, near, start):
             return start
         return near if near == pos else self.text.find(" ", near, start) + 1 or start  # from a word's start
 
-    def _outranks(self, mark: _Mark, zone: Zone | None) -> bool:
+    def _outranks(self, mark: _Mark, zone: _Zone | None) -> bool:
         """The mark is this problem's label with a box, and no labelled box is its answer yet (rule 3 of the policy:
         that box replaces the answer, whatever the text before it revised or offered)."""
         if self.owner is None or self._problem(mark.num) != self.owner or (zone is not None and zone.labelled):
@@ -446,7 +447,7 @@ class _Reader:
     def answer(self, i: int) -> tuple[tuple[str, ...], int | None]:
         """Problem i's candidates and stage; the paper's position order only for a problem no text answers, with a
         box no other problem's text holds or labels."""
-        zone = self.zones.get(i, Zone())
+        zone = self.zones.get(i, _Zone())
         if zone.refused or zone.candidates:
             return (() if zone.refused else tuple(zone.candidates)), zone.stage
         top = self.boxes.top_level
