@@ -219,3 +219,10 @@ def test_a_box_in_display_math_under_a_bare_label_earns_the_format(verifier, dis
         text = HEAD + f"{label}\n{display}\n"
         breakdown = _score(verifier, text, ["7", "3"]).breakdown
         assert breakdown["score"] == 3.0 and breakdown["fmt"] == 1.0, text
+
+
+@pytest.mark.parametrize("check", ["Wait, let me double-check: the answer is 3.", "So the final answer is $3$."])
+def test_a_revision_that_restates_the_answer_keeps_it_and_its_format(verifier, check):
+    text = HEAD + f"Answer 2: \\boxed{{3}}\n{check}\n"
+    breakdown = _score(verifier, text, ["7", "3"]).breakdown
+    assert breakdown["score"] == 3.0 and breakdown["fmt"] == 1.0, text

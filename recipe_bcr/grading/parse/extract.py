@@ -109,7 +109,7 @@ def _shows_nothing(content: str) -> bool:
 # values: the answer is the list of candidates the text commits to, and the grader pays it only when every one
 # equals the gold, so a restatement pays and two different values never do, whichever is right.
 _MAX_CANDIDATES = 8  # more different candidates for one problem is a list of guesses: no answer
-_ALTERNATIVE = r"or|either|alternatively|alternative|otherwise|possibl[ey]|perhaps|maybe|also|unless"
+_ALTERNATIVE = r"or|either|alternatively|alternative|otherwise|possibl[ey]|perhaps|maybe|also|unless|could|might"
 _REVISION = (
     r"actually|wait|oops|instead|rather|final(?:ly)?+|correct(?:ion|ed|ing)?+|revis(?:ed?+|ion|ing)|"
     r"revisit(?:ed|ing)?+|mistake|erred|wrong|incorrect|re-?+(?:check|consider|compute|calculat|evaluat|do)[a-z]*+|"
@@ -239,6 +239,9 @@ def _listed(text: str, a: _Item, b: _Item) -> bool:
 
 def _take_box(zone: _Zone, box: _Item, beside: bool, listed_before: _Item | None) -> bool:
     """A committed value (a box, or a value named after a revision); True when it became the answer."""
+    if zone.pending and zone.candidates == [box.text]:
+        zone.pending = False  # a revision that restates the answer keeps it (and its label's format)
+        return True
     if zone.pending or not zone.candidates:
         zone.commit(box, box.labelled or zone.pending)
         if listed_before is not None:
