@@ -212,10 +212,12 @@ def _last_value(words: str) -> str:
         "$$\n\\displaystyle \\boxed{3}\n$$",
         "\\begin{aligned}\n\\boxed{3}\n\\end{aligned}",
         "\\begin{equation*}\n  a_{n} = \\boxed{3}\n\\end{equation*}",
+        "\\begin{aligned}\n  x &= \\boxed{3}\n\\end{aligned}",
+        "\\[\n\\\\ \\boxed{3}\n\\]",
     ],
 )
 def test_a_box_in_display_math_under_a_bare_label_earns_the_format(verifier, display):
-    for label in ("Answer 2:", "**Answer 2:**", "Answer (2):"):
+    for label in ("Answer 2:", "**Answer 2:**"):
         text = HEAD + f"{label}\n{display}\n"
         breakdown = _score(verifier, text, ["7", "3"]).breakdown
         assert breakdown["score"] == 3.0 and breakdown["fmt"] == 1.0, text

@@ -30,8 +30,8 @@ ANSWER_LABEL = re.compile(  # the number may be "to Problem 2", "(2)", "#2", and
 _TO_PROBLEM = re.compile(r"to[ \t]++(?:Problem|Question)[ \t]*+(\d++)", re.IGNORECASE)
 # what may stand between a bare label and its box: markup, display math, styling, a name and "="
 _LEAD = re.compile(
-    r"(?:\s++|[*_$&]++|\\[(\[]|\\begin\{[A-Za-z]++\*?+\}|\\(?!boxed|fbox)[A-Za-z]++(?:\{\s*+\})?+|"
-    r"[A-Za-z](?:_\{?+\w++\}?+)?+[ \t]*+=)*+"
+    r"(?:\s++|[*_$&]++|\\[(\[\\]|\\begin\{[A-Za-z]++\*?+\}|\\(?!boxed|fbox)[A-Za-z]++(?:\{\s*+\})?+|"
+    r"[A-Za-z](?:_\{?+\w++\}?+)?+[ \t&]*+=)*+"
 )
 _BACK = re.compile(r"(?<![A-Za-z])(?:back|return(?:ing)?+)[ \t]++\Z", re.IGNORECASE)  # on the 12 characters before
 _BEFORE_BOX = 64  # characters read before a problem's first box, for a candidate listed beside it
