@@ -1,6 +1,6 @@
 import pytest
 
-from recipe_bcr.grading.parse.extract import extract_answers, extract_group
+from recipe_bcr.grading.parse.extract import extract_group
 
 GOOD = (
     "### Problem 1\nreasoning\nAnswer1: \\boxed{2}\n\n"
@@ -59,10 +59,10 @@ def test_stage3_never_assigns_a_box_labelled_for_another_problem():
     assert ex.answers == [None, "5"] and ex.stages == [None, 2]
 
 
-def test_single_style_fallback_takes_last_box():
-    ex = extract_group("first \\boxed{1} final \\boxed{2}", 1, fallback="last")
+def test_one_problem_takes_its_last_unlabelled_box():
+    """With one problem all text is its: of unlabelled boxes the last is final (training and evaluation alike)."""
+    ex = extract_group("first \\boxed{1} final \\boxed{2}", 1)
     assert ex.answers == ["2"] and ex.stages == [3]
-    assert extract_answers("first \\boxed{1} final \\boxed{2}", 1) == ["1"]
 
 
 def test_placeholder_box_is_no_answer():
@@ -71,7 +71,7 @@ def test_placeholder_box_is_no_answer():
 
 
 def test_unclosed_answer_box_is_none():
-    assert extract_answers("### Problem 1\nAnswer1: \\boxed{5", 1) == [None]
+    assert extract_group("### Problem 1\nAnswer1: \\boxed{5", 1).answers == [None]
 
 
 def test_think_block_only_text_after_last_close_counts():
@@ -101,9 +101,10 @@ def test_first_section_and_first_label_win():
         "Answer1: \\boxed{x+1} Answer1: \\boxed{x+2}",
     ],
 )
-def test_labelled_answers_that_disagree_are_no_answer(text):
-    """Two different labelled answers for one problem are a hedge: neither counts, nor does position."""
-    assert extract_group(text, 2).answers[0] is None
+def test_labelled_answers_that_disagree_are_both_committed(text):
+    """Two different labelled answers for one problem, nothing revising the first: both are its candidates (the
+    grader pays neither), and position gives it no other box."""
+    assert len(extract_group(text, 2).problems[0].candidates) == 2
 
 
 def test_n_must_be_positive():

@@ -38,6 +38,11 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "separators between two boxes": lambda n: "\\boxed{1}" + ", ;" * n + "\\boxed{2}",
     "display math openings after a label": lambda n: "Answer 1:" + " \\begin{equation}" * n + "\\boxed{1}",
     "an unclosed think block": lambda n: "<think>" + "Answer 1: \\boxed{1}\n" * n,
+    "closers after a value": lambda n: "Answer 1: \\boxed{1} or 1" + ")" * n,
+    "values offered after a box": lambda n: "Answer 1: \\boxed{1}" + " or 2" * n,
+    "revisions after a box": lambda n: "Answer 1: \\boxed{1}" + " Actually, the answer is 2." * n,
+    "returns to a problem": lambda n: "### Problem 1\n\\boxed{1}\n" + "back to problem 1: \\boxed{2} " * n,
+    "words between two boxes": lambda n: "\\boxed{1}" + " or maybe" * n + " \\boxed{2}",
 }
 TIMED_CPU_S = 0.02  # an extraction this long is timed well above the clock's noise
 

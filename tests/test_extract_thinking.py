@@ -43,8 +43,10 @@ def test_the_last_problem_cut_by_the_budget_has_no_answer(verifier):
 
 
 def test_guards_hold_inside_an_unclosed_think_block(verifier):
-    drafts = "<think>Answer 1: \\boxed{3}\nwait, no.\nAnswer 1: \\boxed{5}\n"
-    assert extract_group(drafts, 1).answers == [None]  # two different labelled answers: a hedge
+    drafts = "<think>Answer 1: \\boxed{3}\nthen\nAnswer 1: \\boxed{5}\n"
+    assert not score_completion(drafts, ["5"], verifier).correct[0]  # two different labelled answers: a hedge
+    revised = drafts.replace("then", "wait, no.")
+    assert extract_group(revised, 1).answers == ["5"]  # a revision replaces what it revises
     hedge = "<think>Answer 1: \\boxed{3}, \\boxed{5}\n"
     assert not score_completion(hedge, ["3"], verifier).correct[0]
     restated = "<think>Answer 1: \\boxed{8}\ncheck: 2^3.\nAnswer 1: \\boxed{2^{3}}\n"

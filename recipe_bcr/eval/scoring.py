@@ -23,13 +23,7 @@ def task_golds(task: Task) -> list[Gold]:
 def _score_guarded(task: Task, sample: int, text: str, verifier: Verifier, thinking: bool) -> ScoredCompletion:
     """The reward core's scoring, with training's last line of defence: a raise scores 0, with a warning."""
     try:
-        return score_completion(
-            text,
-            task_golds(task),
-            verifier,
-            thinking=thinking,
-            fallback="last" if task.style == "single" else "position",
-        )
+        return score_completion(text, task_golds(task), verifier, thinking=thinking)  # training's reader, any style
     except Exception:  # noqa: BLE001 - one bad completion must not end an evaluation run
         logger.warning("reward error: scoring %s raised; the sample scores 0", task.key(sample), exc_info=True)
         return failed_completion(task.n)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from recipe_bcr.grading.answers.gate import gives_answer
-from recipe_bcr.grading.parse.extract import Fallback, extract_group
+from recipe_bcr.grading.parse.extract import extract_group
 from recipe_bcr.grading.verify import Gold, Verifier
 
 BREAKDOWN_KEYS = (
@@ -69,21 +69,25 @@ def score_completion(
     weights: RewardWeights = RewardWeights(),
     *,
     thinking: bool = False,
-    fallback: Fallback = "position",
     response_length: int | None = None,
     max_response_length: int | None = None,
 ) -> ScoredCompletion:
-    """Score one completion of an N-problem group (N = len(golds))."""
+    """Score one completion of an N-problem group (N = len(golds)). Training's reward, the TRL callable and the
+    evaluation all score here, so they read every answer alike: a problem is right when every candidate its text
+    commits to equals the gold (a restatement pays, a hedge never does)."""
     deadline = time.monotonic() + verifier.timeout_s  # from the call's start: extraction counts too
     n = len(golds)
     if n < 1:
         raise ValueError("a group needs at least one gold answer")
     require_length(weights, response_length, max_response_length)
-    extraction = extract_group(completion, n, thinking=thinking, fallback=fallback)
-    verdicts = verifier.check_many(list(zip(extraction.answers, golds)), deadline)
-    correct = [v.correct for v in verdicts]
+    extraction = extract_group(completion, n, thinking=thinking)
+    asked = [(p.candidates or (None,), gold) for p, gold in zip(extraction.problems, golds)]
+    flat = verifier.check_many([(c, gold) for cands, gold in asked for c in cands], deadline)
+    each = iter(flat)
+    verdicts = [[next(each) for _ in cands] for cands, _ in asked]
+    correct = [all(v.correct for v in vs) for vs in verdicts]
     acc = sum(correct) / n
-    # format credit means an answer was given: a box of prose or a stand-in earns none (unless the gold is prose)
+    # format credit means one answer was given: a box of prose or a stand-in earns none (unless the gold is prose)
     fmt = float(extraction.format_ok and all(gives_answer(a, g) for a, g in zip(extraction.answers, golds)))
     len_penalty = -(response_length / max_response_length) if weights.length else 0.0
     score = weights.acc * acc + weights.fmt * fmt + weights.length * len_penalty
@@ -94,7 +98,7 @@ def score_completion(
         "answered": float(extraction.answered),
         "n_correct": float(sum(correct)),
         "stage1": sum(s == 1 for s in extraction.stages) / n,
-        "verify_timeouts": float(sum(v.method == "timeout" for v in verdicts)),
+        "verify_timeouts": float(sum(v.method == "timeout" for vs in verdicts for v in vs)),
         "len_penalty": float(len_penalty),
         "n": float(n),
         "correct_bits": float(sum(1 << i for i, c in enumerate(correct) if c)),
@@ -109,7 +113,7 @@ def score_completion(
         extraction.stages,
         correct,
         [p.section for p in extraction.problems],
-        [v.method for v in verdicts],
+        ["hedge" if len(vs) > 1 and not ok else vs[0].method for vs, ok in zip(verdicts, correct)],
         extraction.answer_start,
     )
 

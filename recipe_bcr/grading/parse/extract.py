@@ -1,72 +1,50 @@
-"""Per-problem answer extraction from one grouped completion (paper, Algorithm 1).
+"""Per-problem answer extraction from one grouped completion (paper, Algorithm 1), under the answer policy.
 
-Three stages of decreasing specificity, recorded per problem:
-  1. inside the "### Problem i" section, the box right after "Answer i:";
-  2. "Answer i:" followed by a box anywhere in the completion;
-  3. the i-th top-level box of the completion by position (or, for the conventional
-     single-problem prompt, the last box).
-Guards close reward leaks the paper's sketch leaves open: a box labelled for another
-problem ("Answer 2:") is never assigned to problem 1 by position; labelled answers for one
-problem that disagree ("Answer1: \\boxed{3}" ... "Answer1: \\boxed{5}") are a hedge, so the
-problem has no answer (restating the same answer is fine); a box that shows no
-answer (empty to the eye: spacing, `\\phantom`, `\\text{}`; or a placeholder: `...`, `??`,
-`\\square`, `[answer]`, `\\mathrm{Answer}`) is no answer at all, so it earns no format credit;
-and a box that swallowed a label, a header or another box (it never closed where it should
-have) is no box (recipe_bcr.grading.parse.boxed). Every scan is linear in the completion: the header and
-label patterns use possessive quantifiers (no backtracking over whitespace runs), and a
-label only ever names a top-level box.
-For thinking models the text after the last `</think>` is read; a completion whose thinking never closed (it
-ran into the token budget) is read whole, as the paper's extraction reads every completion: its stages find the
-labels and boxes written inside the open think block, with the same guards (two different labelled answers for
-one problem are still a hedge).
+One pass over headers, answer labels (`Answer 2:`, `**Answer to Problem 2:**`, `Answer (2):`, `Answer 2 (revised):`,
+...), "back to Problem i" and boxes says whose text each stretch is; each problem's text goes clause by clause to
+the answer policy (below), which keeps the candidates it commits to; the paper's position order decides only
+for boxes no text assigns. A box that shows no answer (empty to the eye, a template's placeholder) is no answer, a
+box that swallowed a label or a header is no box (parse.boxed). Every scan is linear. A thinking model's text after
+its last `</think>` is read, or all of it when the block never closed. The rules and reasons: docs/grading.md.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
-from typing import Literal
+from bisect import bisect_left
+from collections import namedtuple
+from dataclasses import dataclass, field
+from functools import lru_cache
 
-from recipe_bcr.grading.answers.gate import restatement_key, same_answer
+from recipe_bcr.grading.answers.gate import same_answer
 from recipe_bcr.grading.answers.normalize import MAX_ANSWER_CHARS
 from recipe_bcr.grading.parse.boxed import Box, BoxIndex
 
-Fallback = Literal["position", "last"]
-
+# literal-led patterns, one pass each (an alternation of them would lose the engine's literal search)
 SECTION_HEADER = re.compile(r"#{2,6}[ \t]*+[*_]*+[ \t]*+Problem[ \t]*+(\d++)", re.IGNORECASE)
-ANSWER_LABEL = re.compile(  # starts at the word itself so the scan is literal-led; "**" or "__" around is allowed
-    r"(?<![A-Za-z])Answer[ \t]*+(\d++)[ \t]*+[*_]*+[ \t]*+[:：]\s*+[*_]*+\s*+"
-    r"(?:\$\$?+|\\\(|\\\[|\\begin\{(?:equation|align|gather|displaymath|math)\*?+\})?+\s*+(?:\\displaystyle\s*+)?+",
+ANSWER_LABEL = re.compile(  # the number may be "to Problem 2", "(2)", "#2", and a note may follow
+    r"Answer[ \t]*+(?:(?:to|for|of)[ \t]++)?+(?:(?:Problem|Question|Q)\.?+[ \t]*+)?+(?:(?:\#|No\.)[ \t]*+)?+"
+    r"\(?+(\d++)\)?+[ \t]*+(?:\(([A-Za-z][A-Za-z \t]{0,30}+)\)[ \t]*+)?+[*_]*+[ \t]*+[:：]",
     re.IGNORECASE,
 )
-# a word that offers a second candidate after the answer's box ("(alternatively 5)", "or $5$")
-_HEDGE_WORD = re.compile(
-    r"(?<![A-Za-z])(?:alternatively|alternative|or|otherwise|possibly|perhaps|maybe|else)(?![A-Za-z])", re.IGNORECASE
+_TO_PROBLEM = re.compile(r"to[ \t]++(?:Problem|Question)[ \t]*+(\d++)", re.IGNORECASE)
+# what may stand between a bare label and its box: markup, display math, styling, a name and "="
+_LEAD = re.compile(
+    r"(?:\s++|[*_$&]++|\\[(\[\\]|\\begin\{[A-Za-z]++\*?+\}|\\(?!boxed|fbox)[A-Za-z]++(?:\{\s*+\})?+|"
+    r"[A-Za-z](?:_\{?+\w++\}?+)?+[ \t&]*+=)*+"
 )
-# what lies between two boxes that are listed as candidates: separators and hedge words only (`, ` `; ` ` / `
-# ` or ` `\\quad` `(alternatively `); between an unlabelled answer's box and its neighbour on the line
-_LIST_GAP = re.compile(
-    r"[\s,;/$()]*+(?:(?:\\q?quad|\\text\{\s*+(?:or|and)\s*+\}|or|and|alternatively|otherwise|maybe|possibly|perhaps)"
-    r"[\s,;/$()]*+)?+",
-    re.IGNORECASE,
-)
-_HEDGE_WORDS_READ = 4  # hedge words looked at per answer line (each is one linear look at the line)
+_BACK = re.compile(r"(?<![A-Za-z])(?:back|return(?:ing)?+)[ \t]++\Z", re.IGNORECASE)  # on the 12 characters before
+_BEFORE_BOX = 64  # characters read before a problem's first box, for a candidate listed beside it
+_PARAGRAPH = re.compile(r"\n[ \t]*+\n")
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
 _TOKEN = re.compile(r"\\[A-Za-z]+\*?|\\.|.", re.DOTALL)
 # commands whose braced arguments are never shown (how many arguments)
 _HIDDEN_ARGS = {
-    "\\phantom": 1,
-    "\\hphantom": 1,
-    "\\vphantom": 1,
-    "\\hspace": 1,
-    "\\hspace*": 1,
-    "\\vspace": 1,
-    "\\vspace*": 1,
+    **dict.fromkeys(
+        "\\phantom \\hphantom \\vphantom \\hspace \\hspace* \\vspace \\vspace* \\color \\textcolor".split(), 1
+    ),
     "\\kern": 0,
-    "\\color": 1,
-    "\\textcolor": 1,
     "\\rule": 2,
 }
 # commands that show nothing of their own (spacing, styling, wrappers whose arguments are still read, fill-in marks)
@@ -116,18 +94,175 @@ def visible_text(content: str) -> str:
 def is_placeholder(content: str) -> bool:
     """A box that shows no answer: empty to the eye, a fill-in mark or word copied from a template,
     or longer than any answer (MAX_ANSWER_CHARS)."""
-    if len(content) > MAX_ANSWER_CHARS:
-        return True
+    return len(content) > MAX_ANSWER_CHARS or _shows_nothing(content)
+
+
+@lru_cache(maxsize=65536)
+def _shows_nothing(content: str) -> bool:
     seen = visible_text(content)
     return not seen.strip("/") or (len(seen) <= 60 and _PLACEHOLDER_WORDS.fullmatch(seen) is not None)
 
 
+# -- the answer policy (docs/grading.md, "Answer policy"): what one problem's text commits to --------------------
+# Each problem's text comes clause by clause (a sentence or a line) as items: its boxes, bare values and the words
+# that say how a value stands to the answer (alternative, revision, negation, "the answer is"). Nothing here compares
+# values: the answer is the list of candidates the text commits to, and the grader pays it only when every one
+# equals the gold, so a restatement pays and two different values never do, whichever is right.
+_MAX_CANDIDATES = 8  # more different candidates for one problem is a list of guesses: no answer
+_ALTERNATIVE = r"or|either|alternatively|alternative|otherwise|possibl[ey]|perhaps|maybe|also|unless|could|might"
+_REVISION = (
+    r"actually|wait|oops|instead|rather|final(?:ly)?+|correct(?:ion|ed|ing)?+|revis(?:ed?+|ion|ing)|"
+    r"revisit(?:ed|ing)?+|mistake|erred|wrong|incorrect|re-?+(?:check|consider|compute|calculat|evaluat|do)[a-z]*+|"
+    r"second[ \t]++thought|scratch[ \t]++that"
+)
+_NEGATION = r"not|than|except|excluding|nor|neither"
+# "the answer is", "it's", "value =": after a revision, the value that follows is the new answer
+_COMMIT = (
+    r"(?:answer|value|result|solution|it|this)(?:'s|[ \t]++(?:is|equals|should[ \t]++be|must[ \t]++be|becomes)|"
+    r"[ \t]*+[:=])(?:[ \t]++(?:actually|really|simply|just|exactly|indeed))?+"
+)
+# commands that are prose, spacing or a box, never part of a bare value
+_NOT_MATH = (
+    r"\\(?:text\w*+|math(?:rm|bf|it)|mbox|boxed|fbox|q?quad|implies|[Rr]ightarrow|therefore|because)(?![A-Za-z])"
+)
+# a bare value: a number, a command or a one-letter name before a relation, then math up to the next prose word
+_VALUE = (
+    rf"[-+]?+(?:\d|(?!{_NOT_MATH})\\[A-Za-z]++|(?<![A-Za-z\\])[A-Za-z](?=[ \t]*+[=<>^_]))"
+    rf"(?:\d|\.(?=\d)|,[ \t]*+(?=[-+]?+[\d\\])|[-+*/^_=<>|!'()\[\]{{}}]|\\[{{}}]|(?!{_NOT_MATH})\\[A-Za-z]++|"
+    r"(?<![A-Za-z])[A-Za-z](?![A-Za-z])|[ \t]++(?=[-+*/^_=<>(\[\d\\]|[A-Za-z](?![A-Za-z])))*+"
+)
+_CLAUSE_END = re.compile(r"\n|[.?!](?=\s|$)")  # a clause is a sentence or a line
+_SCAN = re.compile(
+    rf"(?<![\\A-Za-z])(?:(?P<commit>{_COMMIT})|(?P<alt>{_ALTERNATIVE})|(?P<rev>{_REVISION})|(?P<neg>{_NEGATION}))"
+    rf"(?![A-Za-z])|(?P<value>{_VALUE})",
+    re.IGNORECASE,
+)
+_REVISED = re.compile(rf"(?<![A-Za-z])(?:{_REVISION})(?![A-Za-z])", re.IGNORECASE)
+_NAME = re.compile(r"(?:[A-Za-z]|\\[A-Za-z]++)(?:_\{?+\w++\}?+)?+")
+_OR_WORD = re.compile(r"(?<![A-Za-z])(?:or|alternatively|otherwise|maybe|possibly|perhaps)(?![A-Za-z])", re.IGNORECASE)
+# what lies between two candidates listed side by side: separators and alternative words only
+_LIST_GAP = re.compile(
+    r"[\s,;/$()]*+(?:(?:\\q?quad|\\text\{\s*+(?:or|and)\s*+\}|or|and|alternatively|otherwise|maybe|possibly|perhaps)"
+    r"[\s,;/$()]*+)*+",
+    re.IGNORECASE,
+)
+
+
+# one thing a clause says: a "box" or bare "value" (with its text), or a word of kind "alt", "rev", "neg" or
+# "commit"; `stage` and `labelled` are a box's (the paper's stage 1-3; right after an answer label)
+_Item = namedtuple("Item", "kind start end text stage labelled", defaults=("", 3, False))
+
+
+@dataclass
+class _Zone:
+    """What one problem's text has committed to so far. `strong`: the answer was labelled or is a revision (an
+    unlabelled box after it is a derivation's); `labelled`: it is a labelled box; `pending`: a revision was
+    announced, so the next commitment replaces the answer."""
+
+    candidates: list[str] = field(default_factory=list)
+    stage: int | None = None
+    strong: bool = False
+    labelled: bool = False
+    pending: bool = False
+    refused: bool = False
+
+    def commit(self, item: _Item, strong: bool) -> None:
+        self.candidates, self.stage, self.strong, self.pending = [item.text], item.stage, strong, False
+        self.labelled = item.labelled
+
+    def add(self, text: str) -> None:
+        """One more candidate the problem commits to (a restatement or an alternative)."""
+        if not self.refused and text not in self.candidates:
+            self.candidates.append(text)
+            self.refused |= len(self.candidates) > _MAX_CANDIDATES
+
+
+def _bare_value(text: str) -> str | None:
+    """A bare value as written, without closing punctuation or closers it never opened; None when it ends in an
+    operator (`x =` before a box is no value)."""
+    value = text.strip().rstrip(".,;: \t")
+    excess, end = sum(map(value.count, ")]}")) - sum(map(value.count, "([{")), len(value)
+    while excess > 0 and end and value[end - 1] in ")]} \t":  # one pass: the closers it never opened
+        excess -= value[end - 1] in ")]}"
+        end -= 1
+    value = value[:end].rstrip()
+    return value if value and value[-1] not in "=+-*/^_<>,([{|" else None
+
+
+def _read_clause(zone: _Zone, items: list[_Item], text: str) -> None:
+    """Apply one clause to its problem's zone; a revision word parts it (what follows revises what came before)."""
+    start = 0
+    for k, item in enumerate(items):
+        if item.kind == "rev":
+            _read_part(zone, items[start:k], text)
+            zone.pending, start = True, k + 1
+    _read_part(zone, items[start:], text)
+
+
+def _read_part(zone: _Zone, items: list[_Item], text: str) -> None:
+    """One stretch of a clause with no revision word in it: its boxes and values against the zone's answer."""
+    kinds = {it.kind for it in items}
+    alt = "alt" in kinds and "neg" not in kinds  # "(4 is not possible)" offers nothing
+    prev: _Item | None = None  # the last box or value, for the list rule
+    negated = committed_here = False
+    named_at = -1  # where a committing phrase ("the answer is") ends, after a revision of an answer
+    for it in items:
+        if it.kind in ("alt", "neg", "commit"):
+            negated |= it.kind == "neg"
+            named_at = it.end if it.kind == "commit" and zone.pending and zone.candidates else named_at
+            continue
+        listed = prev is not None and _listed(text, prev, it)
+        if negated:  # "not 4", "rather than \\boxed{4}": a value the text rejects
+            negated = False
+            continue
+        if it.kind == "box" or (named_at >= 0 and not text[named_at : it.start].strip(" \t$:(\\")):
+            beside = listed or (alt and (zone.strong or committed_here))
+            committed_here |= _take_box(zone, it, beside, prev if listed else None)
+        elif zone.candidates and not zone.pending and (listed or (alt and not _computation(it.text))):
+            zone.add(it.text)
+        prev, named_at = it, -1
+
+
+def _computation(value: str) -> bool:
+    """An equation whose left side is no name (`5 \\cdot 2 = 10`): a check's arithmetic, not an answer offered."""
+    left, eq, _ = value.partition("=")
+    return bool(eq) and _NAME.fullmatch(left.strip()) is None
+
+
+def _listed(text: str, a: _Item, b: _Item) -> bool:
+    """Two candidates side by side: only separators between two boxes, and an "or" word beside a bare value
+    (`\\boxed{3} (or $5$)`; a bare value after a comma is a derivation's step: "since x > 2, \\boxed{3}")."""
+    if _LIST_GAP.fullmatch(text, a.end, b.start) is None:
+        return False
+    return a.kind == b.kind == "box" or _OR_WORD.search(text, a.end, b.start) is not None
+
+
+def _take_box(zone: _Zone, box: _Item, beside: bool, listed_before: _Item | None) -> bool:
+    """A committed value (a box, or a value named after a revision); True when it became the answer."""
+    if zone.pending and zone.candidates == [box.text]:
+        zone.pending = False  # a revision that restates the answer keeps it (and its label's format)
+        return True
+    if zone.pending or not zone.candidates:
+        zone.commit(box, box.labelled or zone.pending)
+        if listed_before is not None:
+            zone.add(listed_before.text)  # "either 4 or \\boxed{3}"
+        return True
+    if beside or (box.labelled and zone.labelled):
+        zone.add(box.text)  # offered beside the answer, or a second labelled answer with nothing revising the first
+    elif box.labelled or not zone.strong:
+        zone.commit(box, box.labelled)  # a label outranks unlabelled boxes and values; of boxes, the last is final
+        return True
+    return False
+
+
 @dataclass(frozen=True)
 class ProblemAnswer:
-    """What was extracted for problem `index` (1-based)."""
+    """What was extracted for problem `index` (1-based): the candidates its text commits to (the grader pays them
+    only when every one is right) and its answer, the first of them, or None when they are different answers."""
 
     index: int
     answer: str | None
+    candidates: tuple[str, ...]
     stage: int | None
     section: tuple[int, int] | None  # character span of "### Problem i" in the completion
 
@@ -184,137 +319,165 @@ def _sections(heads: list[tuple[int, int]], length: int, n: int) -> dict[int, tu
     return spans
 
 
-def _conflicting_labels(labelled: list[tuple[int, int, str]], n: int) -> set[int]:
-    """Problems with labelled answers that disagree ("Answer1: \\boxed{3}" ... "Answer1: \\boxed{5}")."""
-    first: dict[int, tuple[str, object]] = {}
-    conflicted: set[int] = set()
-    for num, _, content in labelled:
-        if not 1 <= num <= n or num in conflicted:
-            continue
-        key = restatement_key(content)  # restating one answer is no hedge
-        if first.setdefault(num, key) != key:
-            conflicted.add(num)
-    return conflicted
+# a header ("head"), an answer label ("label"), a "back to Problem i" ("back") or the blank line ending it ("para");
+# `revised`: a label whose note revises ("Answer 2 (revised):")
+_Mark = namedtuple("_Mark", "start end kind num revised", defaults=(False,))
 
 
-def _line_span(text: str, start: int, end: int, barriers: list[int]) -> tuple[int, int]:
-    """The line around text[start:end], cut at the answer labels and headers on it (other problems' answers)."""
-    lo, hi = text.rfind("\n", 0, start) + 1, text.find("\n", end)
-    hi = len(text) if hi < 0 else hi
-    k = bisect_right(barriers, start)  # sorted: one look on each side
-    if k:
-        lo = max(lo, barriers[k - 1])
-    k = bisect_left(barriers, end)
-    if k < len(barriers):
-        hi = min(hi, barriers[k])
-    return lo, hi
+def _marks(text: str) -> list[_Mark]:
+    """Headers, labels and "back to"s in order; a "back to"'s text ends at the next blank line ("para")."""
+    marks = [_Mark(m.start(), m.end(), "head", _index(m[1])) for m in SECTION_HEADER.finditer(text)]
+    for m in ANSWER_LABEL.finditer(text):
+        if not (m.start() and text[m.start() - 1].isascii() and text[m.start() - 1].isalpha()):  # not "...answer"
+            marks.append(_Mark(m.start(), m.end(), "label", _index(m[1]), bool(m[2] and _REVISED.search(m[2]))))
+    low = text.lower()  # "to Problem i" is looked for only where a problem is named beyond the headers
+    mentions = low.count("problem") + low.count("question") > sum(m.kind == "head" for m in marks)
+    backs = [
+        _Mark(m.start(), m.end(), "back", _index(m[1]))
+        for m in (_TO_PROBLEM.finditer(text) if mentions else ())
+        if _BACK.search(text, max(0, m.start() - 12), m.start())
+    ]
+    breaks = [(m.start(), m.end()) for m in _PARAGRAPH.finditer(text)] if backs else []
+    ends = {bisect_left(breaks, (b.end, 0)) for b in backs} - {len(breaks)}
+    return sorted(marks + backs + [_Mark(*breaks[k], "para", 0) for k in ends], key=lambda m: m.start)
 
 
-def _value_after(tail: str) -> str | None:
-    """What a hedge word offers as a value: math in `$...$` or `\\(...\\)`, else the rest of the clause when it
-    holds a digit or a command; None when it states no value ("or so", "alternatively, by symmetry")."""
-    tail = tail.lstrip(" \t,:;")
-    for opener, closer in (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")):
-        if tail.startswith(opener):
-            end = tail.find(closer, len(opener))
-            return tail[len(opener) : end if end >= 0 else len(tail)]
-    clause = tail.split(")", 1)[0].rstrip(" .,;")
-    return clause if any(c.isdigit() or c == "\\" for c in clause) else None
+class _Reader:
+    """One pass over the answer text: whose text each stretch is, and each problem's zone, clause by clause."""
+
+    def __init__(self, text: str, n: int, boxes: BoxIndex) -> None:
+        self.text, self.n, self.boxes = text, n, boxes
+        self.zones: dict[int, _Zone] = {}
+        self.section: int | None = None  # the problem whose "### Problem i" section this is
+        self.base: int | None = 1 if n == 1 else None  # whose text this is when no label or "back to" says
+        self.owner, self.back_scope = self.base, False
+        self.clause: list[_Item] = []
+        self.labelled: dict[int, tuple[int, int]] = {}  # box start -> (problem number as written, stage)
+        self.box_owner: dict[int, int | None] = {}
+
+    def _problem(self, num: int) -> int | None:
+        return num if 1 <= num <= self.n else None
+
+    def flush(self) -> None:
+        """The clause ends: its items go to the policy of the problem whose text it is."""
+        if not self.clause:
+            return
+        if self.owner is not None:
+            _read_clause(self.zones.setdefault(self.owner, _Zone()), self.clause, self.text)
+        self.clause = []
+
+    def mark(self, mark: _Mark) -> None:
+        self.flush()
+        num = self._problem(mark.num)
+        if mark.kind == "para":
+            self.owner = self.base if self.back_scope else self.owner
+            self.back_scope = False
+            return
+        if mark.kind == "head":
+            self.section = self.base = self.owner = num
+            self.back_scope = False
+            return
+        self.owner, self.back_scope = num, mark.kind == "back"
+        if num is not None and (mark.kind == "back" or mark.revised):
+            self.zones.setdefault(num, _Zone()).pending = True  # coming back to a problem revises its answer
+        box = self._label_box(mark)
+        if box is not None:
+            self.labelled[box.start] = (mark.num, 1 if self.section == num else 2)
+
+    def _label_box(self, mark: _Mark) -> Box | None:
+        """The box a label names: the first box after it, with only markup, display math or `name =` between."""
+        return self.boxes.by_start.get(_LEAD.match(self.text, mark.end).end()) if mark.kind == "label" else None
+
+    def box(self, box: Box) -> None:
+        num, stage = self.labelled.get(box.start, (self.owner, 3))
+        self.box_owner[box.start] = num
+        if self.owner is not None and not is_placeholder(box.content):
+            self.add(_Item("box", box.start, box.end, box.content, stage, box.start in self.labelled))
+
+    def token(self, m: re.Match[str]) -> None:
+        if m.lastgroup != "value":
+            self.add(_Item(str(m.lastgroup), m.start(), m.end()))
+        elif (value := _bare_value(m.group())) is not None:
+            self.add(_Item("value", m.start(), m.end(), value))
+
+    def add(self, item: _Item) -> None:
+        """One more item of the clause under way; a line break or a sentence's end before it starts a new clause."""
+        if self.clause and _CLAUSE_END.search(self.text, self.clause[-1].end, item.start):
+            self.flush()
+        self.clause.append(item)
+
+    def read(self, marks: list[_Mark]) -> None:
+        """Boxes and marks in order, and between them the words and bare values of text that can change an answer:
+        a problem's text once it has one, and the line of its next box."""
+        events: list[Box | _Mark] = sorted([*self.boxes.top_level, *marks], key=lambda e: e.start)
+        pos = 0
+        for event in [*events, None]:
+            start = len(self.text) if event is None else event.start
+            if start < pos:
+                continue  # inside a box already read
+            lo = self._scan_from(pos, start, event)
+            while lo < start and (m := _SCAN.search(self.text, lo, start)):
+                self.token(m)
+                lo = m.end()
+            if event is None:
+                break
+            self.box(event) if isinstance(event, Box) else self.mark(event)
+            pos = event.end
+        self.flush()
+
+    def _scan_from(self, pos: int, start: int, event: Box | _Mark | None) -> int:
+        """Where the text before the next event starts to matter: in a problem's text once it has an answer (not
+        before a label whose box replaces it), and in a problem's text not yet answered only near its next box when
+        an "or" word stands there ("either 4 or \\boxed{3}")."""
+        zone = self.zones.get(self.owner) if self.owner is not None else None
+        if isinstance(event, _Mark) and self._outranks(event, zone):
+            return start
+        if self.clause or (zone is not None and zone.candidates):  # a clause under way, or an answer to revise
+            return pos
+        near = max(pos, start - _BEFORE_BOX)
+        if self.owner is None or not isinstance(event, Box) or not _OR_WORD.search(self.text, near, start):
+            return start
+        return near if near == pos else self.text.find(" ", near, start) + 1 or start  # from a word's start
+
+    def _outranks(self, mark: _Mark, zone: _Zone | None) -> bool:
+        """The mark is this problem's label with a box, and no labelled box is its answer yet (rule 3 of the policy:
+        that box replaces the answer, whatever the text before it revised or offered)."""
+        if self.owner is None or self._problem(mark.num) != self.owner or (zone is not None and zone.labelled):
+            return False
+        box = self._label_box(mark)
+        return box is not None and not is_placeholder(box.content) and not any(it.labelled for it in self.clause)
+
+    def answer(self, i: int) -> tuple[tuple[str, ...], int | None]:
+        """Problem i's candidates and stage; the paper's position order only for a problem no text answers, with a
+        box no other problem's text holds or labels."""
+        zone = self.zones.get(i, _Zone())
+        if zone.refused or zone.candidates:
+            return (() if zone.refused else tuple(zone.candidates)), zone.stage
+        top = self.boxes.top_level
+        box = top[i - 1] if i <= len(top) else None
+        if box is None or self.box_owner.get(box.start) not in (None, i) or is_placeholder(box.content):
+            return (), None
+        return (box.content,), 3
 
 
-def _hedged(text: str, box: Box, line: tuple[int, int], others: list[Box]) -> bool:
-    """A second candidate on the answer's line: another box (`others`, in order), or a value after "or",
-    "alternatively", ..., that is not the same value. Two candidates are a hedge, whichever of them is right."""
-    first = bisect_left(others, line[0], key=lambda o: o.start)
-    last = bisect_left(others, line[1], key=lambda o: o.start)
-    if any(o is not box and not same_answer(box.content, o.content) for o in others[first:last]):
-        return True
-    tail = text[box.end : line[1]]
-    for k, m in enumerate(_HEDGE_WORD.finditer(tail)):
-        if k == _HEDGE_WORDS_READ:
-            return True  # a line of alternatives
-        value = _value_after(tail[m.end() :])
-        if value is not None and not same_answer(box.content, value):
-            return True
-    return False
-
-
-def _listed(text: str, box: Box, ordered: list[Box]) -> bool:
-    """An unlabelled answer's box listed beside another candidate (`\\boxed{3}, \\boxed{5}`, `\\boxed{3} or
-    \\boxed{5}`): a hedge unless both state the same value. Boxes with words between them are a derivation's steps."""
-    k = bisect_left(ordered, box.start, key=lambda o: o.start)
-    for j in (k - 1, k + 1):
-        if 0 <= j < len(ordered):
-            a, b = (ordered[j], box) if j < k else (box, ordered[j])
-            gap = text[a.end : b.start]
-            if len(gap) <= 40 and _LIST_GAP.fullmatch(gap) and not same_answer(box.content, ordered[j].content):
-                return True
-    return False
-
-
-def extract_group(
-    completion: str, n: int, *, thinking: bool = False, fallback: Fallback = "position"
-) -> GroupExtraction:
-    """Extract the answers of an N-problem completion with stages and section spans."""
+def extract_group(completion: str, n: int, *, thinking: bool = False) -> GroupExtraction:
+    """The candidates each of the N problems of a completion commits to, with stages and section spans."""
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
     offset, closed = _answer_text(completion, thinking)
     text = completion[offset:]
-    heads = [(m.start(), _index(m.group(1))) for m in SECTION_HEADER.finditer(text)]
-    labels = list(ANSWER_LABEL.finditer(text))
-    boxes = BoxIndex(text, barriers=[h for h, _ in heads] + [m.start() for m in labels])
+    marks = _marks(text)
+    heads = [(m.start, m.num) for m in marks if m.kind == "head"]
+    boxes = BoxIndex(text, barriers=[m.start for m in marks if m.kind in ("head", "label")])
+    reader = _Reader(text, n, boxes)
+    reader.read(marks)
     sections = _sections(heads, len(text), n)
-
-    barriers = sorted([h for h, _ in heads] + [m.start() for m in labels])
-    labelled: list[tuple[int, int, str]] = []  # (problem number, label start, box content)
-    label_of_box: dict[int, int] = {}
-    hedged: set[int] = set()
-    for m in labels:
-        box = boxes.by_start.get(m.end())
-        if box is None or is_placeholder(box.content):
-            continue
-        num = _index(m.group(1))
-        labelled.append((num, m.start(), box.content))
-        label_of_box[box.start] = num
-        if _hedged(text, box, _line_span(text, m.start(), box.end, barriers), boxes.top_level):
-            hedged.add(num)
-
-    conflicted = _conflicting_labels(labelled, n) | hedged
-    found: dict[int, tuple[str, int]] = {}
-    for i in range(1, n + 1):
-        if i in conflicted:
-            continue  # two different labelled answers for one problem: a hedge, no answer
-        span = sections.get(i)
-        if span and (hit := next((c for k, s, c in labelled if k == i and span[0] <= s < span[1]), None)) is not None:
-            found[i] = (hit, 1)
-        elif (hit := next((c for k, _, c in labelled if k == i), None)) is not None:
-            found[i] = (hit, 2)
-
-    unlabelled_ok = [b for b in boxes.top_level if label_of_box.get(b.start) is None and not is_placeholder(b.content)]
-    if fallback == "last" and n == 1 and 1 not in found and 1 not in conflicted and unlabelled_ok:
-        box = unlabelled_ok[-1]
-        if not _listed(text, box, unlabelled_ok):
-            found[1] = (box.content, 3)
-    elif fallback == "position":
-        ordered = boxes.top_level
-        for i in range(1, n + 1):
-            if i in found or i in conflicted or i > len(ordered):
-                continue
-            box = ordered[i - 1]
-            owner = label_of_box.get(box.start)
-            if owner in (None, i) and not is_placeholder(box.content):
-                if n == 1 and _listed(text, box, ordered):
-                    continue  # one problem, two candidates on its line (several problems' boxes may share a line)
-                found[i] = (box.content, 3)
-
     problems = []
     for i in range(1, n + 1):
-        answer, stage = found.get(i, (None, None))
+        candidates, stage = reader.answer(i)
         span = sections.get(i)
-        problems.append(ProblemAnswer(i, answer, stage, (span[0] + offset, span[1] + offset) if span else None))
+        answer = candidates[0] if candidates and all(same_answer(candidates[0], c) for c in candidates[1:]) else None
+        problems.append(
+            ProblemAnswer(i, answer, candidates, stage, (span[0] + offset, span[1] + offset) if span else None)
+        )
     return GroupExtraction(tuple(problems), offset, closed)
-
-
-def extract_answers(completion: str, n: int) -> list[str | None]:
-    """The N answers of a grouped completion (None where nothing was found)."""
-    return extract_group(completion, n).answers
