@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import product
 from typing import Any
 
 from recipe_bcr.grading.answers.tree import Node
@@ -37,6 +38,7 @@ REFUTE_REL = _CTX.mpf(10) ** -30  # a relative difference this large is no round
 _CONTAINERS = frozenset(("tuple", "set", "interval", "list", "list1", "matrix", "rel", "conn"))
 _SHOWN = frozenset(("text", "sym", "unit", "words", "choice"))  # the nodes whose text a reader sees as words
 _MAX_ITEMS = 64
+_MAX_SIGNS = 4  # a tuple with more \\pm signs than this stands for too many tuples to list
 
 
 def has_prose(node: Node) -> bool:
@@ -52,7 +54,7 @@ def _strip_units(node: Node) -> Node:
 def _families(node: Node) -> set[str]:
     """Connective families used anywhere in the tree, and "relation" for a relation sign."""
     out: set[str] = set()
-    for n in node.walk():
+    for n in _outside_bounds(node):
         if n.kind == "conn":
             out.update(n.text.split(","))
         elif n.kind == "rel":
@@ -62,6 +64,15 @@ def _families(node: Node) -> set[str]:
         elif n.kind == "list" and ("or" in n.text or "and" in n.text):
             out.add("words")
     return out
+
+
+def _outside_bounds(node: Node):  # noqa: ANN202 - a generator of Nodes
+    """Every node but the index of a sum or product (`k = 1` under `\\sum` is no relation the answer states)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.children if n.kind != "bigop" else (n.children[0], *n.children[1].children[1:])))
 
 
 def is_label(node: Node) -> bool:
@@ -83,7 +94,7 @@ def is_label(node: Node) -> bool:
         return is_label(ch[0]) and (
             (mark.kind == "sym" and mark.text == "*") or (mark.kind == "neg" and mark.children[0].value == 1)
         )
-    if k == "func":
+    if k in ("func", "div"):  # \\frac{V_o(s)}{V_i(s)}, \\frac{dy}{dx}: a ratio of names names one value
         return all(is_label(c) for c in ch)
     if k == "mul":
         return (
@@ -151,6 +162,7 @@ def verdict(pred: Node, gold: Node, rel_tol: float) -> tuple[bool, str] | list[Q
     """(correct, method) when the trees decide; otherwise what the symbolic check must decide: (answer part,
     gold part, claimed only approximately, and each side's number when the tree reads it as one)."""
     pred, gold = _choice_value(pred, gold), _choice_value(gold, pred)
+    pred = _renamed_variable(pred, gold)
     if same_tree(pred, gold):
         return True, "string"
     if is_prose(gold) or pred.kind == "choice":
@@ -161,6 +173,35 @@ def verdict(pred: Node, gold: Node, rel_tol: float) -> tuple[bool, str] | list[Q
     if decided:
         return True, "numeric"
     return False, "structure" if pred.kind in _CONTAINERS or gold.kind in _CONTAINERS else "numeric"
+
+
+def _renamed_variable(pred: Node, gold: Node) -> Node:
+    """`f(z) = z` against `f(x) = x`: a definition binds its function's variable, so the answer's is renamed to the
+    gold's (unless the gold's name is already used in the answer for something else)."""
+    p_var, g_var = _defined_variable(pred), _defined_variable(gold)
+    if p_var is None or g_var is None or p_var == g_var or g_var in pred.names:
+        return pred
+    return _rename(pred, p_var, g_var)
+
+
+def _defined_variable(node: Node) -> str | None:
+    """`x` in `f(x) = ...`: the one name a function of one argument is defined in; None for anything else."""
+    if node.kind != "rel" or node.text != "=" or len(node.children) != 2:
+        return None
+    head = node.children[0]
+    if head.kind != "mul" or len(head.children) != 2 or head.children[0].kind != "sym":
+        return None
+    arg = head.children[1]
+    return arg.text if arg.kind == "sym" and arg.paren and arg.text not in ("e", "i") else None
+
+
+def _rename(node: Node, old: str, new: str) -> Node:
+    if node.kind == "sym" and node.text == old:
+        return Node("sym", text=new, span=node.span, paren=node.paren)
+    if not node.children:
+        return node
+    kids = tuple(_rename(c, old, new) for c in node.children)
+    return Node(node.kind, kids, node.text, node.value, node.places, node.span, node.paren)
 
 
 def is_prose(tree: Node) -> bool:
@@ -370,8 +411,15 @@ def _same_condition(a: Node, b: Node) -> bool:
 
 
 def _states_a_region(node: Node) -> bool:
-    """Set-builder notation, a set difference or a union: compared as the set of reals it states."""
-    return node.kind == "setbuilder" or (node.kind == "conn" and bool({"setminus", "cup"} & set(node.text.split(","))))
+    """Set-builder notation, a set difference, a union, `\\mathbb{R}` or an inequality of an absolute value
+    (`|x - 3| < 2`): compared as the set of reals it states."""
+    if node.kind == "rel":
+        return node.text in ("<", "<=", ">", ">=") and any(c.kind == "abs" for c in node.children)
+    return (
+        node.kind == "setbuilder"
+        or (node.kind == "sym" and node.text == "\\mathbb{R}")
+        or (node.kind == "conn" and bool({"setminus", "cup"} & set(node.text.split(","))))
+    )
 
 
 def _finite_difference(node: Node) -> Node:
@@ -480,6 +528,11 @@ def _plus_minus(node: Node) -> Node:
     if node.kind == "add" and len(node.children) == 2 and node.children[1].kind == "pm":
         a, b = node.children[0], node.children[1].children[0]
         return Node("set", (Node("add", (a, Node("neg", (b,), text="-"))), Node("add", (a, b))), text="{}")
+    if node.kind == "tuple" and sum(c.kind in ("pm", "add") for c in node.children) <= _MAX_SIGNS:
+        options = [_plus_minus(c) for c in node.children]  # (\\pm 1, 2) is the two pairs (-1, 2) and (1, 2)
+        if any(o is not c for o, c in zip(options, node.children)):
+            choices = [o.children if o is not c else (c,) for o, c in zip(options, node.children)]
+            return Node("set", tuple(Node("tuple", combo, node.text) for combo in product(*choices)), text="{}")
     return node
 
 

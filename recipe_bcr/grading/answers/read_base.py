@@ -80,6 +80,7 @@ CONNECTIVES = {
     "\\cap": "cap",
     "\\setminus": "setminus",
     "\\oplus": "oplus",
+    "\\odot": "odot",
     "\\\\": "linebreak",
 }
 STYLES = frozenset("\\mathbf \\boldsymbol \\mathit \\mathsf \\bm \\boxed \\fbox \\mathnormal".split())

@@ -53,7 +53,7 @@ class FunctionReader(ReaderBase):
                     self.take()
                     bounds.append(self.argument())
             body = self.term()
-            node = Node("bigop", (body, *bounds), text=text[1:], span=(tok.start, body.span[1]))
+            node = _bound_index(Node("bigop", (body, *bounds), text=text[1:], span=(tok.start, body.span[1])))
             return expand_bigop(node) or node
         if text in FUNCTIONS:
             return self.function(text, tok)
@@ -103,6 +103,27 @@ class FunctionReader(ReaderBase):
         """`8!2!`: a number right after a factorial is the next factorial of a product, when it has its own `!`."""
         nxt = self.peek(1)
         return self.t[self.i - 1].text == "!" and nxt is not None and nxt.kind == "char" and nxt.text == "!"
+
+
+_INDEX_NAMES = ("k", "j", "m", "r", "q")
+
+
+def _bound_index(node: Node) -> Node:
+    """A sum's or product's index under one name (`\\sum_{i=1}^{n} i` is `\\sum_{k=1}^{n} k`): it is bound, so its
+    name says nothing (and `i` is then never read as the imaginary unit); unchanged where no name is free."""
+    if len(node.children) < 2 or node.children[1].kind != "rel" or node.children[1].text != "=":
+        return node
+    body, lower, *upper = node.children
+    index, start = lower.children
+    if index.kind != "sym" or len(lower.children) != 2:
+        return node
+    used = (_names(body) - {index.text}) | _names(start) | {n for u in upper for n in _names(u)}
+    name = next((n for n in _INDEX_NAMES if n not in used), None)
+    if name is None or name == index.text:
+        return node
+    fresh = Node("sym", text=name, span=index.span)
+    bound = Node("rel", (fresh, start), text="=", span=lower.span)
+    return Node(node.kind, (substitute(body, index.text, fresh), bound, *upper), node.text, span=node.span)
 
 
 def expand_bigop(node: Node) -> Node | None:

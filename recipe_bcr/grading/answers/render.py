@@ -37,6 +37,7 @@ _CONN = {
     "cap": "\\cap",
     "setminus": "\\setminus",
     "oplus": "\\oplus",
+    "odot": "\\odot",
     "linebreak": "\\\\",
 }
 TRIG = frozenset("sin cos tan cot sec csc".split())

@@ -155,6 +155,9 @@ def unknowns(node: Node) -> frozenset[str]:
 def _names(node: Node) -> frozenset[str]:
     if node.kind == "sym":
         return frozenset((node.text,))
+    if node.kind == "bigop" and len(node.children) > 1 and node.children[1].kind == "rel":
+        body, (index, start), *upper = node.children[0], node.children[1].children, *node.children[2:]
+        return (body.names - index.names).union(start.names, *(u.names for u in upper))  # the index is bound
     return frozenset().union(*(c.names for c in node.children))
 
 
