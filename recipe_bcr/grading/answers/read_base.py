@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from recipe_bcr.grading.answers.lex import Token
 from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.si import read_unit
 from recipe_bcr.grading.answers.words import UNITS, text_content, text_kind
 
 MAX_DEPTH = 40  # brackets, fractions and powers nested deeper than this are no answer a reader checks
@@ -171,7 +172,7 @@ def literal(k: int, span: tuple[int, int]) -> Node:
 def is_unit(content: str) -> bool:
     """A `\\text{...}` that is a unit: words from the closed list, or one letter of it (`8 \\text{ m}`, `5 \\mathrm{~g}`)."""
     kind = text_kind(content)
-    return kind == "unit" or (kind == "letter" and text_content(content) in UNITS)
+    return kind == "unit" or (kind == "letter" and (text_content(content) in UNITS or read_unit(content) is not None))
 
 
 def respan(node: Node, span: tuple[int, int], paren: bool = False) -> Node:

@@ -14,46 +14,36 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from recipe_bcr.grading.answers.node import FACTS, Node
+from recipe_bcr.grading.answers.si import read_unit, unit_word
 from recipe_bcr.grading.answers.words import UNITS
 
-_SPELLINGS: dict[str, tuple[str, Fraction]] = {}
+_SPELLINGS: dict[str, tuple[dict[str, int], Fraction]] = {}  # units the SI grammar does not read (it reads `cm`, `kg`)
 
 
 def _add(base: str, scale: str, *names: str) -> None:
+    """`names` measure `scale` times `base` (an SI unit, or a base of its own: `$`)."""
+    dims, size = read_unit(base) or ({base: 1}, Fraction(1))
     for name in names:
-        _SPELLINGS[name] = (base, Fraction(scale))
+        _SPELLINGS[name] = (dims, size * Fraction(scale))
 
 
-_add("m", "0.001", "mm", "millimeter", "millimeters", "millimetre", "millimetres")
-_add("m", "0.01", "cm", "centimeter", "centimeters", "centimetre", "centimetres")
-_add("m", "1", "m", "meter", "meters", "metre", "metres")
-_add("m", "1000", "km", "kilometer", "kilometers", "kilometre", "kilometres")
 _add("m", "0.0254", "in", "inch", "inches")
 _add("m", "0.3048", "ft", "foot", "feet")
 _add("m", "0.9144", "yd", "yard", "yards")
 _add("m", "1609.344", "mi", "mile", "miles")
-_add("g", "0.001", "milligram", "milligrams")
-_add("g", "1", "g", "gram", "grams")
-_add("g", "1000", "kg", "kilogram", "kilograms")
 _add("g", "1000000", "tonne", "tonnes")
 _add("g", "453.59237", "lb", "lbs", "pound", "pounds")
 _add("g", "28.349523125", "oz", "ounce", "ounces")
-_add("s", "0.001", "millisecond", "milliseconds")
-_add("s", "1", "s", "sec", "secs", "second", "seconds")
-_add("s", "60", "min", "mins", "minute", "minutes")
-_add("s", "3600", "h", "hr", "hrs", "hour", "hours")
+_add("s", "1", "sec", "secs")
+_add("s", "60", "mins")
+_add("s", "3600", "hrs")
 _add("s", "86400", "day", "days")
 _add("s", "604800", "week", "weeks")
-_add("l", "1", "l", "liter", "liters", "litre", "litres")
-_add("l", "0.001", "ml")
 _add("$", "1", "$", "dollar", "dollars", "usd")
 _add("$", "0.01", "cent", "cents")
-_add("hz", "1", "hertz")
-_add("hz", "1000", "khz")
-_add("hz", "1000000", "mhz")
-_add("hz", "1000000000", "ghz")
-_add("w", "1", "watt", "watts")
-_add("w", "1000", "kilowatt", "kilowatts")
+_add("Hz", "1000", "khz")
+_add("Hz", "1000000", "mhz")
+_add("Hz", "1000000000", "ghz")
 _SAME = {
     "mph": "mi/h",
     "kph": "km/h",
@@ -84,12 +74,16 @@ def _word(word: str) -> tuple[dict[str, int], Fraction] | None:
         return None
     if word not in _SPELLINGS and word.endswith("s") and word[:-1] in UNITS:
         word = word[:-1]  # gallons, acres: a unit without a scale here is its own base
-    base, scale = _SPELLINGS.get(word, (word, Fraction(1)))
-    return {base: power}, scale**power
+    dims, scale = _SPELLINGS.get(word) or unit_word(word) or ({word: 1}, Fraction(1))
+    return {base: p * power for base, p in dims.items()}, scale**power
 
 
 def quantity(unit: str) -> Quantity | None:
-    """The quantity a unit node's text measures, or None for a generic or count unit."""
+    """The quantity a unit node's text measures, or None for a generic or count unit: as the SI grammar reads it
+    (recipe_bcr.grading.answers.si), else by the closed list of other units below."""
+    read = read_unit(unit)
+    if read is not None:
+        return Quantity(tuple(sorted(read[0].items())), read[1])
     text = " ".join(_SAME.get(w, w) for w in unit.lower().split())
     dims: dict[str, int] = {}
     scale, sign, power = Fraction(1), 1, 1
