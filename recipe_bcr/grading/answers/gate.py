@@ -14,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from recipe_bcr.grading.answers.compare import is_label, is_prose, stated_values, statement_value, verdict
+from recipe_bcr.grading.answers.compare import is_prose, verdict
 from recipe_bcr.grading.answers.render import render
+from recipe_bcr.grading.answers.statements import is_label, stated_values, statement_value
 from recipe_bcr.grading.answers.tree import Node, parse
 
 Gold = str | list[str]

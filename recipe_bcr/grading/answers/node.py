@@ -1,8 +1,9 @@
 """A node of an answer tree, and the facts about it each rule reads: computed once per node, on first read.
 
-The reader (recipe_bcr.grading.answers.tree) builds nodes; the modules that know how to compute a fact (its exact
-value, its unknowns, its 50-digit value, its polynomial, the set of reals it states) register the function in
-`FACTS` when they are imported. A rule reads `node.exact`, `node.names`, ...: the first read computes and keeps the
+The reader (recipe_bcr.grading.answers.tree) builds nodes; the modules that know how to compute a fact (value: its
+exact value, its unknowns, its 50-digit value; poly: its polynomial; regions: the set of reals it states; units: what
+its unit measures) register the function in `FACTS` when they are imported, and the reader imports them all, so a
+tree never exists without them. A rule reads `node.exact`, `node.names`, ...: the first read computes and keeps the
 fact on the node, every later read (by any rule, or by a parent's computation) is a lookup.
 """
 
@@ -11,23 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from importlib import import_module
 from typing import Any
 
 FACTS: dict[str, Callable[[Node], Any]] = {}  # name -> how to compute it, registered by the module that knows
-_PROVIDERS = {
-    "exact": "value",
-    "names": "value",
-    "approx": "value",
-    "approx_i": "value",
-    "tower": "value",
-    "poly": "poly",
-    "interval": "regions",
-    "region": "regions",
-    "infinity": "regions",
-    "complement": "regions",
-    "quantity": "units",
-}
 
 
 @dataclass(frozen=True)
@@ -53,8 +40,6 @@ class Node:
         """The fact `name` about this node, computed on first read and kept."""
         memo = self.memo
         if name not in memo:
-            if name not in FACTS:  # its module registers it on import (it imports this one: no import at the top)
-                import_module(f"recipe_bcr.grading.answers.{_PROVIDERS[name]}")
             memo[name] = FACTS[name](self)
         return memo[name]
 

@@ -147,6 +147,36 @@ def exact(node: Node) -> Fraction | None:
     return node.exact
 
 
+REFUTE_REL = _CTX.mpf(10) ** -30  # a relative difference this large is no rounding noise at 50 digits
+
+
+def refutes(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:
+    """True when two values from `numeric` certainly differ: their difference is far above the
+    rounding noise of the largest magnitude either computation met (cancellation cannot fake it)."""
+    noise = max(a[1], b[1], abs(a[0]), abs(b[0]))
+    if noise == 0:
+        return False
+    return abs(a[0] - b[0]) > REFUTE_REL * noise
+
+
+def as_mp(q: Fraction) -> Any:
+    """An exact rational as a 50-digit number of this module's own context."""
+    return _CTX.mpf(q.numerator) / q.denominator
+
+
+def real_and_imaginary(x: Any) -> tuple[Any, Any]:
+    return _CTX.re(x), _CTX.im(x)
+
+
+def below_power_of_ten(x: Any, power: int) -> bool:
+    return bool(abs(x) < _CTX.mpf(10) ** power)
+
+
+def scaled_fraction(x: Any, places: int) -> Fraction:
+    """x times 10^places, to 45 significant digits, as an exact Fraction (where a decimal's last digit falls)."""
+    return Fraction(_CTX.nstr(x * _CTX.mpf(10) ** places, 45, strip_zeros=False, min_fixed=-100, max_fixed=100))
+
+
 def unknowns(node: Node) -> frozenset[str]:
     """The names written in a tree (`Node.names`: computed once per node)."""
     return node.names
