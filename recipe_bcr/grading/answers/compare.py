@@ -125,7 +125,6 @@ def judge(pred: Node, gold: Node, rel_tol: float) -> Decision:
     """The verdict of the tree rules, or None when only the symbolic check can decide."""
     if pred.kind == "piecewise" or gold.kind == "piecewise":
         return _piecewise(pred, gold, rel_tol)
-    pred, gold = _finite_difference(pred), _finite_difference(gold)
     if _states_a_region(pred) or _states_a_region(gold):
         p_region, g_region = pred.region, gold.region
         if p_region is not None and g_region is not None:
@@ -297,15 +296,3 @@ def _states_a_region(node: Node) -> bool:
         or (node.kind == "sym" and node.text == "\\mathbb{R}")
         or (node.kind == "conn" and bool({"setminus", "cup"} & set(node.text.split(","))))
     )
-
-
-def _finite_difference(node: Node) -> Node:
-    """`\\{1, 2, 3\\} \\setminus \\{2\\}` as the set it leaves, where every element is an exact value."""
-    if node.kind != "conn" or node.text != "setminus" or any(c.kind != "set" for c in node.children):
-        return node
-    left, right = node.children
-    removed = [c.exact for c in right.children]
-    kept = [(c, c.exact) for c in left.children]
-    if any(v is None for v in removed) or any(v is None for _, v in kept):
-        return node
-    return Node("set", tuple(c for c, v in kept if v not in removed), text="{}", span=node.span)

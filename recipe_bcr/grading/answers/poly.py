@@ -21,12 +21,6 @@ class _TooBig(Exception):
     pass
 
 
-def polynomial(node: Node) -> Poly | None:
-    """The expanded polynomial of the tree, or None when it is not one (or too large to expand here);
-    `Node.poly`: computed once per node."""
-    return node.poly
-
-
 def _polynomial(node: Node) -> Poly | None:
     try:
         return _poly(node)

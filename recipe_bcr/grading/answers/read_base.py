@@ -87,6 +87,14 @@ CONNECTIVES = {
 STYLES = frozenset("\\mathbf \\boldsymbol \\mathit \\mathsf \\bm \\boxed \\fbox \\mathnormal".split())
 ACCENTS = frozenset("\\overline \\vec \\hat \\bar \\tilde \\overrightarrow \\widehat \\overarc \\dot \\ddot".split())
 NAME_PREFIXES = frozenset("\\angle \\triangle \\measuredangle".split())
+FACTOR_STARTS = (
+    STYLES
+    | NAME_PREFIXES
+    | frozenset(
+        "\\frac \\dfrac \\tfrac \\cfrac \\sqrt \\pi \\infty \\binom \\dbinom \\tbinom \\lfloor \\lceil \\lvert \\mathbb "
+        "\\mathcal \\{ \\lbrace \\langle \\begin \\degree \\sum \\prod \\imath".split()
+    )
+)  # commands that open a factor (2\\sqrt{3}, 3\\pi): an implied product may go on with them
 MATRICES = frozenset("pmatrix bmatrix matrix Bmatrix array".split())
 MULTI_ARGUMENT = frozenset(("\\max", "\\min", "\\gcd", "\\lcm"))
 REPEAT_MARKS = ("\\overline", "\\bar", "\\dot")  # 0.1\overline{6}, 0.\bar{3}, 0.\dot{3}: the repeating digits

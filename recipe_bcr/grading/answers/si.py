@@ -42,15 +42,21 @@ _SYMBOLS = {
     "pc": _u("m", "30856775814913673"), "ly": _u("m", "9460730472580800"), "AU": _u("m", "149597870700"),
     "au": _u("m", "149597870700"), "min": _u("s", "60"), "h": _u("s", "3600"), "hr": _u("s", "3600"),
     "yr": _u("s", "31557600"), "cal": _u("g m2 s-2", "4184"), "atm": _u("g m-1 s-2", "101325000"),
-    "bar": _u("g m-1 s-2", "100000000"), "Å": _u("m", "1e-10"),
+    "bar": _u("g m-1 s-2", "100000000"), "Å": _u("m", "1e-10"), "in": _u("m", "0.0254"), "ft": _u("m", "0.3048"),
+    "yd": _u("m", "0.9144"), "mi": _u("m", "1609.344"), "lb": _u("g", "453.59237"), "lbs": _u("g", "453.59237"),
+    "oz": _u("g", "28.349523125"), "t": _u("g", "1000000"), "sec": _u("s"), "secs": _u("s"), "mins": _u("s", "60"),
+    "hrs": _u("s", "3600"), "d": _u("s", "86400"), "wk": _u("s", "604800"), "$": _u("$"), "usd": _u("$"),
+    "¢": _u("$", "0.01"),
 }  # fmt: skip
+_UNPREFIXED = frozenset("min h hr hrs mins sec secs d wk yr in ft yd mi lb lbs oz t $ usd ¢ AU au ly Å".split())
 _NAMES = {
     "meter": "m", "metre": "m", "gram": "g", "second": "s", "ampere": "A", "amp": "A", "kelvin": "K", "mole": "mol",
     "candela": "cd", "hertz": "Hz", "newton": "N", "joule": "J", "watt": "W", "pascal": "Pa", "coulomb": "C",
     "volt": "V", "farad": "F", "ohm": "Ω", "henry": "H", "tesla": "T", "weber": "Wb", "siemens": "S", "liter": "L",
     "litre": "L", "electronvolt": "eV", "erg": "erg", "dyne": "dyn", "parsec": "pc", "lightyear": "ly",
     "minute": "min", "hour": "h", "year": "yr", "calorie": "cal", "atmosphere": "atm", "bar": "bar",
-    "angstrom": "Å",
+    "angstrom": "Å", "inch": "in", "inche": "in", "foot": "ft", "feet": "ft", "yard": "yd", "mile": "mi",
+    "pound": "lb", "ounce": "oz", "tonne": "t", "day": "d", "week": "wk", "dollar": "$", "cent": "¢",
 }  # fmt: skip
 
 
@@ -60,22 +66,23 @@ def unit_word(word: str) -> tuple[Dims, Fraction] | None:
         return _SYMBOLS[word]
     for symbol, power in _PREFIX_SYMBOLS.items():
         base = word[len(symbol) :]
-        if word.startswith(symbol) and base in _SYMBOLS:
+        if word.startswith(symbol) and base in _SYMBOLS and base not in _UNPREFIXED:
             dims, scale = _SYMBOLS[base]
             return dims, scale * Fraction(10) ** power
     name = word.lower()
     for singular in (name, name.removesuffix("s"), name.removesuffix("es")):
         for prefix, power in (("", 0), *_PREFIX_NAMES.items()):
             base = singular[len(prefix) :]
-            if singular.startswith(prefix) and base in _NAMES:
+            if singular.startswith(prefix) and base in _NAMES and (not prefix or _NAMES[base] not in _UNPREFIXED):
                 dims, scale = _SYMBOLS[_NAMES[base]]
                 return dims, scale * Fraction(10) ** power
     return None
 
 
-def read_unit(text: str) -> tuple[Dims, Fraction] | None:
-    """A unit phrase: units with exponents (`^2`, `^{-1}`, `²`), multiplied (a space, `\\cdot`, `*`) or divided (`/`,
-    `per`), maybe `square`/`cubic` before one; the product of their dimensions and scales, or None."""
+def read_unit(text: str, own_bases: bool = False) -> tuple[Dims, Fraction] | None:
+    """A unit phrase: units with exponents (`^2`, `^{-1}`), multiplied (a space, `\\cdot`, `*`) or divided (`/`,
+    `per`), maybe `square`/`cubic` before one; the product of their dimensions and scales, or None. With `own_bases`,
+    a word that is no unit here is a base of its own (`gallons`: its singular)."""
     tokens = text.replace("\\cdot", " ").replace("*", " ").replace("/", " / ").replace("\\mu ", "μ").split()
     dims: Dims = {}
     scale, sign, power = Fraction(1), 1, 1
@@ -90,7 +97,7 @@ def read_unit(text: str) -> tuple[Dims, Fraction] | None:
             continue
         word, _, exponent = token.partition("^")
         exp = _exponent(exponent) if exponent else 1
-        read = unit_word(word)
+        read = unit_word(word) or (({word.removesuffix("s") or word: 1}, Fraction(1)) if own_bases else None)
         if read is None or exp is None:
             return None
         for base, p in read[0].items():

@@ -27,6 +27,7 @@ from recipe_bcr.grading.answers.node import Node
 from recipe_bcr.grading.answers.read_base import (
     ACCENTS,
     CONNECTIVES,
+    FACTOR_STARTS,
     FUNCTIONS,
     GREEK,
     MAX_DEPTH,
@@ -224,39 +225,7 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
             return text_kind(tok.text) in ("number", "math", "letter", "function")
         if tok.kind == "char":  # "|" never starts an implied product: 3 | 5 is no product; nor a "[" that closes
             return tok.text == "(" or (tok.text == "[" and not self._closes(1))  # an ISO interval: `[2, 5[`
-        return (
-            tok.text in FUNCTIONS
-            or tok.text in GREEK
-            or tok.text in STYLES
-            or tok.text in NAME_PREFIXES
-            or tok.text
-            in (
-                "\\frac",
-                "\\dfrac",
-                "\\tfrac",
-                "\\cfrac",
-                "\\sqrt",
-                "\\pi",
-                "\\infty",
-                "\\binom",
-                "\\dbinom",
-                "\\tbinom",
-                "\\lfloor",
-                "\\lceil",
-                "\\lvert",
-                "\\mathbb",
-                "\\mathcal",
-                "\\{",
-                "\\lbrace",
-                "\\langle",
-                "\\begin",
-                "\\degree",
-                "\\sum",
-                "\\prod",
-                "\\imath",
-            )
-            or tok.text in ACCENTS
-        )
+        return tok.text in FACTOR_STARTS or tok.text in FUNCTIONS or tok.text in GREEK or tok.text in ACCENTS
 
     def _closes(self, k: int) -> bool:
         """The token k ahead ends an item (the end, a separator, a closing bracket, a connective): a "[" before it

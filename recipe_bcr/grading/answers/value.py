@@ -142,11 +142,6 @@ def _exact(node: Node) -> Fraction | None:
     return None
 
 
-def exact(node: Node) -> Fraction | None:
-    """The exact rational value of a tree (`Node.exact`: computed once per node)."""
-    return node.exact
-
-
 REFUTE_REL = _CTX.mpf(10) ** -30  # a relative difference this large is no rounding noise at 50 digits
 
 
@@ -175,11 +170,6 @@ def below_power_of_ten(x: Any, power: int) -> bool:
 def scaled_fraction(x: Any, places: int) -> Fraction:
     """x times 10^places, to 45 significant digits, as an exact Fraction (where a decimal's last digit falls)."""
     return Fraction(_CTX.nstr(x * _CTX.mpf(10) ** places, 45, strip_zeros=False, min_fixed=-100, max_fixed=100))
-
-
-def unknowns(node: Node) -> frozenset[str]:
-    """The names written in a tree (`Node.names`: computed once per node)."""
-    return node.names
 
 
 def _names(node: Node) -> frozenset[str]:
@@ -230,14 +220,9 @@ class _Guard(Exception):
     pass
 
 
-def numeric(node: Node, imaginary: bool) -> tuple[Any, Any] | None:
-    """A 50-digit value of the tree (unknowns at fixed points) and the largest magnitude met on
-    the way (the scale of its rounding noise), or None where it cannot be bounded (`Node.approx`, `Node.approx_i`:
-    computed once per node)."""
-    return node.approx_i if imaginary else node.approx
-
-
 def _numeric(node: Node, imaginary: bool) -> tuple[Any, Any] | None:
+    """A 50-digit value of the tree (unknowns at fixed points, `i` the imaginary unit where `imaginary`) and the
+    largest magnitude met on the way (the scale of its rounding noise), or None where it cannot be bounded."""
     mags: list[Any] = [_CTX.mpf(0)]
     try:
         return _num(node, imaginary, mags, {}), mags[0]
@@ -332,7 +317,7 @@ def _eval(node: Node, im: bool, mags: list[Any], env: dict[str, Any]) -> Any:  #
 
 def _derivative(node: Node, im: bool, mags: list[Any], env: dict[str, Any]) -> Any:
     """(f)' in its one unknown, at that unknown's fixed point; its noise is taken as 10^10 times larger."""
-    names = unknowns(node) - {"e", "i"} - set(env)
+    names = node.names - {"e", "i"} - set(env)
     if len(names) != 1:
         raise _Guard
     (name,) = names
@@ -358,14 +343,10 @@ def _raise() -> Any:
 _TOWER = frozenset(("num", "pow", "mul", "fact"))
 
 
-def log10_floor(node: Node) -> float | None:
-    """A lower bound of log10 of a value built only from positive numbers by products, powers and
-    factorials (a power tower), possibly infinite; None for anything else. Refutes `7^{7^{7^7}}`
-    against a small gold without computing it (`Node.tower`: computed once per node)."""
-    return node.tower
-
-
 def _tower(node: Node) -> float | None:
+    """A lower bound of log10 of a value built only from positive numbers by products, powers and factorials (a power
+    tower), possibly infinite; None for anything else. Refutes `7^{7^{7^7}}` against a small gold without computing
+    it."""
     if any(n.kind not in _TOWER for n in node.walk()):
         return None
     try:

@@ -1,29 +1,21 @@
 """A pool of kill-able symbolic-check processes, safe to call from any thread.
 
-verl runs the reward in worker threads and Ray actors, where `signal.alarm` cannot be
-used, and a SymPy computation (10^{10^{10^{10}}}) cannot be interrupted from another
-thread. So each check goes to a separate process (recipe_bcr.grading.symbolic.worker) that is
-killed when its deadline passes. Three properties keep an honest answer's credit
-independent of what else is in the batch:
-  * replacements are forks of a warmed-up fork server (milliseconds, not the 2-3 s of a
-    fresh interpreter), started the moment a worker is killed, so a killed worker is
-    replaced before the next check needs one;
-  * the pool grows with the concurrency it is given (up to `max_size`): every check that is
-    found slow, and every check that waited GROW_AFTER_S for a worker, adds one, so `size`
-    workers always serve honest answers while bursts of short checks reuse warm workers;
-  * a check's deadline measures its own work: it starts when the worker receives the
-    check, and it is extended while the worker has used less CPU than the limit (a
-    starved check is not a slow one): past the hard cap of HARD_CAP times the limit after the call
-    (the target for a whole reward call is twice the limit), a starved check waits for the CPU time
-    it would have had alone, up to STARVED_CAP times the limit, so that an honest answer's verdict
-    never depends on how busy the machine is; waiting for a worker is not the check's time either;
-  * a check that has used more CPU than any honest answer needs (NICE_AFTER_CPU_S) is moved
-    to the lowest CPU priority and keeps a plain wall-clock deadline (its worker is replaced
-    afterwards), so slow answers cannot starve the short checks of honest ones on a busy
-    machine, nor linger past the limit themselves.
-Whatever happens between taking a worker and returning it (a timeout, a dead worker, a
-garbled reply, an exception in this process), the worker is either returned or killed and
-replaced, so the pool never shrinks.
+verl runs the reward in worker threads and Ray actors, where `signal.alarm` cannot be used, and a SymPy computation
+(10^{10^{10^{10}}}) cannot be interrupted from another thread. So each check goes to a separate process
+(recipe_bcr.grading.symbolic.worker) that is killed when its deadline passes. An honest answer's credit does not
+depend on what else is in the batch, nor on how busy the machine is:
+  * replacements are forks of a warmed-up fork server (milliseconds, not the 2-3 s of a fresh interpreter), started
+    the moment a worker is killed;
+  * the pool grows with the concurrency it is given (up to `max_size`): every check found slow, and every check that
+    waited GROW_AFTER_S for a worker, adds one; waiting for a worker is not the check's time;
+  * a check's deadline measures its own work, in CPU time: a check that has had less CPU than its limit is starved,
+    not slow, and waits for the time it would have had alone, past the hard cap of HARD_CAP times the limit (the
+    target for a whole reward call is twice the limit) up to STARVED_CAP times the limit;
+  * a check that has used more CPU than any honest answer needs (NICE_AFTER_CPU_S) is moved to the lowest CPU
+    priority and ends by the hard cap (its worker is replaced afterwards), so slow answers cannot starve the short
+    checks of honest ones, nor linger past the limit themselves.
+Whatever happens between taking a worker and returning it (a timeout, a dead worker, a garbled reply, an exception in
+this process), the worker is either returned or killed and replaced, so the pool never shrinks.
 """
 
 from __future__ import annotations
@@ -106,12 +98,9 @@ class _Worker:
     def recv(
         self, own_s: float, hard_deadline: float, ceiling: float, on_slow: Callable[[], None] | None = None
     ) -> dict[str, Any] | None:
-        """The reply, or None when the check used `own_s` of CPU (or wall time where CPU time cannot be read), died
-        or answered garbage. A check that has used more than NICE_AFTER_CPU_S of CPU is moved to the lowest CPU
-        priority and ends by the hard deadline, so that the short checks of honest answers run first on a busy
-        machine. A check that has used less CPU than `own_s` is starved, not slow: it keeps waiting for the time it
-        would have had alone, past the hard deadline up to `ceiling`, so its verdict never depends on the load.
-        `cpu_used` holds the CPU seconds the check took."""
+        """The reply, or None when the check used `own_s` of CPU (or wall time where CPU time cannot be read), died or
+        answered garbage. Past NICE_AFTER_CPU_S of CPU it is niced and ends by the hard deadline; while it has had less
+        CPU than `own_s` it is starved and waits, up to `ceiling`. `cpu_used` then holds the CPU seconds it took."""
         cpu0 = self.cpu_seconds()
         self.cpu_used = None
         soft = min(time.monotonic() + own_s, hard_deadline)
@@ -268,7 +257,6 @@ class SymbolicPool:
         self._closed = False
         atexit.register(self.close)
 
-    # -- the fork server ---------------------------------------------------------------------
     def _get_server(self) -> _ForkServer | None:
         """The running fork server, started (and waited for) if there is none; None if it cannot start."""
         with self._server_lock:
@@ -300,7 +288,6 @@ class SymbolicPool:
         )
         return None
 
-    # -- growing and shrinking ---------------------------------------------------------------
     def _grow(self, wanted_live: int) -> None:
         """Fork workers in the background until `wanted_live` (capped at max_size) exist."""
         with self._lock:
@@ -424,12 +411,9 @@ class SymbolicPool:
     def idle(self) -> int:
         return self._idle.qsize()
 
-    # -- checks ------------------------------------------------------------------------------
     def check(self, gold: str, pred: str, timeout_s: float, hints: dict[str, Any] | None = None) -> str:
-        """ "true", "false", "gold_unparsed", "pred_unparsed", "error" or "timeout".
-
-        `hints` may carry `gold_number` / `pred_number` ([numerator, denominator, approximate,
-        places]) for a side already read as a plain number, which the worker then does not parse."""
+        """ "true", "false", "gold_unparsed", "pred_unparsed", "error" or "timeout". `hints` may carry `gold_number` /
+        `pred_number` ([numerator, denominator, approximate, places]): a side read as a number, not parsed again."""
         return self.check_timed(gold, pred, timeout_s, hints)[0]
 
     def check_timed(
