@@ -52,9 +52,9 @@ def _families(node: Node) -> set[str]:
     out: set[str] = set()
     for n in _outside_bounds(node):
         if n.kind == "conn":
-            out.update(n.text.split(","))
+            out.update(n.ops)
         elif n.kind == "rel":
-            out.update("approx" if op == "~" else "relation" for op in n.text.split(","))
+            out.update("approx" if op == "~" else "relation" for op in n.ops)
         elif n.kind == "pm":
             out.add("pm")
         elif n.kind == "list" and ("or" in n.text or "and" in n.text):
@@ -164,7 +164,7 @@ def judge(pred: Node, gold: Node, rel_tol: float) -> Decision:
     if extra - {"relation", "approx"}:
         return False
     if gold.kind == "rel":
-        inequality = any(op in ("<", ">", "<=", ">=") for op in gold.text.split(","))
+        inequality = any(op in ("<", ">", "<=", ">=") for op in gold.ops)
         if pred.kind == "rel" or (inequality and (collection_kind(pred) or "").startswith(("tuple", "interval"))):
             return None  # t \le 4 against x \le 4, or against an interval: the symbolic check
         if inequality and pred.kind == "conn":
@@ -294,5 +294,5 @@ def _states_a_region(node: Node) -> bool:
     return (
         node.kind == "setbuilder"
         or (node.kind == "sym" and node.text == "\\mathbb{R}")
-        or (node.kind == "conn" and bool({"setminus", "cup"} & set(node.text.split(","))))
+        or (node.kind == "conn" and bool({"setminus", "cup"} & set(node.ops)))
     )

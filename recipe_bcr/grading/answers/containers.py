@@ -78,7 +78,7 @@ def decide(pred: Node, gold: Node, rel_tol: float, top: bool = False, approx: bo
 
 
 def is_set_union(node: Node) -> bool:
-    return node.kind == "conn" and set(node.text.split(",")) <= {"cup", "cap", "setminus"}
+    return node.kind == "conn" and set(node.ops) <= {"cup", "cap", "setminus"}
 
 
 def is_scalar_value(node: Node) -> bool:

@@ -28,13 +28,22 @@ class Node:
     paren: bool = False  # written in parentheses of its own: `f(x)` is not `f x` to every reader
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)  # facts read so far
 
-    def walk(self):  # noqa: ANN201 - a generator of Nodes
-        """Every node of the tree, this one first."""
-        stack = [self]
-        while stack:
-            node = stack.pop()
-            yield node
-            stack.extend(reversed(node.children))
+    def walk(self) -> list[Node]:
+        """Every node of the tree, this one first (kept: a tree never changes)."""
+        memo = self.memo
+        if "walk" not in memo:
+            out, stack = [], [self]
+            while stack:
+                node = stack.pop()
+                out.append(node)
+                stack.extend(reversed(node.children))
+            memo["walk"] = out
+        return memo["walk"]
+
+    @property
+    def ops(self) -> tuple[str, ...]:
+        """The operators of a relation or a connective, in order (`2 < x \\le 5`: `<`, `<=`); none for other nodes."""
+        return tuple(self.text.split(",")) if self.kind in ("rel", "conn") else ()
 
     def fact(self, name: str) -> Any:
         """The fact `name` about this node, computed on first read and kept."""

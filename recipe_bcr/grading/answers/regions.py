@@ -26,7 +26,7 @@ def as_interval(node: Node) -> Node | None:
         return interval(Node("neg", (INF,)), INF, "(", ")")
     if node.kind != "rel":
         return None
-    ops, ch = node.text.split(","), node.children
+    ops, ch = node.ops, node.children
     if any(op not in _FLIP for op in ops):
         return None
     if len(ch) == 2:
@@ -99,7 +99,7 @@ def _pieces(node: Node, var: str | None) -> list[Piece] | None:  # noqa: C901 - 
         pieces = _pieces(ch[1], ch[0].text)
         return pieces if pieces is None or domain in (None, "\\mathbb{R}") else _integers(pieces, domain)
     if k == "conn" or (k == "list" and node.text == "or"):
-        ops = set(node.text.split(","))
+        ops = set(node.ops) or {node.text}
         parts = [_pieces(c, var) for c in ch]
         if any(p is None or len(p) > _MAX_PIECES for p in parts):
             return None

@@ -42,9 +42,7 @@ def is_label(node: Node) -> bool:
 def stated_values(node: Node) -> list[tuple[Node, bool]] | None:
     """`x = 5`, `f(2) = 3 = \\frac{6}{2}`, `\\frac{\\sqrt3}{3} \\approx 0.577`: the values stated, each
     with True where it is only claimed approximately; None when the relation is no such statement."""
-    ops = node.text.split(",")
-    if ops == ["in"]:
-        ops = ["="]  # x \in [-2, 7] states the interval
+    ops = ("=",) if node.ops == ("in",) else node.ops  # x \in [-2, 7] states the interval
     if any(op not in ("=", "~") for op in ops):
         return None
     parts = list(node.children)
@@ -67,7 +65,7 @@ def stated_values(node: Node) -> list[tuple[Node, bool]] | None:
 def statement_value(gold: Node) -> Node | None:
     """A gold `label = value` (`k = 1`, `(p, q) = (3, 2)`, `\\frac{NO}{BO} = ...`): its value, the answer.
     A gold equation between values (`2a - b = 3`, `x + y = 1`) or any other relation is no statement."""
-    ops = gold.text.split(",") if gold.kind == "rel" else []
+    ops = gold.ops
     if not ops or ops[-1] not in ("=", "in") or any(op != "ratio" for op in ops[:-1]):
         return None
     sides = gold.children[:-1]  # `A:B = 1` names a ratio of names
@@ -82,7 +80,7 @@ def is_open(node: Node) -> bool:
 
 def claims(pred: Node) -> Node:
     """What an answer claims: without a leading label (`P(\\text{win}) = ...` may name its event in words)."""
-    if pred.kind == "rel" and pred.text.split(",")[0] in ("=", "in"):
+    if pred.kind == "rel" and pred.ops[0] in ("=", "in"):
         first = pred.children[0]
         if is_label(first):
             return Node("list", pred.children[1:])
