@@ -41,6 +41,7 @@ from math_verify import parse, verify
 from verl.utils.reward_score import math_verify as verl_math_verify
 
 from recipe_bcr.grading.answers.gate import read_answer, tree_verdict
+from recipe_bcr.grading.answers.value import exact
 from recipe_bcr.grading.reward import score_completion
 from recipe_bcr.grading.verify import Verifier, configure_default
 from reward_fns.bcr import compute_score
@@ -201,7 +202,7 @@ def symbolic_spelling(answer: str) -> str:
     kinds = {n.kind for n in tree.walk()} if tree is not None else set()
     if not kinds or not kinds <= {"num", "neg", "div"} or any(n.places is not None for n in tree.walk()):  # type: ignore[union-attr]
         return answer
-    q = tree.exact  # type: ignore[union-attr]
+    q = exact(tree)  # type: ignore[union-attr]
     if q is None:
         return answer
     sign = "-" if q < 0 else ""

@@ -26,6 +26,8 @@ from __future__ import annotations
 from recipe_bcr.grading.answers.containers import collection_kind, decide, plus_minus, same_tree
 from recipe_bcr.grading.answers.decimals import decimal_hint
 from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.poly import polynomial
+from recipe_bcr.grading.answers.regions import as_interval, complement, region
 from recipe_bcr.grading.answers.scalars import Decision
 from recipe_bcr.grading.answers.statements import (
     claims,
@@ -126,7 +128,7 @@ def judge(pred: Node, gold: Node, rel_tol: float) -> Decision:
     if pred.kind == "piecewise" or gold.kind == "piecewise":
         return _piecewise(pred, gold, rel_tol)
     if _states_a_region(pred) or _states_a_region(gold):
-        p_region, g_region = pred.region, gold.region
+        p_region, g_region = region(pred), region(gold)
         if p_region is not None and g_region is not None:
             return p_region == g_region
         if "setbuilder" in (pred.kind, gold.kind):
@@ -215,7 +217,7 @@ def _equation(pred: Node, gold: Node) -> Decision:
         if node.kind != "rel" or node.text != "=":
             return None
         lhs, rhs = node.children
-        poly = Node("add", (lhs, Node("neg", (rhs,)))).poly
+        poly = polynomial(Node("add", (lhs, Node("neg", (rhs,)))))
         if not poly or all(not m for m in poly):
             return None  # not a polynomial, or no unknown: a statement of a value
         sides.append(poly)
@@ -232,7 +234,7 @@ def _equation(pred: Node, gold: Node) -> Decision:
 def as_intervals(pred: Node, gold: Node) -> tuple[Node, Node] | None:
     """An interval answered as an inequality, or the reverse (`[2, 5]` and `2 \\le x \\le 5`, `\\mathbb{R}`
     and `(-\\infty, \\infty)`): both read as intervals. None unless one side is an inequality and the other an interval."""
-    p_iv, g_iv = pred.interval, gold.interval
+    p_iv, g_iv = as_interval(pred), as_interval(gold)
     if p_iv is None and g_iv is None:
         return None
     p_iv = p_iv or (pred if pred.kind in ("interval", "tuple") and len(pred.children) == 2 else None)
@@ -268,10 +270,10 @@ def _piecewise(pred: Node, gold: Node, rel_tol: float) -> bool:
 
 def _conditions(node: Node) -> list[Node]:
     """Each piece's condition as an interval where it states one; "otherwise" beside one half-line as the other."""
-    conds = [p.children[1].interval or p.children[1] for p in node.children]
+    conds = [as_interval(p.children[1]) or p.children[1] for p in node.children]
     if len(conds) == 2 and [c.kind for c in conds].count("otherwise") == 1:
         k = 0 if conds[0].kind == "otherwise" else 1
-        rest = conds[1 - k].complement
+        rest = complement(conds[1 - k])
         if rest is not None:
             conds[k] = rest
     return conds

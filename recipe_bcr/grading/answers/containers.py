@@ -10,6 +10,8 @@ from itertools import product
 from recipe_bcr.grading.answers.node import Node
 from recipe_bcr.grading.answers.scalars import Decision, decide_scalar, unsigned
 from recipe_bcr.grading.answers.statements import is_open
+from recipe_bcr.grading.answers.units import unit_quantity
+from recipe_bcr.grading.answers.value import exact
 
 _MAX_ITEMS = 64
 
@@ -43,12 +45,12 @@ def _in_units(pred: Node, gold: Node) -> Decision:
     (p_sign, pred), (g_sign, gold) = unsigned(pred), unsigned(gold)
     if pred.kind != "unit" or gold.kind != "unit" or pred.text == gold.text:
         return None
-    p, g = pred.quantity, gold.quantity
+    p, g = unit_quantity(pred), unit_quantity(gold)
     if p is None or g is None or p == g:
         return None
     if p.dims != g.dims:
         return False
-    pv, gv = pred.children[0].exact, gold.children[0].exact
+    pv, gv = exact(pred.children[0]), exact(gold.children[0])
     return pv is not None and gv is not None and p_sign * pv * p.scale == g_sign * gv * g.scale
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.value import exact
 
 
 def decimal_hint(node: Node) -> list[int | bool] | None:
@@ -17,7 +18,7 @@ def decimal_hint(node: Node) -> list[int | bool] | None:
     dec = decimal_value(node)
     if dec is not None:
         return [dec.value.numerator, dec.value.denominator, True, dec.places]
-    value = node.exact if node.kind in ARITHMETIC else None
+    value = exact(node) if node.kind in ARITHMETIC else None
     return None if value is None else [value.numerator, value.denominator, False, 0]
 
 
@@ -47,7 +48,7 @@ def decimal_value(node: Node) -> Number | None:
         return None
     if not _keeps_last_digit(node):
         return None  # \frac{2.000001}{3}: each decimal stands for its own value, and 2.000001 is not 2
-    value = node.exact
+    value = exact(node)
     if value is None:
         return None
     places = next((k for k in range(61) if (value * 10**k).denominator == 1), None)
@@ -70,13 +71,13 @@ def _keeps_last_digit(node: Node) -> bool:
     if k == "mul":
         return all(_keeps_last_digit(c) if has_decimal(c) else is_integer_value(c) for c in ch)
     if k == "div":
-        den = None if has_decimal(ch[1]) else ch[1].exact
+        den = None if has_decimal(ch[1]) else exact(ch[1])
         return _keeps_last_digit(ch[0]) and den is not None and den > 0 and _power_of_ten(den)
     return False
 
 
 def is_integer_value(node: Node) -> bool:
-    v = node.exact
+    v = exact(node)
     return v is not None and v.denominator == 1
 
 
@@ -95,7 +96,7 @@ def percent(node: Node) -> Number | None:
     while node.kind == "neg":
         sign, node = -sign, node.children[0]
     if node.kind == "percent":
-        v = node.children[0].exact
+        v = exact(node.children[0])
         lit = decimal_literal(node.children[0])
         if v is not None:
             return Number(sign * v, lit is not None, True, lit.places if lit else 0)
@@ -106,7 +107,7 @@ def as_number(node: Node) -> Number | None:
     dec = decimal_literal(node)
     if dec is not None:
         return dec
-    v = node.exact
+    v = exact(node)
     return None if v is None else Number(v, False)
 
 

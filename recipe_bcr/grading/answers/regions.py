@@ -3,7 +3,7 @@ union (`\\cup`), a difference (`\\mathbb{R} \\setminus \\{0\\}`) and set-builder
 
 `region` reads a tree into sorted, merged intervals with exact endpoints, so two spellings of one set compare equal
 (`\\{x \\mid x \\ne 0\\}`, `(-\\infty, 0) \\cup (0, \\infty)`); None where an endpoint is not exact. Each is a
-fact of a node (`Node.interval`, `Node.region`, `Node.infinity`, `Node.complement`), computed once.
+read of a node (`region` is kept on it).
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from recipe_bcr.grading.answers.node import FACTS, Node
+from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.poly import polynomial
+from recipe_bcr.grading.answers.value import exact, unknowns
 
 INF = Node("const", text="infty")
 _LOWER = {"<": ")", "<=": "]"}  # x < b: the upper bracket
@@ -46,7 +48,7 @@ def as_interval(node: Node) -> Node | None:
 
 
 def _variable(node: Node, bound: Node) -> bool:
-    return node.kind == "sym" and node.text not in ("e", "i") and node.text not in bound.names
+    return node.kind == "sym" and node.text not in ("e", "i") and node.text not in unknowns(bound)
 
 
 def interval(low: Node, high: Node, left: str, right: str) -> Node:
@@ -77,10 +79,13 @@ Bound = Fraction | float  # an exact endpoint, or +-inf
 Piece = tuple[Bound, Bound, str, str]  # (low, high, left bracket, right bracket)
 
 
-def region(node: Node, var: str | None = None) -> list[Piece] | None:
-    """The set `node` states, as sorted disjoint intervals; None where it states none (or not exactly)."""
-    pieces = _pieces(node, var)
-    return None if pieces is None or len(pieces) > _MAX_PIECES else _merged(pieces)
+def region(node: Node) -> list[Piece] | None:
+    """The set `node` states, as sorted disjoint intervals; None where it states none (or not exactly); kept."""
+    memo = node.memo
+    if "region" not in memo:
+        pieces = _pieces(node, None)
+        memo["region"] = None if pieces is None or len(pieces) > _MAX_PIECES else _merged(pieces)
+    return memo["region"]
 
 
 _MAX_PIECES = 64  # intersections pair pieces: a bound keeps them to milliseconds
@@ -109,16 +114,16 @@ def _pieces(node: Node, var: str | None) -> list[Piece] | None:  # noqa: C901 - 
             return _intersect(parts[0], _complement(parts[1]))  # type: ignore[arg-type]
         return None
     if k == "set":  # finitely many exact points
-        points = [c.exact for c in ch]
+        points = [exact(c) for c in ch]
         return None if any(p is None for p in points) else [(p, p, "[", "]") for p in points]  # type: ignore[misc]
     if k == "rel" and len(ch) == 2 and node.text == "in" and _names_var(ch[0], var):
         return _pieces(ch[1], ch[0].text)  # x \in (1, 2) \cup (3, 4)
     if k == "rel" and node.text == "!=" and len(ch) == 2 and _names_var(ch[0], var):
-        p = ch[1].exact
+        p = exact(ch[1])
         return None if p is None else _intersect(_LINE, _complement([(p, p, "[", "]")]))
     if k == "rel" and len(ch) == 2 and node.text in _FLIP and "abs" in (ch[0].kind, ch[1].kind):
         return _absolute(node, var)
-    if k == "rel" and var is not None and not all(_names_var(c, var) or var not in c.names for c in ch):
+    if k == "rel" and var is not None and not all(_names_var(c, var) or var not in unknowns(c) for c in ch):
         return None
     iv = as_interval(node) if k in ("rel", "sym") else node if k in ("tuple", "interval") and len(ch) == 2 else None
     if iv is None:
@@ -132,7 +137,7 @@ def _absolute(node: Node, var: str | None) -> list[Piece] | None:
     op, (left, right) = node.text, node.children
     if left.kind != "abs":
         op, left, right = _FLIP[op], right, left
-    inner, c = left.children[0].poly, right.exact
+    inner, c = polynomial(left.children[0]), exact(right)
     names = {n for m in inner or () for n, _ in m}
     if inner is None or c is None or len(names) != 1 or (var is not None and names != {var}):
         return None
@@ -174,7 +179,7 @@ def _names_var(node: Node, var: str | None) -> bool:
 
 def _bound(node: Node) -> Bound | None:
     side = infinite(node)
-    return side * _INFINITY if side else node.exact
+    return side * _INFINITY if side else exact(node)
 
 
 def _complement(pieces: list[Piece]) -> list[Piece]:
@@ -215,6 +220,3 @@ def _merged(pieces: list[Piece]) -> list[Piece]:
                 continue
         out.append((low, high, left, right))
     return out
-
-
-FACTS.update(interval=as_interval, region=region, infinity=infinite, complement=complement)

@@ -18,7 +18,19 @@ from recipe_bcr.grading.answers.decimals import (
     rounding_candidates,
 )
 from recipe_bcr.grading.answers.node import Node
-from recipe_bcr.grading.answers.value import as_mp, below_power_of_ten, real_and_imaginary, refutes, scaled_fraction
+from recipe_bcr.grading.answers.poly import polynomial
+from recipe_bcr.grading.answers.regions import infinite
+from recipe_bcr.grading.answers.value import (
+    approximate,
+    as_mp,
+    below_power_of_ten,
+    exact,
+    real_and_imaginary,
+    refutes,
+    scaled_fraction,
+    tower_floor,
+    unknowns,
+)
 
 Decision = bool | None
 
@@ -32,7 +44,7 @@ def unsigned(node: Node) -> tuple[int, Node]:
 
 
 def decide_scalar(pred: Node, gold: Node, rel_tol: float, approx: bool) -> Decision:
-    p_inf, g_inf = pred.infinity, gold.infinity
+    p_inf, g_inf = infinite(pred), infinite(gold)
     if p_inf or g_inf:
         return p_inf == g_inf  # infinities by identity
     angle = _angle(pred, gold)
@@ -46,7 +58,7 @@ def decide_scalar(pred: Node, gold: Node, rel_tol: float, approx: bool) -> Decis
             return None
         return numbers_match(g_num, p_num, rel_tol)
     p_dec, g_dec = decimal_value(pred), decimal_value(gold)
-    p_exact, g_exact = pred.exact, gold.exact
+    p_exact, g_exact = exact(pred), exact(gold)
     if p_dec is not None or g_dec is not None:
         return _decimal(pred, gold, p_dec, g_dec, p_exact, g_exact, rel_tol, approx)
     if _complex_decimals(pred) and not _complex_decimals(gold):
@@ -59,7 +71,7 @@ def decide_scalar(pred: Node, gold: Node, rel_tol: float, approx: bool) -> Decis
     refuted = _refute(pred, gold)
     if refuted is not None:
         return refuted
-    p_poly, g_poly = pred.poly, gold.poly
+    p_poly, g_poly = polynomial(pred), polynomial(gold)
     if p_poly is not None and g_poly is not None:
         return p_poly == g_poly  # exact expansion: the symbolic difference is zero or it is not
     return None
@@ -81,7 +93,7 @@ def _degrees(node: Node) -> Fraction | None:
     sign, node = unsigned(node)
     while node.kind == "unit":
         node = node.children[0]
-    value = node.children[0].exact if node.kind == "degree" else None
+    value = exact(node.children[0]) if node.kind == "degree" else None
     return None if value is None else sign * value
 
 
@@ -95,12 +107,12 @@ def _pi_multiple(node: Node) -> Fraction | None:
         q = _pi_multiple(ch[0])
         return None if q is None else -q
     if k == "mul":
-        multiples = [c for c in ch if c.exact is None]
-        coef = [c.exact for c in ch if c.exact is not None]
+        multiples = [c for c in ch if exact(c) is None]
+        coef = [exact(c) for c in ch if exact(c) is not None]
         q = _pi_multiple(multiples[0]) if len(multiples) == 1 else None
         return None if q is None else q * math.prod(coef, start=Fraction(1))  # type: ignore[arg-type]
     if k == "div":
-        q, den = _pi_multiple(ch[0]), ch[1].exact
+        q, den = _pi_multiple(ch[0]), exact(ch[1])
         return None if q is None or not den else q / den
     return None
 
@@ -110,22 +122,25 @@ def _same_base_powers(pred: Node, gold: Node) -> Decision:
     (decides `10^{10^{10^{10}}}` against `10^{10^{10^{9}}}` without computing either)."""
     if pred.kind != "pow" or gold.kind != "pow":
         return None
-    base_p, base_g = pred.children[0].exact, gold.children[0].exact
+    base_p, base_g = exact(pred.children[0]), exact(gold.children[0])
     if base_p is None or base_p != base_g or base_p <= 1:
         return None
-    if pred.children[1].tower is None or gold.children[1].tower is None:
+    if tower_floor(pred.children[1]) is None or tower_floor(gold.children[1]) is None:
         return None  # exponents that are not positive towers: the symbolic check
     return decide_scalar(pred.children[1], gold.children[1], 0.0, False)
 
 
 def _imaginary(pred: Node, gold: Node) -> bool:
-    return (pred.names | gold.names) <= {"i", "e"}
+    return (unknowns(pred) | unknowns(gold)) <= {"i", "e"}
 
 
 def _refute(pred: Node, gold: Node) -> Decision:
     """False when the 50-digit values certainly differ; None (symbolic) otherwise."""
     im = _imaginary(pred, gold)
-    a, b = (pred.approx_i if im else pred.approx), (gold.approx_i if im else gold.approx)
+    a, b = (
+        (approximate(pred, imaginary=True) if im else approximate(pred)),
+        (approximate(gold, imaginary=True) if im else approximate(gold)),
+    )
     if a is None or b is None:
         return False if _beyond(pred, b) is False or _beyond(gold, a) is False else None
     return False if refutes(a, b) else None
@@ -133,7 +148,7 @@ def _refute(pred: Node, gold: Node) -> Decision:
 
 def _beyond(tower: Node, other: tuple[object, object] | None) -> Decision:
     """False when `tower` is provably more than 10^1000 and the other side a number far below it."""
-    floor = tower.tower
+    floor = tower_floor(tower)
     if other is None or floor is None or floor <= 1000:
         return None
     return False if below_power_of_ten(other[0], 900) else None
@@ -158,9 +173,9 @@ def _decimal(
         if approx:
             return dec.value * Fraction(10) ** dec.places in _candidates(other_exact, dec.places)
         return numbers_match(Number(other_exact, False), dec, rel_tol)
-    if other.names - {"e", "i"}:
+    if unknowns(other) - {"e", "i"}:
         return False  # a number never equals an expression in unknowns
-    value = other.approx_i
+    value = approximate(other, imaginary=True)
     if value is None or real_and_imaginary(value[0])[1] != 0:
         return None if value is None else False
     return _rounds(dec, value[0], rel_tol, approx)
@@ -179,13 +194,13 @@ def _rounds(dec: Number, exact_value: object, rel_tol: float, approx: bool) -> b
 
 def _complex_decimals(node: Node) -> bool:
     """a + bi with a decimal part: `0.5+0.8660254i`."""
-    return any(n.kind == "num" and n.places is not None for n in node.walk()) and node.names == {"i"}
+    return any(n.kind == "num" and n.places is not None for n in node.walk()) and unknowns(node) == {"i"}
 
 
 def _complex(pred: Node, gold: Node, rel_tol: float) -> Decision:
     """Each decimal part of a + bi held to the decimal rule against the gold's part."""
     parts = _complex_parts(pred)
-    value = gold.approx_i
+    value = approximate(gold, imaginary=True)
     if parts is None or value is None:
         return None
     for (dec, exact_part), target in zip(parts, real_and_imaginary(value[0])):
@@ -217,7 +232,7 @@ def _complex_parts(node: Node) -> list[tuple[Number | None, Fraction | None]] | 
         else:
             coef, target = t, "real"
         dec = decimal_literal(coef)
-        val = coef.exact
+        val = exact(coef)
         if val is None:
             return None
         entry = (Number(sign * dec.value, True, False, dec.places) if dec else None, sign * val)

@@ -6,6 +6,7 @@ two values."""
 from __future__ import annotations
 
 from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.value import unknowns
 from recipe_bcr.grading.answers.words import CONNECTIVE_WORDS
 
 
@@ -75,7 +76,7 @@ def statement_value(gold: Node) -> Node | None:
 
 def is_open(node: Node) -> bool:
     """Written in unknowns (e, i and \\pi are constants)."""
-    return bool(node.names - {"e", "i"})
+    return bool(unknowns(node) - {"e", "i"})
 
 
 def claims(pred: Node) -> Node:
@@ -91,7 +92,7 @@ def renamed_variable(pred: Node, gold: Node) -> Node:
     """`f(z) = z` against `f(x) = x`: a definition binds its function's variable, so the answer's is renamed to the
     gold's (unless the gold's name is already used in the answer for something else)."""
     p_var, g_var = _defined_variable(pred), _defined_variable(gold)
-    if p_var is None or g_var is None or p_var == g_var or g_var in pred.names:
+    if p_var is None or g_var is None or p_var == g_var or g_var in unknowns(pred):
         return pred
     return _rename(pred, p_var, g_var)
 

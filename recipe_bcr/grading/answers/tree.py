@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from recipe_bcr.grading.answers import poly, regions, units, value  # noqa: F401 - they register the facts rules read
 from recipe_bcr.grading.answers.lex import Token, tokens
 from recipe_bcr.grading.answers.node import Node
 from recipe_bcr.grading.answers.read_base import (

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from recipe_bcr.grading.answers.node import FACTS, Node
+from recipe_bcr.grading.answers.node import Node
 from recipe_bcr.grading.answers.si import read_unit
 
 _SAME = {"mph": "mi/h", "kph": "km/h", "kmph": "km/h", "sq": "square", "deg": "degree", "rad": "radian"}
@@ -37,8 +37,6 @@ def quantity(unit: str) -> Quantity | None:
     return None if read is None else Quantity(tuple(sorted(read[0].items())), read[1])
 
 
-def _unit_quantity(node: Node) -> Quantity | None:
+def unit_quantity(node: Node) -> Quantity | None:
+    """What a unit node measures (None for any other node)."""
     return quantity(node.text) if node.kind == "unit" else None
-
-
-FACTS["quantity"] = _unit_quantity

@@ -19,7 +19,7 @@ from typing import Any
 
 import mpmath
 
-from recipe_bcr.grading.answers.node import FACTS, Node
+from recipe_bcr.grading.answers.node import Node
 from recipe_bcr.grading.answers.normalize import MAX_DIGITS
 
 _CTX = mpmath.MPContext()  # private: never changes the precision another thread's mpmath uses
@@ -70,22 +70,55 @@ def _double_factorial(n: int) -> int:
 _EXACT_FUNCS = {"max": max, "min": min, "gcd": lambda a: math.gcd(*a), "lcm": lambda a: math.lcm(*a)}
 
 
+def exact(node: Node) -> Fraction | None:
+    """The exact rational value of a tree, or None (an irrational, an unknown, a size guard); kept on the node."""
+    memo = node.memo
+    if "exact" not in memo:
+        memo["exact"] = _exact(node)
+    return memo["exact"]
+
+
+def unknowns(node: Node) -> frozenset[str]:
+    """The names written in a tree (`e`, `i` included; a sum's index is bound, not written); kept on the node."""
+    memo = node.memo
+    if "names" not in memo:
+        memo["names"] = _names(node)
+    return memo["names"]
+
+
+def approximate(node: Node, imaginary: bool = False) -> tuple[Any, Any] | None:
+    """A 50-digit value (unknowns at fixed points; `i` the imaginary unit where `imaginary`) and the largest magnitude
+    met on the way, or None where it cannot be bounded; kept on the node."""
+    memo, key = node.memo, "approx_i" if imaginary else "approx"
+    if key not in memo:
+        memo[key] = _numeric(node, imaginary)
+    return memo[key]
+
+
+def tower_floor(node: Node) -> float | None:
+    """A lower bound of log10 of a power tower, or None; kept on the node."""
+    memo = node.memo
+    if "tower" not in memo:
+        memo["tower"] = _tower(node)
+    return memo["tower"]
+
+
 def _exact(node: Node) -> Fraction | None:
     """The exact rational value of a tree of numbers, or None (an irrational, an unknown, a guard), from the
-    children's values (each read once: `Node.exact`)."""
+    children's values (each computed once: `exact`)."""
     k, ch = node.kind, node.children
     try:
         if k == "num":
             return node.value
         if k in ("degree", "unit", "words"):
-            return ch[0].exact
+            return exact(ch[0])
         if k == "neg":
-            v = ch[0].exact
+            v = exact(ch[0])
             return None if v is None else -v
         if k == "add":
             total = Fraction(0)
             for c in ch:
-                v = c.exact
+                v = exact(c)
                 if v is None:
                     return None
                 total += v
@@ -95,7 +128,7 @@ def _exact(node: Node) -> Fraction | None:
         if k == "mul":
             out = Fraction(1)
             for c in ch:
-                v = c.exact
+                v = exact(c)
                 if v is None:
                     return None
                 out *= v
@@ -103,37 +136,37 @@ def _exact(node: Node) -> Fraction | None:
                     return None
             return out
         if k == "div":
-            a, b = ch[0].exact, ch[1].exact
+            a, b = exact(ch[0]), exact(ch[1])
             return None if a is None or b is None or b == 0 else a / b
         if k == "pow":
-            a, b = ch[0].exact, ch[1].exact
+            a, b = exact(ch[0]), exact(ch[1])
             return None if a is None or b is None else _power(a, b)
         if k == "root":
-            a = ch[0].exact
-            n = ch[1].exact if len(ch) > 1 else Fraction(2)
+            a = exact(ch[0])
+            n = exact(ch[1]) if len(ch) > 1 else Fraction(2)
             if a is None or n is None or n.denominator != 1:
                 return None
             return _nth_root(a, int(n))
         if k == "fact":
-            a = ch[0].exact
+            a = exact(ch[0])
             if a is None or a.denominator != 1 or not 0 <= a <= _MAX_FACTORIAL:
                 return None
             return Fraction(math.factorial(int(a)) if node.text == "!" else _double_factorial(int(a)))
         if k == "binom":
-            a, b = ch[0].exact, ch[1].exact
+            a, b = exact(ch[0]), exact(ch[1])
             if a is None or b is None or a.denominator != 1 or b.denominator != 1 or not 0 <= a <= 3000:
                 return None
             return Fraction(math.comb(int(a), int(b))) if b >= 0 else Fraction(0)
         if k == "abs":
-            v = ch[0].exact
+            v = exact(ch[0])
             return None if v is None else abs(v)
         if k in ("floor", "ceil"):
-            v = ch[0].exact
+            v = exact(ch[0])
             if v is None:
                 return None
             return Fraction(math.floor(v) if k == "floor" else math.ceil(v))
         if k == "func" and node.text in _EXACT_FUNCS:
-            args = [c.exact for c in ch]
+            args = [exact(c) for c in ch]
             if any(a is None for a in args) or (node.text in ("gcd", "lcm") and any(a.denominator != 1 for a in args)):  # type: ignore[union-attr]
                 return None
             return Fraction(_EXACT_FUNCS[node.text]([a if node.text in ("max", "min") else int(a) for a in args]))  # type: ignore[arg-type]
@@ -177,8 +210,10 @@ def _names(node: Node) -> frozenset[str]:
         return frozenset((node.text,))
     if node.kind == "bigop" and len(node.children) > 1 and node.children[1].kind == "rel":
         body, (index, start), *upper = node.children[0], node.children[1].children, *node.children[2:]
-        return (body.names - index.names).union(start.names, *(u.names for u in upper))  # the index is bound
-    return frozenset().union(*(c.names for c in node.children))
+        return (unknowns(body) - unknowns(index)).union(
+            unknowns(start), *(unknowns(u) for u in upper)
+        )  # the index is bound
+    return frozenset().union(*(unknowns(c) for c in node.children))
 
 
 def _point(name: str) -> Any:
@@ -275,7 +310,7 @@ def _eval(node: Node, im: bool, mags: list[Any], env: dict[str, Any]) -> Any:  #
             raise _Guard
         return _real_power(base, exp, ch[1])
     if k == "root":
-        n = ch[1].exact if len(ch) > 1 else Fraction(2)
+        n = exact(ch[1]) if len(ch) > 1 else Fraction(2)
         if n is None or n.denominator != 1 or not 1 <= n <= 64:
             raise _Guard
         x = _num(ch[0], im, mags, env)
@@ -317,7 +352,7 @@ def _eval(node: Node, im: bool, mags: list[Any], env: dict[str, Any]) -> Any:  #
 
 def _derivative(node: Node, im: bool, mags: list[Any], env: dict[str, Any]) -> Any:
     """(f)' in its one unknown, at that unknown's fixed point; its noise is taken as 10^10 times larger."""
-    names = node.names - {"e", "i"} - set(env)
+    names = unknowns(node) - {"e", "i"} - set(env)
     if len(names) != 1:
         raise _Guard
     (name,) = names
@@ -329,7 +364,7 @@ def _derivative(node: Node, im: bool, mags: list[Any], env: dict[str, Any]) -> A
 
 def _real_power(base: Any, exp: Any, exp_node: Node) -> Any:
     """base^exp; a negative base with an exponent 1/odd (or p/odd) is the real root, as written."""
-    q = exp_node.exact
+    q = exact(exp_node)
     if q is not None and q.denominator % 2 == 1 and q.denominator > 1 and _CTX.im(base) == 0 and base < 0:
         r = -_CTX.root(-base, q.denominator)
         return r**q.numerator
@@ -364,7 +399,7 @@ def _log_floor(node: Node) -> float | None:
         parts = [_log_floor(c) for c in ch]
         return None if any(p is None for p in parts) else sum(parts)  # type: ignore[arg-type]
     if k == "pow":
-        base, exp = ch[0].exact, _log_floor(ch[1])
+        base, exp = exact(ch[0]), _log_floor(ch[1])
         if base is None or base <= 1 or exp is None:
             return None
         return math.inf if exp > 300 else 10**exp * math.log10(base)
@@ -375,12 +410,3 @@ def _log_floor(node: Node) -> float | None:
         whole = math.inf if n > 300 else 10**n * (n - 0.4343)  # log10(N!) >= N (log10 N - log10 e)
         return whole / 2 if node.text == "!!" else whole  # N!!^2 >= N! (N! = N!! (N-1)!!)
     return None
-
-
-FACTS.update(
-    exact=_exact,
-    names=_names,
-    approx=lambda node: _numeric(node, False),
-    approx_i=lambda node: _numeric(node, True),
-    tower=_tower,
-)
