@@ -124,7 +124,10 @@ def shown_words(tree: Node) -> str:
 
 
 def judge(pred: Node, gold: Node, rel_tol: float) -> Decision:
-    """The verdict of the tree rules, or None when only the symbolic check can decide."""
+    """The verdict of the tree rules, or None when only the symbolic check can decide. Piecewise functions and sets of
+    reals are compared whole; otherwise the policies come first (words the gold does not carry, and connectives it
+    does not use, refuse an answer whatever its value), then the rule for the kinds of the two trees: equations, a
+    gold's statement and its value, intervals, relations, stated values, collections and single values."""
     if pred.kind == "piecewise" or gold.kind == "piecewise":
         return _piecewise(pred, gold, rel_tol)
     if _states_a_region(pred) or _states_a_region(gold):
@@ -134,14 +137,8 @@ def judge(pred: Node, gold: Node, rel_tol: float) -> Decision:
         if "setbuilder" in (pred.kind, gold.kind):
             return False if p_region is not None or g_region is not None or pred.kind != gold.kind else None
     claimed = claims(pred)
-    if has_prose(claimed):
+    if _wordy(claimed, gold):
         return False
-    carried = {n.text for n in gold.walk() if n.kind == "words"}
-    stated = {n.text for n in claimed.walk() if n.kind == "words"}
-    if stated - carried:
-        return False  # words the gold does not carry: 4 \text{, possibly 5}, 3 \text{ billion}
-    if any(MAGNITUDES & set(words.split()) for words in carried - stated):
-        return False  # a gold's magnitude word (3 \text{ billion}) changes its value: it cannot be dropped
     equation = _equation(pred, gold)
     if equation is not None:
         return equation
@@ -149,39 +146,20 @@ def judge(pred: Node, gold: Node, rel_tol: float) -> Decision:
     intervals = as_intervals(pred, gold if value is None else value)
     if intervals is not None:
         return decide(*intervals, rel_tol)
-    if value is not None:
-        if pred.kind == "rel" and pred.text != "in" and (statement_value(pred) is not None or is_open(value)):
-            return None  # both statements, or equations of a curve (y = 2x + 1, 2x + 1 = y): compared whole
-        if pred.kind == "rel" and pred.text != "in":
-            return False  # k = 1 is not answered by an equation between values
-        gold = value
-    gold = plus_minus(gold)  # a gold \\pm 3 is the list -3, 3, however the answer lists it (`-3 \\text{ or } 3`)
-    extra = _families(claimed) - _families(gold)  # a label's own brackets, P(A \\cap B), hold no hedge
-    if gold.kind in ("list", "set") and len(gold.children) > 1:
-        extra.discard("pm")  # \\pm 3 is the list -3, 3
-    if "cup" in extra or "cap" in extra:  # an interval union may answer an inequality gold
-        extra -= {"cup", "cap"} if "relation" in _families(gold) else set()
-    if "words" in extra and gold.kind in ("list", "set"):
-        extra.discard("words")
+    if value is not None and pred.kind == "rel" and pred.text != "in":
+        # both statements, or equations of a curve (y = 2x + 1, 2x + 1 = y), are compared whole; k = 1 is not
+        # answered by an equation between values
+        return None if statement_value(pred) is not None or is_open(value) else False
+    gold = plus_minus(gold if value is None else value)  # a gold \pm 3 is the list -3, 3 (`-3 \text{ or } 3`)
+    extra = _hedges(claimed, gold)
     if extra - {"relation", "approx"}:
         return False
     if gold.kind == "rel":
-        inequality = any(op in ("<", ">", "<=", ">=") for op in gold.ops)
-        if pred.kind == "rel" or (inequality and (collection_kind(pred) or "").startswith(("tuple", "interval"))):
-            return None  # t \le 4 against x \le 4, or against an interval: the symbolic check
-        if inequality and pred.kind == "conn":
-            return None
-        return False  # a relation gold is never answered by its right side
+        return _against_relation(pred, gold)
     if any(n.kind == "rel" for n in gold.walk()):
         return None  # relations inside a gold collection (p = 5, q = 2; ...): the symbolic check
     if pred.kind == "rel":
-        stated = stated_values(pred)
-        if stated is None:
-            return False
-        verdicts = [decide(p, gold, rel_tol, top=True, approx=a) for p, a in stated]
-        if any(v is False for v in verdicts):
-            return False
-        return True if all(v is True for v in verdicts) else None
+        return _every_stated_value(pred, gold, rel_tol)
     if gold.kind in ("list", "set") and pred.kind in ("list", "set"):
         pred = stated_elements(pred)  # x = 1 \text{ or } x = 2 states the elements 1 and 2
         if pred is None:
@@ -190,6 +168,49 @@ def judge(pred: Node, gold: Node, rel_tol: float) -> Decision:
     if "relation" in extra or "approx" in extra:
         return False  # a relation inside a container or bracket: (3 \approx 5), \{x > 2\}
     return decide(pred, gold, rel_tol, top=True)
+
+
+def _wordy(claimed: Node, gold: Node) -> bool:
+    """Prose in a mathematical answer, words the gold does not carry (`4 \\text{, possibly 5}`), or a gold's magnitude
+    word dropped (`3 \\text{ billion}` changes its value)."""
+    if has_prose(claimed):
+        return True
+    carried = {n.text for n in gold.walk() if n.kind == "words"}
+    stated = {n.text for n in claimed.walk() if n.kind == "words"}
+    return bool(stated - carried) or any(MAGNITUDES & set(words.split()) for words in carried - stated)
+
+
+def _hedges(claimed: Node, gold: Node) -> set[str]:
+    """The connective families the answer uses and the gold does not (a label's own brackets, P(A \\cap B), hold
+    none): a hedge, but `\\pm` against a list, a union against an inequality, "or" in a list against a list."""
+    extra = _families(claimed) - _families(gold)
+    if gold.kind in ("list", "set") and len(gold.children) > 1:
+        extra.discard("pm")  # \pm 3 is the list -3, 3
+    if "relation" in _families(gold):
+        extra -= {"cup", "cap"}  # an interval union may answer an inequality gold
+    if gold.kind in ("list", "set"):
+        extra.discard("words")
+    return extra
+
+
+def _against_relation(pred: Node, gold: Node) -> Decision:
+    """A relation gold is never answered by its right side; another relation, or an interval or union against an
+    inequality, goes to the symbolic check (`t \\le 4` against `x \\le 4`)."""
+    inequality = any(op in ("<", ">", "<=", ">=") for op in gold.ops)
+    if pred.kind == "rel" or (inequality and (collection_kind(pred) or "").startswith(("tuple", "interval"))):
+        return None
+    return None if inequality and pred.kind == "conn" else False
+
+
+def _every_stated_value(pred: Node, gold: Node, rel_tol: float) -> Decision:
+    """`x = 5`, `f(2) = 3 = \\frac{6}{2}`: every value the answer states must be the gold's."""
+    stated = stated_values(pred)
+    if stated is None:
+        return False
+    verdicts = [decide(p, gold, rel_tol, top=True, approx=a) for p, a in stated]
+    if any(v is False for v in verdicts):
+        return False
+    return True if all(v is True for v in verdicts) else None
 
 
 def questions(pred: Node, gold: Node) -> list[tuple[Node, Node, bool]]:

@@ -20,8 +20,10 @@ from recipe_bcr.grading.answers.read_base import (
     literal,
     respan,
 )
+from recipe_bcr.grading.answers.value import exact
 
 MAX_TERMS = 200  # a sum or product with numeric bounds is written out up to this many terms
+MAX_SUMMED = 10**6  # more terms than this (to a bound such as 10^{12}): no check can add them
 
 
 class FunctionReader(ReaderBase):
@@ -139,6 +141,9 @@ def expand_bigop(node: Node) -> Node | None:
     if start is None:
         return None
     stop = integer(upper)
+    last = exact(upper) if stop is None and upper.kind != "const" else None
+    if last is not None and last - start >= MAX_SUMMED:
+        raise Refused("a sum or product of more terms than any check can add")  # \sum_{k=1}^{10^{12}} k^k
     if stop is not None:
         count = stop - start + 1
         if count > MAX_TERMS or count * sum(1 for _ in body.walk()) > MAX_TOKENS:
