@@ -1,24 +1,12 @@
-"""The rules of verification as checks on two answer trees (recipe_bcr.grading.answers.tree).
+"""The rules of verification on two answer trees (recipe_bcr.grading.answers.tree): policy, then one rule per kind.
 
-`judge` returns True or False when the trees decide, and None when only the symbolic check can
-(an equality that holds to 50 digits but is not exact, an equation, an interval union). Rules:
-  * structure: a tuple is only a tuple, an interval only the same interval (or the inequality that
-    states it: `2 \\le x \\le 5`, `x \\ge a`, `\\mathbb{R}`), a matrix only a matrix of its shape, a set
-    or a bare list an unordered collection with multiplicity (`\\pm a` is `-a, a`); a one-element set
-    (or bracket) is unwrapped only at the top level of an answer, once;
-  * a relation or equation gold is answered only by a relation or equation (never by its right
-    side; polynomial equations are the same when their differences are proportional); `label = value
-    [= value]` and a chain of closed values answer a value gold with every stated value, `a \\approx b`
-    with `a` exact and `b` a rounding of it;
-  * connectives (or, and, implies, \\cup, ...) the gold does not use make a hedge;
-  * prose or words in a mathematical answer make it wrong (units are not words: answer_words);
-  * decimals: a decimal that is a whole value (the answer, an element of a container, a part of a
-    complex number, after \\approx; also sums and products of decimals with a finite decimal value) may stand for an exact value only as its cut or
-    rounding at its own last digit and within rel_tol; a decimal inside an operation stands for its
-    own exact value (`0.5\\pi` is \\pi/2, `0.333\\pi` is not \\pi/3);
-  * exact values are equal only exactly: rationals are compared as Fractions (large integers as
-    integers), polynomials by their exact expansion, infinities by identity, anything else is refuted
-    here by a certain 50-digit difference and confirmed only by the symbolic check.
+`verdict` says (correct, method) when the trees decide, else the questions only the symbolic check can answer (an
+equality that holds to 50 digits but is not exact, an equation, an interval union). Before any mathematics: a choice's
+value, a function's variable renamed to the gold's (statements.py), the same tree, prose golds by their words. `judge`
+then compares piecewise functions and sets of reals whole (regions.py); otherwise it applies the policies (prose or
+words the gold does not carry, connectives it does not use: a hedge) and the rule for the kinds of the two trees:
+equations by their polynomials, a gold's statement by its value, relations, every stated value, collections and
+single values (containers.py, scalars.py, with the decimal rule of decimals.py).
 """
 
 from __future__ import annotations
