@@ -20,6 +20,12 @@ SAME = [
     ("[2, \\infty)", "[2, \\text{infinity})"),
     ("(-\\infty, 3)", "(-\\text{infinity}, 3)"),
     ("[0, \\infty)", "[0, infinity)"),
+    ("[2, \\infty)", "[2, \\text{+infinity})"),
+    ("(-\\infty, 2]", "(\\text{-inf}, 2]"),
+    ("\\emptyset", "\\O"),
+    ("\\emptyset", "Ø"),
+    ("(-\\infty, \\infty)", "x \\in \\mathbb{R}"),
+    ("(-\\infty, 1) \\cup (2, \\infty)", "(-∞,1)∪(2,∞)"),
     ("\\infty", "∞"),
     ("-\\infty", "-∞"),
     ("+∞", "\\infty"),
@@ -38,6 +44,9 @@ SAME = [
     ("\\mathbb{R} \\setminus (1, 2)", "(-\\infty, 1] \\cup [2, \\infty)"),
     ("(-\\infty, 1) \\cup (1, \\infty)", "\\mathbb{R} \\setminus \\{1\\}"),
     ("[0, 1) \\cup (1, 5]", "[0, 5] \\setminus \\{1\\}"),
+    ("(-\\infty, 1) \\cup (1, \\infty)", "\\mathbb{R} - \\{1\\}"),
+    ("(-\\infty, 1) \\cup (1, \\infty)", "\\mathbb{R} \\backslash \\{1\\}"),
+    ("(-\\infty, 0) \\cup (3, \\infty)", "\\mathbb{R} - [0, 3]"),
     # inequalities of an absolute value
     ("(1, 5)", "|x - 3| < 2"),
     ("|x-3|<2", "(1, 5)"),
@@ -83,6 +92,9 @@ DIFFERENT = [
     ("(-\\infty, 1) \\cup (2, \\infty)", "x < 1 \\text{ or } x \\ge 2"),
     ("[2, \\infty)", "[2, \\infty[ \\text{ or } [3, \\infty["),  # a hedge stays a hedge
     ("(1, 5)", "(1, 5) \\text{ or } (1, 6)"),
+    ("(-\\infty, 1) \\cup (1, \\infty)", "\\mathbb{R} - \\{2\\}"),
+    ("(-2, -2)", "(1, 2) - (3, 4)"),  # a minus between pairs is a subtraction of vectors, not of sets
+    ("(-\\infty, \\infty)", "x \\in [0, \\infty)"),
 ]
 
 IDENTICAL = ["+\\infty", "+∞", "-∞", "∞", "∅", "ℝ", "[2, ∞[", "]2, 5[", "\\mathbb{R}_{\\ge 0}", "|x| > 2"]

@@ -24,6 +24,8 @@ SAME = [
     ("2 \\mu\\text{F}", "2 \\mathrm{\\mu F}"),
     ("2 \\text{ μF}", "0.002 \\text{ mF}"),
     ("1.5 \\text{ keV}", "1500 \\text{ eV}"),
+    ("2 \\times 10^{-6} \\text{ F}", "2 \\mu F"),
+    ("3 \\text{ μm}", "3 \\mu m"),
     # compound units, with / or negative exponents
     ("18 \\text{ g/mol}", "18 \\text{ g mol}^{-1}"),
     ("18 \\text{ g/mol}", "18 \\mathrm{~g} / \\mathrm{mol}"),
@@ -35,6 +37,8 @@ SAME = [
     ("3 \\times 10^{33} \\text{ erg/s}", "3 \\times 10^{33} \\text{ erg s}^{-1}"),
     ("3 \\times 10^{33} \\text{ erg/s}", "3 \\times 10^{26} \\text{ W}"),
     ("10 \\text{ N}", "10 \\text{ kg m s}^{-2}"),
+    ("9.8 \\text{ m/s}^2", "9.8 \\mathrm{~m} \\mathrm{~s}^{-2}"),
+    ("5 \\text{ J/K}", "5 \\text{ J K}^{-1}"),
     ("1 \\text{ kJ}", "1000 \\text{ N m}"),
     ("2 \\text{ L}", "2000 \\text{ mL}"),
     ("2 \\text{ L}", "2000 \\text{ cm}^3"),
@@ -62,6 +66,8 @@ DIFFERENT = [
     ("5", "5 \\text{ per pc}"),
     ("5", "5 \\text{ pc per}"),
     ("5", "5 \\text{ kg}^{4}"),
+    ("9.8 \\text{ m/s}^2", "9.8 \\mathrm{~m} \\mathrm{~s}^{-1}"),
+    ("2 \\times 10^{-6} \\text{ F}", "2 \\mu H"),
 ]
 
 

@@ -15,7 +15,7 @@ from recipe_bcr.grading.answers.containers import collection_kind, decide, plus_
 from recipe_bcr.grading.answers.decimals import decimal_hint
 from recipe_bcr.grading.answers.node import Node
 from recipe_bcr.grading.answers.poly import polynomial
-from recipe_bcr.grading.answers.regions import as_interval, complement, region
+from recipe_bcr.grading.answers.regions import as_interval, complement, region, states_a_region
 from recipe_bcr.grading.answers.scalars import Decision
 from recipe_bcr.grading.answers.statements import (
     claims,
@@ -118,7 +118,7 @@ def judge(pred: Node, gold: Node, rel_tol: float) -> Decision:
     gold's statement and its value, intervals, relations, stated values, collections and single values."""
     if pred.kind == "piecewise" or gold.kind == "piecewise":
         return _piecewise(pred, gold, rel_tol)
-    if _states_a_region(pred) or _states_a_region(gold):
+    if states_a_region(pred) or states_a_region(gold):
         p_region, g_region = region(pred), region(gold)
         if p_region is not None and g_region is not None:
             return p_region == g_region
@@ -295,15 +295,3 @@ def _same_condition(a: Node, b: Node) -> bool:
     if a.kind in intervals and b.kind in intervals and a.text == b.text and len(a.children) == len(b.children) == 2:
         return all(decide(x, y, 0.0) is True for x, y in zip(a.children, b.children))
     return False
-
-
-def _states_a_region(node: Node) -> bool:
-    """Set-builder notation, a set difference, a union, `\\mathbb{R}` or an inequality of an absolute value
-    (`|x - 3| < 2`): compared as the set of reals it states."""
-    if node.kind == "rel":
-        return node.text in ("<", "<=", ">", ">=") and any(c.kind == "abs" for c in node.children)
-    return (
-        node.kind == "setbuilder"
-        or (node.kind == "sym" and node.text == "\\mathbb{R}")
-        or (node.kind == "conn" and bool({"setminus", "cup"} & set(node.ops)))
-    )

@@ -63,6 +63,7 @@ _UNICODE = {
     "∈": "\\in",
     "∖": "\\setminus",
     "∅": "\\emptyset",
+    "Ø": "\\emptyset",
     "⊙": "\\odot",
 }
 _BLACKBOARD = {"ℝ": "R", "ℤ": "Z", "ℕ": "N", "ℚ": "Q", "ℂ": "C"}  # ℝ is \mathbb{R}
@@ -74,7 +75,7 @@ _VULGAR = {
     )
 }  # ½ is \frac{1}{2}
 _TEMPERATURES = {"℃": "C", "℉": "F"}
-_ALIASES = {"\\infin": "\\infty", "\\smallsetminus": "\\setminus"}  # other names of one command
+_ALIASES = {"\\infin": "\\infty", "\\smallsetminus": "\\setminus", "\\backslash": "\\setminus", "\\O": "\\emptyset"}
 _SUPERSCRIPTS = {c: str(d) for d, c in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")}  # x², 10⁻⁶: raised digits are an exponent
 _CHARS = frozenset("+-*/^_!'=<>()[]{}|,;:&.%?")  # ASCII math characters a token may be; "?" is always refused later
 
@@ -233,7 +234,9 @@ def tokens(s: str) -> list[Token] | None:
                 content = s[k + 1 : end - 1]
                 if content.strip() in _UNICODE:  # \text{∞}: the sign, in text mode
                     out.append(_command_token(_UNICODE[content.strip()], i, end, spaced))
-                elif content.strip().lower() in _INFINITY_WORDS:
+                elif content.strip().lower().lstrip("+-") in _INFINITY_WORDS | {"inf"}:  # \text{-infinity}, \text{inf}
+                    if content.strip().startswith("-"):
+                        out.append(Token("char", "-", i, i, spaced))
                     out.append(_command_token("\\infty", i, end, spaced))
                 elif content.strip().lower() in PERCENT_WORDS:
                     out.append(_command_token("\\%", i, end, spaced))

@@ -77,11 +77,14 @@ class TextReader(ReaderBase):
         a degree sign, C or F is its scale (`25^\\circ\\text{C}`, `25^\\circ C`, `25℃`)."""
         if node.kind == "degree" and (scale := self._temperature_scale()) is not None:
             node = Node("unit", (node,), text=scale, span=(node.span[0], self.t[self.i - 1].end))
+        units = []  # units side by side multiply (`\mathrm{~m} \mathrm{~s}^{-2}`): one unit
         while (unit := self._unit()) is not None:
             while self.is_("/") and (per := self.peek(1)) is not None and per.kind == "text" and is_unit(per.text):
                 self.i += 2  # \mathrm{~km} / \mathrm{h}: one unit
                 unit += "/" + text_content(per.text) + self._take_unit_power()
-            node = Node("unit", (node,), text=unit, span=(node.span[0], self.t[self.i - 1].end))
+            units.append(unit)
+        if units:
+            node = Node("unit", (node,), text=" ".join(units), span=(node.span[0], self.t[self.i - 1].end))
         while (tok := self.peek()) is not None and tok.kind == "text" and text_kind(tok.text) == "prose":
             self.take()  # words after a value (`2 \text{ euros}`): right only where the gold carries them
             node = Node("words", (node,), text=words_key(tok.text), span=(node.span[0], tok.end))
@@ -91,10 +94,19 @@ class TextReader(ReaderBase):
         """A unit after a value, with its power, taken (`\\text{ cm}^2`, `\\mathrm{g\\,mol}^{-1}`, `\\mu\\text{F}`, case
         kept: `mW` is not `MW`); None (nothing taken) when the next token is none."""
         tok, nxt = self.peek(), self.peek(1)
-        if tok is not None and tok.text == "\\mu" and nxt is not None and nxt.kind == "text":
-            if is_unit("μ" + text_content(nxt.text)):  # \mu\text{F}: the prefix micro in math, the unit in text
-                self.i += 2
-                return "μ" + text_content(nxt.text) + self._take_unit_power()
+        if tok is not None and tok.text == "\\mu" and nxt is not None and nxt.kind in ("text", "letter"):
+            k = 2  # \mu\text{F}, \mu F, \mu m: the prefix micro, then the unit in text or in letters
+            while (
+                nxt.kind == "letter"
+                and (more := self.peek(k)) is not None
+                and more.kind == "letter"
+                and not more.spaced
+            ):
+                k += 1
+            letters = "".join(t.text for t in self.t[self.i + 1 : self.i + k])
+            if is_unit("μ" + text_content(letters)):
+                self.i += k
+                return "μ" + text_content(letters) + self._take_unit_power()
         if tok is None or tok.kind != "text" or not (is_unit(tok.text) or self._unit_not_called(tok)):
             return None
         self.take()

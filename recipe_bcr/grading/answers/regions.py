@@ -79,6 +79,31 @@ Bound = Fraction | float  # an exact endpoint, or +-inf
 Piece = tuple[Bound, Bound, str, str]  # (low, high, left bracket, right bracket)
 
 
+def states_a_region(node: Node) -> bool:
+    """Set-builder notation, a set difference (`\\setminus`, or a minus between sets: `\\mathbb{R} - \\{1\\}`), a union,
+    `\\mathbb{R}`, `x \\in` a set, or an inequality of an absolute value (`|x - 3| < 2`): compared as the set of reals
+    it states."""
+    if node.kind == "rel":
+        inequality = node.text in _FLIP and any(c.kind == "abs" for c in node.children)
+        return inequality or (node.text == "in" and states_a_region(node.children[-1]))
+    return (
+        node.kind == "setbuilder"
+        or (node.kind == "sym" and node.text == "\\mathbb{R}")
+        or (node.kind == "conn" and bool({"setminus", "cup"} & set(node.ops)))
+        or _set_minus_set(node)
+    )
+
+
+def _set_minus_set(node: Node) -> bool:
+    """`A - B` between two sets (a set, an interval in square brackets, `\\mathbb{R}`; a pair only after
+    `\\mathbb{R}`): a set difference, never a subtraction of vectors."""
+    if node.kind != "add" or len(node.children) != 2 or node.children[1].kind != "neg":
+        return False
+    first, second = node.children[0], node.children[1].children[0]
+    reals = first.kind == "sym" and first.text == "\\mathbb{R}"
+    return (reals or first.kind in ("set", "interval")) and (second.kind in ("set", "interval") or reals)
+
+
 def region(node: Node) -> list[Piece] | None:
     """The set `node` states, as sorted disjoint intervals; None where it states none (or not exactly); kept."""
     memo = node.memo
@@ -113,6 +138,9 @@ def _pieces(node: Node, var: str | None) -> list[Piece] | None:  # noqa: C901 - 
         if ops == {"setminus"} and len(ch) == 2:
             return _intersect(parts[0], _complement(parts[1]))  # type: ignore[arg-type]
         return None
+    if _set_minus_set(node):
+        base, removed = _pieces(ch[0], var), _pieces(ch[1].children[0], var)
+        return None if base is None or removed is None else _intersect(base, _complement(removed))
     if k == "set":  # finitely many exact points
         points = [exact(c) for c in ch]
         return None if any(p is None for p in points) else [(p, p, "[", "]") for p in points]  # type: ignore[misc]
