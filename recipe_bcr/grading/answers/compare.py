@@ -73,6 +73,8 @@ def verdict(pred: Node, gold: Node, rel_tol: float) -> tuple[bool, str] | list[Q
         return True, "string"
     if is_prose(gold) or pred.kind == "choice":
         return _same_words(pred, gold), "string"
+    if is_prose(pred) and pred.kind == gold.kind == "rel" and pred.ops == gold.ops:
+        return _same_names(pred, gold), "string"
     decided = judge(pred, gold, rel_tol)
     if decided is None:
         return [(p, g, approx, decimal_hint(p), decimal_hint(g)) for p, g, approx in questions(pred, gold)]
@@ -103,6 +105,12 @@ def _same_words(pred: Node, gold: Node) -> bool:
         return pred.kind in ("choice", "sym") and gold.kind in ("choice", "sym") and pred.text == gold.text
     key = shown_words(gold)
     return bool(key) and shown_words(pred) == key
+
+
+def _same_names(pred: Node, gold: Node) -> bool:
+    """`\\text{AB} = \\text{CD}` against `AB = CD`: names in text are the names in math, side by side."""
+    sides = zip(pred.children, gold.children)
+    return all(all(n.kind in ("sym", "mul") for n in g.walk()) and shown_words(p) == shown_words(g) for p, g in sides)
 
 
 def shown_words(tree: Node) -> str:

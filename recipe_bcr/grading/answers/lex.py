@@ -197,7 +197,7 @@ def tokens(s: str) -> list[Token] | None:
                     j = g.end()
             if j < n and s[j] == "." and j + 1 < n and "0" <= s[j + 1] <= "9":
                 j = _decimals(s, j + 1)
-            elif s.startswith((".\\overline", ".\\bar", ".\\dot"), j):  # 0.\overline{3}, 0.\bar{3}
+            elif s.startswith((".\\overline", ".\\bar", ".\\dot", ".("), j):  # 0.\overline{3}, 0.\bar{3}, 0.(3)
                 j += 1
             _add_digits(out, Token("num", s[i:j], i, j, spaced))
             spaced, i = False, j

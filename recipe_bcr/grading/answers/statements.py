@@ -46,16 +46,10 @@ def stated_values(node: Node) -> list[tuple[Node, bool]] | None:
     ops = ("=",) if node.ops == ("in",) else node.ops  # x \in [-2, 7] states the interval
     if any(op not in ("=", "~") for op in ops):
         return None
-    parts = list(node.children)
-    first = parts[0]
-    stated: list[tuple[Node, bool]] = []
-    if ops[0] == "=" and is_label(first):
+    parts, first = list(node.children), node.children[0]
+    while ops and ops[0] == "=" and len(parts) > 1 and is_label(parts[0]):  # G(s) = \\frac{Y(s)}{X(s)} = ...
         parts, ops = parts[1:], ops[1:]
-        stated.append((parts[0], False))
-    else:
-        stated.append((parts[0], False))
-    for op, part in zip(ops, parts[1:]):
-        stated.append((part, op == "~"))
+    stated = [(parts[0], False)] + [(part, op == "~") for op, part in zip(ops, parts[1:])]
     if all(approx for _, approx in stated[1:]) and len(stated) > 1 and ops and ops[0] == "~":
         return stated  # exact \approx decimal
     if len(stated) > 1 and not is_label(first) and "~" not in ops and any(is_open(p) for p, _ in stated):
