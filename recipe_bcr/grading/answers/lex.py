@@ -64,6 +64,8 @@ _UNICODE = {
     "∖": "\\setminus",
     "∅": "\\emptyset",
     "Ø": "\\emptyset",
+    "μ": "\\mu",
+    "µ": "\\mu",
     "⊙": "\\odot",
 }
 _BLACKBOARD = {"ℝ": "R", "ℤ": "Z", "ℕ": "N", "ℚ": "Q", "ℂ": "C"}  # ℝ is \mathbb{R}

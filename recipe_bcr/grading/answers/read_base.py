@@ -180,7 +180,8 @@ def literal(k: int, span: tuple[int, int]) -> Node:
 def is_unit(content: str) -> bool:
     """A `\\text{...}` that is a unit: words from the closed list, or one letter of it (`8 \\text{ m}`, `5 \\mathrm{~g}`)."""
     kind = text_kind(content)
-    return kind == "unit" or (kind == "letter" and (text_content(content) in UNITS or read_unit(content) is not None))
+    letter = text_content(content)
+    return kind == "unit" or (kind == "letter" and (letter in UNITS or read_unit(letter) is not None))
 
 
 def respan(node: Node, span: tuple[int, int], paren: bool = False) -> Node:

@@ -107,10 +107,30 @@ class TextReader(ReaderBase):
             if is_unit("μ" + text_content(letters)):
                 self.i += k
                 return "μ" + text_content(letters) + self._take_unit_power()
+        if tok is not None and tok.text in ("\\frac", "\\dfrac", "\\tfrac"):
+            return self._unit_fraction()
         if tok is None or tok.kind != "text" or not (is_unit(tok.text) or self._unit_not_called(tok)):
             return None
         self.take()
         return text_content(tok.text) + self._take_unit_power()
+
+    def _unit_fraction(self) -> str | None:
+        """`\\frac{\\text{m}}{\\text{s}^2}` after a value: a unit over a unit, taken; None (nothing taken) otherwise."""
+        save = self.i
+        try:
+            self.i += 1
+            self.expect("{")
+            top = self._unit()
+            self.expect("}")
+            self.expect("{")
+            bottom = self._unit()
+            self.expect("}")
+        except Refused:
+            top = bottom = None
+        if top is None or bottom is None or "/" in bottom:
+            self.i = save
+            return None
+        return "/".join((top, *bottom.split()))  # every unit of the denominator divides
 
     def _unit_not_called(self, tok: Token) -> bool:
         """A word that names a unit and a function (`9\\text{ min}`, `\\min(3, 5)`): after a value and not applied
