@@ -10,7 +10,7 @@ depend on what else is in the batch, nor on how busy the machine is:
     waited GROW_AFTER_S for a worker, adds one; waiting for a worker is not the check's time;
   * a check's deadline measures its own work, in CPU time: a check that has had less CPU than its limit is starved,
     not slow, and waits for the time it would have had alone, past the hard cap of HARD_CAP times the limit (the
-    target for a whole reward call is twice the limit) up to STARVED_CAP times the limit;
+    target for a whole reward call is twice the limit), ending by its CPU time (STARVED_CAP only guards a hang);
   * a check that has used more CPU than any honest answer needs (NICE_AFTER_CPU_S) is moved to the lowest CPU
     priority and ends by the hard cap (its worker is replaced afterwards), so slow answers cannot starve the short
     checks of honest ones, nor linger past the limit themselves.
@@ -40,7 +40,7 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_SIZE = 32  # forks of one warmed-up server share most of their memory
 HARD_CAP = 1.75  # a slow check never runs past this multiple of its limit (the call's target is twice the limit)
-STARVED_CAP = 4.0  # a starved check (less CPU than its limit) waits up to this multiple for the time it is owed
+STARVED_CAP = 10.0  # a starved check ends by its CPU time; this multiple of the limit only guards against a hang
 NICE_AFTER_CPU_S = 0.75  # honest checks take tens of milliseconds (an exponential form of a complex number 0.3 s)
 GROW_AFTER_S = 0.3  # a check that waited this long for a worker forks one (a warm worker is worth a short wait)
 _POLL_S = 0.05
