@@ -202,7 +202,7 @@ def symbolic_spelling(answer: str) -> str:
     kinds = {n.kind for n in tree.walk()} if tree is not None else set()
     if not kinds or not kinds <= {"num", "neg", "div"} or any(n.places is not None for n in tree.walk()):  # type: ignore[union-attr]
         return answer
-    q = exact(tree)  # type: ignore[arg-type]
+    q = exact(tree)  # type: ignore[union-attr]
     if q is None:
         return answer
     sign = "-" if q < 0 else ""

@@ -326,6 +326,11 @@ ADVERSARIAL = {
     "spaces": lambda n: "5" + " " * n + "6",
     "words": lambda n: "and " * n,
     "long sum": lambda n: "+".join(["x"] * n),
+    "ISO brackets": lambda n: "]1, 2[ \\cup " * n + "]1, 2[",
+    "repeating dots": lambda n: "0." + "\\dot{1}2" * n + "\\dot{3}",
+    "fractions of units": lambda n: "5 " + "\\frac{\\text{m}}{" * n,
+    "units side by side": lambda n: "5 " + "\\mathrm{~m}" * n,
+    "micro before letters": lambda n: "5 \\mu " + "m" * n,
 }
 
 

@@ -162,6 +162,34 @@ def test_heavy_dependencies_stay_in_their_layers(package):
     assert offenders == [], f"{package} imported below the {LOWEST[package]} layer"
 
 
+def imports_by_name(source: str) -> list[int]:
+    """Lines that import a module named at run time (`import_module(...)`, `__import__(...)`): an import this test
+    cannot see, which can hide a cycle."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in ("import_module", "__import__"):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_the_grading_core_imports_no_module_by_name():
+    offenders = {
+        path.relative_to(ROOT).as_posix(): found
+        for path in sorted((ROOT / "recipe_bcr" / "grading").rglob("*.py"))
+        if (found := imports_by_name(path.read_text(encoding="utf-8")))
+    }
+    assert offenders == {}
+
+
+def test_an_import_by_name_is_caught():
+    planted = 'from importlib import import_module\n\ndef f(k):\n    return import_module(f"recipe_bcr.{k}")\n'
+    assert imports_by_name(planted) == [4]
+    assert imports_by_name("import importlib\nx = importlib.import_module('a')\ny = __import__('b')\n") == [2, 3]
+
+
 def test_the_checks_catch_a_backward_import_a_cycle_and_a_string_target(tmp_path):
     """The same checks on a small tree with each fault planted: they must report all three."""
     for top in SOURCES:

@@ -57,7 +57,8 @@ class Verifier:
     never makes an honest one wait. Call `close()` when done (the process-wide `default_verifier()` lives on).
 
     Args:
-        timeout_s: symbolic work allowed per check (a whole `check` call ends by 1.75x this at the latest).
+        timeout_s: symbolic work allowed per check, in CPU time: a whole `check` call ends by 1.75x this once its
+            checks had their CPU time; where a busy machine starved them, when they have had it (10x at the latest: pool.STARVED_CAP).
         workers: symbolic worker processes kept ready.
         rel_tol: how close a decimal must be to an exact value it rounds (`0.3333333` for `1/3`).
         max_answer_chars: a longer answer is no answer (`too_long`).

@@ -14,9 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from recipe_bcr.grading.answers.compare import is_label, is_prose, stated_values, statement_value, verdict
+from recipe_bcr.grading.answers.compare import is_prose, verdict
 from recipe_bcr.grading.answers.render import render
+from recipe_bcr.grading.answers.statements import is_label, stated_values, statement_value
 from recipe_bcr.grading.answers.tree import Node, parse
+from recipe_bcr.grading.answers.value import exact, unknowns
 
 Gold = str | list[str]
 
@@ -97,9 +99,9 @@ def gives_answer(answer: str | None, gold: Gold) -> bool:
     if "text" in kinds and kinds <= {"text", "list", "mul"}:
         return False  # prose only
     if kinds <= {"sym", "mul"}:  # names only: an answer only where the gold's value is written in them
-        names = tree.names - {"e", "i"}
+        names = unknowns(tree) - {"e", "i"}
         values = [statement_value(t) or t for t in trees if t is not None]
-        return any(names <= v.names for v in values)
+        return any(names <= unknowns(v) for v in values)
     return True
 
 
@@ -113,7 +115,7 @@ def restatement_key(answer: str) -> tuple[str, object]:
         stated = stated_values(tree)
         if stated is not None and len(stated) == 1:
             tree = stated[0][0]
-    v = tree.exact
+    v = exact(tree)
     return ("tree", render(tree)) if v is None else ("number", v)
 
 

@@ -62,7 +62,14 @@ _UNICODE = {
     "⊕": "\\oplus",
     "∈": "\\in",
     "∖": "\\setminus",
+    "∅": "\\emptyset",
+    "Ø": "\\emptyset",
+    "μ": "\\mu",
+    "µ": "\\mu",
+    "⊙": "\\odot",
 }
+_BLACKBOARD = {"ℝ": "R", "ℤ": "Z", "ℕ": "N", "ℚ": "Q", "ℂ": "C"}  # ℝ is \mathbb{R}
+_INFINITY_WORDS = frozenset(("infinity", "infty"))  # [2, infinity), \text{infinity}: the sign in words
 _VULGAR = {
     c: tuple(f.split("/"))
     for c, f in zip(
@@ -70,7 +77,7 @@ _VULGAR = {
     )
 }  # ½ is \frac{1}{2}
 _TEMPERATURES = {"℃": "C", "℉": "F"}
-_ALIASES = {"\\infin": "\\infty", "\\smallsetminus": "\\setminus"}  # other names of one command
+_ALIASES = {"\\infin": "\\infty", "\\smallsetminus": "\\setminus", "\\backslash": "\\setminus", "\\O": "\\emptyset"}
 _SUPERSCRIPTS = {c: str(d) for d, c in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")}  # x², 10⁻⁶: raised digits are an exponent
 _CHARS = frozenset("+-*/^_!'=<>()[]{}|,;:&.%?")  # ASCII math characters a token may be; "?" is always refused later
 
@@ -169,6 +176,15 @@ def tokens(s: str) -> list[Token] | None:
             out += [_command_token("\\degree", i, i, spaced), Token("letter", _TEMPERATURES[c], i, i + 1, False)]
             spaced, i = False, i + 1
             continue
+        if c in _BLACKBOARD:
+            out += [
+                _command_token("\\mathbb", i, i, spaced),
+                Token("char", "{", i, i, False),
+                Token("letter", _BLACKBOARD[c], i, i + 1, False),
+                Token("char", "}", i + 1, i + 1, False),
+            ]
+            spaced, i = False, i + 1
+            continue
         if c in _UNICODE:
             out.append(_command_token(_UNICODE[c], i, i + 1, spaced))
             spaced, i = False, i + 1
@@ -183,7 +199,7 @@ def tokens(s: str) -> list[Token] | None:
                     j = g.end()
             if j < n and s[j] == "." and j + 1 < n and "0" <= s[j + 1] <= "9":
                 j = _decimals(s, j + 1)
-            elif s.startswith((".\\overline", ".\\bar", ".\\dot"), j):  # 0.\overline{3}, 0.\bar{3}
+            elif s.startswith((".\\overline", ".\\bar", ".\\dot", ".("), j):  # 0.\overline{3}, 0.\bar{3}, 0.(3)
                 j += 1
             _add_digits(out, Token("num", s[i:j], i, j, spaced))
             spaced, i = False, j
@@ -220,6 +236,10 @@ def tokens(s: str) -> list[Token] | None:
                 content = s[k + 1 : end - 1]
                 if content.strip() in _UNICODE:  # \text{∞}: the sign, in text mode
                     out.append(_command_token(_UNICODE[content.strip()], i, end, spaced))
+                elif content.strip().lower().lstrip("+-") in _INFINITY_WORDS | {"inf"}:  # \text{-infinity}, \text{inf}
+                    if content.strip().startswith("-"):
+                        out.append(Token("char", "-", i, i, spaced))
+                    out.append(_command_token("\\infty", i, end, spaced))
                 elif content.strip().lower() in PERCENT_WORDS:
                     out.append(_command_token("\\%", i, end, spaced))
                 elif content.strip() == "\\$":  # \text{\$}12.50 is \$12.50: a dollar sign before the value
@@ -237,8 +257,9 @@ def tokens(s: str) -> list[Token] | None:
             m = _LETTERS.match(s, i)
             assert m is not None
             word = m.group()
-            if word.lower() in PERCENT_WORDS:  # 28 percent, 28 pct: a percent sign in words
-                out.append(_command_token("\\%", i, m.end(), spaced))
+            if word.lower() in PERCENT_WORDS or word.lower() in _INFINITY_WORDS:  # 28 percent, [2, infinity)
+                name = "\\%" if word.lower() in PERCENT_WORDS else "\\infty"
+                out.append(_command_token(name, i, m.end(), spaced))
                 spaced, i = False, m.end()
                 continue
             # only right after a number (one scan per number, so the lexer stays linear)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from recipe_bcr.grading.answers.node import FACTS, Node
+from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.value import exact
 
 Monomial = tuple[tuple[str, int], ...]  # sorted (unknown, power) pairs
 Poly = dict[Monomial, Fraction]
@@ -22,9 +23,11 @@ class _TooBig(Exception):
 
 
 def polynomial(node: Node) -> Poly | None:
-    """The expanded polynomial of the tree, or None when it is not one (or too large to expand here);
-    `Node.poly`: computed once per node."""
-    return node.poly
+    """The expanded polynomial of the tree, or None when it is not one (or too large to expand here); kept."""
+    memo = node.memo
+    if "poly" not in memo:
+        memo["poly"] = _polynomial(node)
+    return memo["poly"]
 
 
 def _polynomial(node: Node) -> Poly | None:
@@ -36,7 +39,7 @@ def _polynomial(node: Node) -> Poly | None:
 
 def _poly(node: Node) -> Poly | None:
     k, ch = node.kind, node.children
-    value = node.exact if k != "sym" else None
+    value = exact(node) if k != "sym" else None
     if value is not None:
         return {(): value} if value else {}
     if k == "sym":
@@ -44,14 +47,14 @@ def _poly(node: Node) -> Poly | None:
             return None  # constants, not unknowns
         return {((node.text, 1),): Fraction(1)}
     if k in ("unit", "words"):
-        return ch[0].poly
+        return polynomial(ch[0])
     if k == "neg":
-        p = ch[0].poly
+        p = polynomial(ch[0])
         return None if p is None else {m: -c for m, c in p.items()}
     if k == "mul" and any(a.kind == "sym" and b.kind == "add" for a, b in zip(ch, ch[1:])):
         return None  # f(x + 1) may be a function's value, not a product: the symbolic check reads it
     if k in ("add", "mul"):
-        parts = [c.poly for c in ch]
+        parts = [polynomial(c) for c in ch]
         if any(p is None for p in parts):
             return None
         out: Poly = parts[0]  # type: ignore[assignment]
@@ -59,12 +62,12 @@ def _poly(node: Node) -> Poly | None:
             out = _add(out, p) if k == "add" else _mul(out, p)  # type: ignore[arg-type]
         return out
     if k == "div":
-        num, den = ch[0].poly, ch[1].exact
+        num, den = polynomial(ch[0]), exact(ch[1])
         if num is None or not den:
             return None
         return {m: c / den for m, c in num.items()}
     if k == "pow":
-        base, power = ch[0].poly, ch[1].exact
+        base, power = polynomial(ch[0]), exact(ch[1])
         if base is None or power is None or power.denominator != 1 or not 0 <= power <= MAX_POWER:
             return None
         out = {(): Fraction(1)}
@@ -103,6 +106,3 @@ def _mul(a: Poly, b: Poly) -> Poly:
     if len(out) > MAX_TERMS:
         raise _TooBig
     return out
-
-
-FACTS["poly"] = _polynomial

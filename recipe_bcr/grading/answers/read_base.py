@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from recipe_bcr.grading.answers.lex import Token
 from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.si import read_unit
 from recipe_bcr.grading.answers.words import UNITS, text_content, text_kind
 
 MAX_DEPTH = 40  # brackets, fractions and powers nested deeper than this are no answer a reader checks
@@ -35,7 +36,7 @@ INVERTIBLE = {
 GREEK = frozenset(
     "\\alpha \\beta \\gamma \\delta \\epsilon \\varepsilon \\zeta \\eta \\theta \\vartheta \\iota \\kappa \\lambda "
     "\\mu \\nu \\xi \\rho \\sigma \\tau \\upsilon \\phi \\varphi \\chi \\psi \\omega \\Gamma \\Delta \\Theta "
-    "\\Lambda \\Xi \\Pi \\Sigma \\Phi \\Psi \\Omega \\ell \\hbar".split()
+    "\\Lambda \\Xi \\Pi \\Sigma \\Phi \\Psi \\Omega \\ell \\hbar \\partial".split()
 )
 RELATIONS = {
     "=": "=",
@@ -80,11 +81,20 @@ CONNECTIVES = {
     "\\cap": "cap",
     "\\setminus": "setminus",
     "\\oplus": "oplus",
+    "\\odot": "odot",
     "\\\\": "linebreak",
 }
 STYLES = frozenset("\\mathbf \\boldsymbol \\mathit \\mathsf \\bm \\boxed \\fbox \\mathnormal".split())
 ACCENTS = frozenset("\\overline \\vec \\hat \\bar \\tilde \\overrightarrow \\widehat \\overarc \\dot \\ddot".split())
 NAME_PREFIXES = frozenset("\\angle \\triangle \\measuredangle".split())
+FACTOR_STARTS = (
+    STYLES
+    | NAME_PREFIXES
+    | frozenset(
+        "\\frac \\dfrac \\tfrac \\cfrac \\sqrt \\pi \\infty \\binom \\dbinom \\tbinom \\lfloor \\lceil \\lvert \\mathbb "
+        "\\mathcal \\{ \\lbrace \\langle \\begin \\degree \\sum \\prod \\imath".split()
+    )
+)  # commands that open a factor (2\\sqrt{3}, 3\\pi): an implied product may go on with them
 MATRICES = frozenset("pmatrix bmatrix matrix Bmatrix array".split())
 MULTI_ARGUMENT = frozenset(("\\max", "\\min", "\\gcd", "\\lcm"))
 REPEAT_MARKS = ("\\overline", "\\bar", "\\dot")  # 0.1\overline{6}, 0.\bar{3}, 0.\dot{3}: the repeating digits
@@ -170,7 +180,8 @@ def literal(k: int, span: tuple[int, int]) -> Node:
 def is_unit(content: str) -> bool:
     """A `\\text{...}` that is a unit: words from the closed list, or one letter of it (`8 \\text{ m}`, `5 \\mathrm{~g}`)."""
     kind = text_kind(content)
-    return kind == "unit" or (kind == "letter" and text_content(content) in UNITS)
+    letter = text_content(content)
+    return kind == "unit" or (kind == "letter" and (letter in UNITS or read_unit(letter) is not None))
 
 
 def respan(node: Node, span: tuple[int, int], paren: bool = False) -> Node:

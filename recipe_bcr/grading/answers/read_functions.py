@@ -20,8 +20,10 @@ from recipe_bcr.grading.answers.read_base import (
     literal,
     respan,
 )
+from recipe_bcr.grading.answers.value import exact
 
 MAX_TERMS = 200  # a sum or product with numeric bounds is written out up to this many terms
+MAX_SUMMED = 10**6  # more terms than this (to a bound such as 10^{12}): no check can add them
 
 
 class FunctionReader(ReaderBase):
@@ -53,7 +55,7 @@ class FunctionReader(ReaderBase):
                     self.take()
                     bounds.append(self.argument())
             body = self.term()
-            node = Node("bigop", (body, *bounds), text=text[1:], span=(tok.start, body.span[1]))
+            node = _bound_index(Node("bigop", (body, *bounds), text=text[1:], span=(tok.start, body.span[1])))
             return expand_bigop(node) or node
         if text in FUNCTIONS:
             return self.function(text, tok)
@@ -105,6 +107,27 @@ class FunctionReader(ReaderBase):
         return self.t[self.i - 1].text == "!" and nxt is not None and nxt.kind == "char" and nxt.text == "!"
 
 
+_INDEX_NAMES = ("k", "j", "m", "r", "q")
+
+
+def _bound_index(node: Node) -> Node:
+    """A sum's or product's index under one name (`\\sum_{i=1}^{n} i` is `\\sum_{k=1}^{n} k`): it is bound, so its
+    name says nothing (and `i` is then never read as the imaginary unit); unchanged where no name is free."""
+    if len(node.children) < 2 or node.children[1].kind != "rel" or node.children[1].text != "=":
+        return node
+    body, lower, *upper = node.children
+    index, start = lower.children
+    if index.kind != "sym" or len(lower.children) != 2:
+        return node
+    used = (_names(body) - {index.text}) | _names(start) | {n for u in upper for n in _names(u)}
+    name = next((n for n in _INDEX_NAMES if n not in used), None)
+    if name is None or name == index.text:
+        return node
+    fresh = Node("sym", text=name, span=index.span)
+    bound = Node("rel", (fresh, start), text="=", span=lower.span)
+    return Node(node.kind, (substitute(body, index.text, fresh), bound, *upper), node.text, span=node.span)
+
+
 def expand_bigop(node: Node) -> Node | None:
     """A sum or product over `k = a` to `b` as what it stands for: with integer bounds, its terms written out
     (`\\sum_{k=1}^{3} k^2` is 1 + 4 + 9); a geometric series `\\sum c r^k` in closed form, to a symbolic bound or
@@ -118,6 +141,9 @@ def expand_bigop(node: Node) -> Node | None:
     if start is None:
         return None
     stop = integer(upper)
+    last = exact(upper) if stop is None and upper.kind != "const" else None
+    if last is not None and last - start >= MAX_SUMMED:
+        raise Refused("a sum or product of more terms than any check can add")  # \sum_{k=1}^{10^{12}} k^k
     if stop is not None:
         count = stop - start + 1
         if count > MAX_TERMS or count * sum(1 for _ in body.walk()) > MAX_TOKENS:

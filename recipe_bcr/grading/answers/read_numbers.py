@@ -43,19 +43,57 @@ class NumberReader(ReaderBase):
                 raise Refused("a bad exponent")
             places = (places or 0) - exp
             value, end = value * Fraction(10) ** exp, exp_node.span[1]
-        elif any(self.is_(bar) for bar in REPEAT_MARKS) and places is not None:
-            self.take()
-            rep = self.argument()
-            if rep.kind != "num" or rep.places is not None:
-                raise Refused("a bad repeating part")
-            period = rep.text
+        elif places is not None and (any(self.is_(bar) for bar in REPEAT_MARKS) or self._parenthesised_period()):
+            period, end = self._repetend()
             value += Fraction(int(period), (10 ** len(period) - 1) * 10 ** len(frac))
-            places, end = None, rep.span[1]  # exact: 0.1\overline{6} = 1/6
+            places = None  # exact: 0.1\overline{6} = 1/6
         elif self.is_("_") and places is None:
             return self._based(tok.text, tok)
         elif places is None and self.peek() is not None and self.peek().text in ("\\frac", "\\dfrac", "\\tfrac"):  # type: ignore[union-attr]
             return self._mixed(tok, value)
         return Node("num", text=tok.text, value=value, places=places, span=(tok.start, end))
+
+    def _parenthesised_period(self) -> bool:
+        """`0.(3)`, `0.1(6)`: digits in parentheses right after a decimal's digits are its period."""
+        nxt, digits, close = self.peek(), self.peek(1), self.peek(2)
+        return (
+            nxt is not None
+            and nxt.text == "("
+            and not nxt.spaced
+            and digits is not None
+            and digits.kind == "num"
+            and digits.text.isdigit()
+            and close is not None
+            and close.text == ")"
+        )
+
+    def _repetend(self) -> tuple[str, int]:
+        """The repeating digits after a decimal's point and where they end: under a bar (`\\overline{16}`, `\\bar{3}`),
+        or from a dot over the first to a dot over the last (`\\dot{1}\\dot{2}`, `\\dot{1}2\\dot{3}`)."""
+        mark = self.take().text
+        if mark == "(":
+            period = self.take().text
+            return period, self.take().end
+        period, end = self._repeat_digits()
+        between = ""  # undotted digits after a dot: part of the period only if another dot follows
+        while mark == "\\dot" and (tok := self.peek()) is not None and not tok.spaced:
+            if tok.kind == "num" and tok.text.isdigit():
+                between += self.take().text
+            elif tok.text == "\\dot":
+                self.take()
+                digits, end = self._repeat_digits()
+                period, between = period + between + digits, ""
+            else:
+                break
+        if between:
+            raise Refused("digits after the last repeating dot")
+        return period, end
+
+    def _repeat_digits(self) -> tuple[str, int]:
+        rep = self.argument()
+        if rep.kind != "num" or rep.places is not None:
+            raise Refused("a bad repeating part")
+        return rep.text, rep.span[1]
 
     def _mixed(self, tok: Token, whole: Fraction) -> Node:
         """`918\\frac{1}{2}` (or `918 \\frac{1}{2}`: TeX drops the space) renders as the mixed number 918 1/2; `2\\frac{\\pi}{3}` is a product.

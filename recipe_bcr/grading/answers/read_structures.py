@@ -19,6 +19,7 @@ from recipe_bcr.grading.answers.read_base import (
 )
 from recipe_bcr.grading.answers.words import connective, text_content
 
+_ISO = {"][": "()", "[[": "[)", "]]": "(]"}  # ISO 80000-2: a bracket turned outward leaves its endpoint out
 _DELIMITED = {"\\lvert": ("\\rvert", "abs"), "\\lfloor": ("\\rfloor", "floor"), "\\lceil": ("\\rceil", "ceil")}
 
 
@@ -31,7 +32,7 @@ class StructureReader(ReaderBase):
         if tok.kind == "char":
             if text == "{":
                 return self.group()
-            if text in "([":
+            if text in "([]":  # `]2, 5[`: an ISO interval opens with a reversed bracket
                 return self.bracket()
             if text == "|":
                 return self.delimited("|", "|", "abs")
@@ -64,7 +65,7 @@ class StructureReader(ReaderBase):
             close = self.take()
         finally:
             self.leave()
-        pair = opener + close.text
+        pair = _ISO.get(opener + close.text, opener + close.text)
         items = inner.children if inner.kind == "list" else (inner,)
         span = (open_tok.start, close.end)
         if pair in ("()", "[]") and inner.kind == "matrix":

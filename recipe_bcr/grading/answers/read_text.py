@@ -26,6 +26,9 @@ from recipe_bcr.grading.answers.words import (
     words_key,
 )
 
+_POWERS = frozenset("23")  # a unit is squared or cubed (`s^2`, `cm^{3}`), or divided once to thrice (`m^{-3}`)
+_INVERSE_POWERS = frozenset("123")
+
 
 class TextReader(ReaderBase):
     """Texts as values, and units and words after a value."""
@@ -47,7 +50,7 @@ class TextReader(ReaderBase):
             inner = self.nested(number)
             if inner is None or inner.kind != "num":
                 raise Refused("bad number in a text")
-            return Node("unit", (respan(inner, (tok.start, tok.end)),), text=unit.lower(), span=(tok.start, tok.end))
+            return Node("unit", (respan(inner, (tok.start, tok.end)),), text=unit, span=(tok.start, tok.end))
         if kind == "math":  # \text{$12$}: math mode inside the text (once: each level would read it again)
             body = text_content(tok.text)[1:-1]
             inner = None if "$" in body else self.nested(body)
@@ -74,21 +77,60 @@ class TextReader(ReaderBase):
         a degree sign, C or F is its scale (`25^\\circ\\text{C}`, `25^\\circ C`, `25℃`)."""
         if node.kind == "degree" and (scale := self._temperature_scale()) is not None:
             node = Node("unit", (node,), text=scale, span=(node.span[0], self.t[self.i - 1].end))
-        while (
-            (tok := self.peek()) is not None
-            and tok.kind == "text"
-            and (is_unit(tok.text) or self._unit_not_called(tok))
-        ):
-            self.take()
-            unit = text_content(tok.text).lower() + self._take_unit_power()
+        units = []  # units side by side multiply (`\mathrm{~m} \mathrm{~s}^{-2}`): one unit
+        while (unit := self._unit()) is not None:
             while self.is_("/") and (per := self.peek(1)) is not None and per.kind == "text" and is_unit(per.text):
                 self.i += 2  # \mathrm{~km} / \mathrm{h}: one unit
-                unit += "/" + text_content(per.text).lower() + self._take_unit_power()
-            node = Node("unit", (node,), text=unit, span=(node.span[0], tok.end))
+                unit += "/" + text_content(per.text) + self._take_unit_power()
+            units.append(unit)
+        if units:
+            node = Node("unit", (node,), text=" ".join(units), span=(node.span[0], self.t[self.i - 1].end))
         while (tok := self.peek()) is not None and tok.kind == "text" and text_kind(tok.text) == "prose":
             self.take()  # words after a value (`2 \text{ euros}`): right only where the gold carries them
             node = Node("words", (node,), text=words_key(tok.text), span=(node.span[0], tok.end))
         return node
+
+    def _unit(self) -> str | None:
+        """A unit after a value, with its power, taken (`\\text{ cm}^2`, `\\mathrm{g\\,mol}^{-1}`, `\\mu\\text{F}`, case
+        kept: `mW` is not `MW`); None (nothing taken) when the next token is none."""
+        tok, nxt = self.peek(), self.peek(1)
+        if tok is not None and tok.text == "\\mu" and nxt is not None and nxt.kind in ("text", "letter"):
+            k = 2  # \mu\text{F}, \mu F, \mu m: the prefix micro, then the unit in text or in letters
+            while (
+                nxt.kind == "letter"
+                and (more := self.peek(k)) is not None
+                and more.kind == "letter"
+                and not more.spaced
+            ):
+                k += 1
+            letters = "".join(t.text for t in self.t[self.i + 1 : self.i + k])
+            if is_unit("μ" + text_content(letters)):
+                self.i += k
+                return "μ" + text_content(letters) + self._take_unit_power()
+        if tok is not None and tok.text in ("\\frac", "\\dfrac", "\\tfrac"):
+            return self._unit_fraction()
+        if tok is None or tok.kind != "text" or not (is_unit(tok.text) or self._unit_not_called(tok)):
+            return None
+        self.take()
+        return text_content(tok.text) + self._take_unit_power()
+
+    def _unit_fraction(self) -> str | None:
+        """`\\frac{\\text{m}}{\\text{s}^2}` after a value: a unit over a unit, taken; None (nothing taken) otherwise."""
+        save = self.i
+        try:
+            self.i += 1
+            self.expect("{")
+            top = self._unit()
+            self.expect("}")
+            self.expect("{")
+            bottom = self._unit()
+            self.expect("}")
+        except Refused:
+            top = bottom = None
+        if top is None or bottom is None or "/" in bottom:
+            self.i = save
+            return None
+        return "/".join((top, *bottom.split()))  # every unit of the denominator divides
 
     def _unit_not_called(self, tok: Token) -> bool:
         """A word that names a unit and a function (`9\\text{ min}`, `\\min(3, 5)`): after a value and not applied
@@ -110,18 +152,17 @@ class TextReader(ReaderBase):
         return scale
 
     def _take_unit_power(self) -> str:
-        """A unit's square or cube after it, taken: `^2` (what units.quantity reads), or "" when none."""
-        n = self._unit_power()
-        power = "" if not n else f"^{self.peek(1 if n == 2 else 2).text}"  # type: ignore[union-attr]
-        self.i += n
-        return power
-
-    def _unit_power(self) -> int:
-        """Tokens of a unit's square or cube after it (`^2`, `^{3}`), 0 when none."""
+        """A unit's power after it, taken: `^2`, `^{3}`, `^{-1}` as `^2`, `^3`, `^-1` (what units.quantity reads), or ""
+        when none."""
         if not self.is_("^"):
-            return 0
-        if self.peek(1) is not None and self.peek(1).text in ("2", "3"):  # type: ignore[union-attr]
-            return 2
-        if self.is_("{", 1) and self.peek(2) is not None and self.peek(2).text in ("2", "3") and self.is_("}", 3):  # type: ignore[union-attr]
-            return 4
-        return 0
+            return ""
+        texts = [tok.text if (tok := self.peek(k)) is not None else "" for k in range(1, 5)]
+        if texts[0] in _POWERS:
+            self.i += 2
+            return "^" + texts[0]
+        for sign, width, powers in (("", 3, _POWERS), ("-", 4, _INVERSE_POWERS)):  # ^{2}, ^{-1}
+            if texts[0] == "{" and (sign == "" or texts[1] == "-") and texts[width - 2] in powers:
+                if texts[width - 1] == "}":
+                    self.i += width + 1
+                    return f"^{sign}{texts[width - 2]}"
+        return ""

@@ -3,14 +3,17 @@ union (`\\cup`), a difference (`\\mathbb{R} \\setminus \\{0\\}`) and set-builder
 
 `region` reads a tree into sorted, merged intervals with exact endpoints, so two spellings of one set compare equal
 (`\\{x \\mid x \\ne 0\\}`, `(-\\infty, 0) \\cup (0, \\infty)`); None where an endpoint is not exact. Each is a
-fact of a node (`Node.interval`, `Node.region`, `Node.infinity`, `Node.complement`), computed once.
+read of a node (`region` is kept on it).
 """
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
-from recipe_bcr.grading.answers.node import FACTS, Node
+from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.poly import polynomial
+from recipe_bcr.grading.answers.value import exact, unknowns
 
 INF = Node("const", text="infty")
 _LOWER = {"<": ")", "<=": "]"}  # x < b: the upper bracket
@@ -25,7 +28,7 @@ def as_interval(node: Node) -> Node | None:
         return interval(Node("neg", (INF,)), INF, "(", ")")
     if node.kind != "rel":
         return None
-    ops, ch = node.text.split(","), node.children
+    ops, ch = node.ops, node.children
     if any(op not in _FLIP for op in ops):
         return None
     if len(ch) == 2:
@@ -45,7 +48,7 @@ def as_interval(node: Node) -> Node | None:
 
 
 def _variable(node: Node, bound: Node) -> bool:
-    return node.kind == "sym" and node.text not in ("e", "i") and node.text not in bound.names
+    return node.kind == "sym" and node.text not in ("e", "i") and node.text not in unknowns(bound)
 
 
 def interval(low: Node, high: Node, left: str, right: str) -> Node:
@@ -76,33 +79,79 @@ Bound = Fraction | float  # an exact endpoint, or +-inf
 Piece = tuple[Bound, Bound, str, str]  # (low, high, left bracket, right bracket)
 
 
-def region(node: Node, var: str | None = None) -> list[Piece] | None:
-    """The set `node` states, as sorted disjoint intervals; None where it states none (or not exactly)."""
-    pieces = _pieces(node, var)
-    return None if pieces is None else _merged(pieces)
+def states_a_region(node: Node) -> bool:
+    """Set-builder notation, a set difference (`\\setminus`, or a minus between sets: `\\mathbb{R} - \\{1\\}`), a union,
+    `\\mathbb{R}`, `x \\in` a set, or an inequality of an absolute value (`|x - 3| < 2`): compared as the set of reals
+    it states."""
+    if node.kind == "rel":
+        inequality = node.text in _FLIP and any(c.kind == "abs" for c in node.children)
+        return inequality or (node.text == "in" and states_a_region(node.children[-1]))
+    return (
+        node.kind == "setbuilder"
+        or (node.kind == "sym" and node.text == "\\mathbb{R}")
+        or (node.kind == "conn" and bool({"setminus", "cup"} & set(node.ops)))
+        or _set_minus_set(node)
+    )
 
 
-def _pieces(node: Node, var: str | None) -> list[Piece] | None:
+def _set_minus_set(node: Node) -> bool:
+    """`A - B` between two sets (a set, an interval in square brackets, `\\mathbb{R}`; a pair only after
+    `\\mathbb{R}`): a set difference, never a subtraction of vectors."""
+    if node.kind != "add" or len(node.children) != 2 or node.children[1].kind != "neg":
+        return False
+    first, second = node.children[0], node.children[1].children[0]
+    reals = first.kind == "sym" and first.text == "\\mathbb{R}"
+    return (reals or first.kind in ("set", "interval")) and (second.kind in ("set", "interval") or reals)
+
+
+def region(node: Node) -> list[Piece] | None:
+    """The set `node` states, as sorted disjoint intervals; None where it states none (or not exactly); kept."""
+    memo = node.memo
+    if "region" not in memo:
+        pieces = _pieces(node, None)
+        memo["region"] = None if pieces is None or len(pieces) > _MAX_PIECES else _merged(pieces)
+    return memo["region"]
+
+
+_MAX_PIECES = 64  # intersections pair pieces: a bound keeps them to milliseconds
+_MAX_POINTS = 1000  # integers a set-builder over Z may list
+_DOMAINS = frozenset(("\\mathbb{R}", "\\mathbb{Z}", "\\mathbb{N}"))
+_INFINITY = float("inf")
+_LINE: list[Piece] = [(-_INFINITY, _INFINITY, "(", ")")]
+
+
+def _pieces(node: Node, var: str | None) -> list[Piece] | None:  # noqa: C901 - one case per way to state a set
     k, ch = node.kind, node.children
     if k == "setbuilder":
-        if len(ch) > 2 and not (ch[2].kind == "sym" and ch[2].text == "\\mathbb{R}"):
+        domain = ch[2].text if len(ch) > 2 and ch[2].kind == "sym" else None if len(ch) == 2 else ""
+        if domain is not None and domain not in _DOMAINS:
             return None
-        return _pieces(ch[1], ch[0].text)
+        pieces = _pieces(ch[1], ch[0].text)
+        return pieces if pieces is None or domain in (None, "\\mathbb{R}") else _integers(pieces, domain)
     if k == "conn" or (k == "list" and node.text == "or"):
-        ops = set(node.text.split(","))
+        ops = set(node.ops) or {node.text}
+        parts = [_pieces(c, var) for c in ch]
+        if any(p is None or len(p) > _MAX_PIECES for p in parts):
+            return None
         if ops <= {"cup", "or"}:
-            parts = [_pieces(c, var) for c in ch]
-            return None if any(p is None for p in parts) else [q for p in parts for q in p]  # type: ignore[union-attr]
-        if ops == {"setminus"} and len(ch) == 2 and ch[1].kind == "set":
-            base, points = _pieces(ch[0], var), [c.exact for c in ch[1].children]
-            if base is None or any(p is None for p in points):
-                return None
-            return _without(base, points)  # type: ignore[arg-type]
+            return [q for p in parts for q in p]  # type: ignore[union-attr]
+        if ops == {"setminus"} and len(ch) == 2:
+            return _intersect(parts[0], _complement(parts[1]))  # type: ignore[arg-type]
         return None
+    if _set_minus_set(node):
+        base, removed = _pieces(ch[0], var), _pieces(ch[1].children[0], var)
+        return None if base is None or removed is None else _intersect(base, _complement(removed))
+    if k == "set":  # finitely many exact points
+        points = [exact(c) for c in ch]
+        return None if any(p is None for p in points) else [(p, p, "[", "]") for p in points]  # type: ignore[misc]
+    if k == "rel" and len(ch) == 2 and node.text == "in" and _names_var(ch[0], var):
+        return _pieces(ch[1], ch[0].text)  # x \in (1, 2) \cup (3, 4)
     if k == "rel" and node.text == "!=" and len(ch) == 2 and _names_var(ch[0], var):
-        p = ch[1].exact
-        return None if p is None else _without([(-_INFINITY, _INFINITY, "(", ")")], [p])
-    if k == "rel" and var is not None and not all(_names_var(c, var) or var not in c.names for c in ch):
+        p = exact(ch[1])
+        return None if p is None else _intersect(_LINE, _complement([(p, p, "[", "]")]))
+    if k == "rel" and len(ch) == 2 and node.text in _FLIP and "abs" in (ch[0].kind, ch[1].kind):
+        return _absolute(node, var)
+    if k == "rel" and var is not None and not all(_names_var(c, var) or var not in unknowns(c) for c in ch):
         return None
     iv = as_interval(node) if k in ("rel", "sym") else node if k in ("tuple", "interval") and len(ch) == 2 else None
     if iv is None:
@@ -111,33 +160,78 @@ def _pieces(node: Node, var: str | None) -> list[Piece] | None:
     return None if low is None or high is None else [(low, high, iv.text[0], iv.text[1])]
 
 
+def _absolute(node: Node, var: str | None) -> list[Piece] | None:
+    """`|a x + b| < c` (any of < <= > >=, either side): the interval or the two half-lines it states."""
+    op, (left, right) = node.text, node.children
+    if left.kind != "abs":
+        op, left, right = _FLIP[op], right, left
+    inner, c = polynomial(left.children[0]), exact(right)
+    names = {n for m in inner or () for n, _ in m}
+    if inner is None or c is None or len(names) != 1 or (var is not None and names != {var}):
+        return None
+    (name,) = names
+    a, b = inner.get(((name, 1),), Fraction(0)), inner.get((), Fraction(0))
+    if a == 0 or any(m not in ((), ((name, 1),)) for m in inner):
+        return None  # not linear in its one unknown
+    if c < 0:
+        return [] if op in _LOWER else _LINE
+    low, high = sorted(((-c - b) / a, (c - b) / a))
+    closed = (op in ("<=", ">=")) == (op in _LOWER)  # |x| <= 1 holds its ends, |x| > 1 leaves them to the hole
+    inside = [(low, high, "[" if closed else "(", "]" if closed else ")")]
+    return inside if op in _LOWER else _complement(inside)
+
+
+def _integers(pieces: list[Piece], domain: str) -> list[Piece] | None:
+    """The integers (`\\mathbb{Z}`) or naturals in a set of reals, as points; None when there are too many, or when
+    the set holds 0 and the domain is N (whether N holds 0 is a convention)."""
+    points: list[Piece] = []
+    for low, high, left, right in _merged(pieces):
+        if domain == "\\mathbb{N}":
+            if low < 0 < high or low == 0 and left == "[" or high == 0 and right == "]":
+                return None
+            low, left = max(low, 0), "(" if low <= 0 else left
+        if abs(low) == _INFINITY or abs(high) == _INFINITY or high - low > _MAX_POINTS:
+            return None
+        first, last = math.ceil(low), math.floor(high)
+        first += first == low and left == "("
+        last -= last == high and right == ")"
+        points += [(Fraction(n), Fraction(n), "[", "]") for n in range(first, last + 1)]
+        if len(points) > _MAX_POINTS:
+            return None
+    return points
+
+
 def _names_var(node: Node, var: str | None) -> bool:
     return node.kind == "sym" and (var is None or node.text == var)
 
 
-_INFINITY = float("inf")
-
-
 def _bound(node: Node) -> Bound | None:
     side = infinite(node)
-    return side * _INFINITY if side else node.exact
+    return side * _INFINITY if side else exact(node)
 
 
-def _without(pieces: list[Piece], points: list[Fraction]) -> list[Piece]:
-    """The intervals less finitely many points (each splits the interval it lies inside)."""
-    for p in points:
-        out: list[Piece] = []
-        for low, high, left, right in pieces:
-            if p == low and left == "[":
-                out.append((low, high, "(", right))
-            elif p == high and right == "]":
-                out.append((low, high, left, ")"))
-            elif low < p < high:
-                out += [(low, p, left, ")"), (p, high, "(", right)]
-            else:
-                out.append((low, high, left, right))
-        pieces = out
-    return pieces
+def _complement(pieces: list[Piece]) -> list[Piece]:
+    """The reals not in `pieces`."""
+    out: list[Piece] = []
+    low: Bound = -_INFINITY
+    left = "("
+    for start, end, opens, closes in _merged(pieces):
+        out.append((low, start, left, ")" if opens == "[" else "]"))
+        low, left = end, "(" if closes == "]" else "["
+    out.append((low, _INFINITY, left, ")"))
+    return _merged(out)
+
+
+def _intersect(first: list[Piece], second: list[Piece]) -> list[Piece]:
+    """The reals in both."""
+    out: list[Piece] = []
+    for la, ha, l1, r1 in first:
+        for lb, hb, l2, r2 in second:
+            low, high = max(la, lb), min(ha, hb)
+            left = "(" if (la == low and l1 == "(") or (lb == low and l2 == "(") else "["
+            right = ")" if (ha == high and r1 == ")") or (hb == high and r2 == ")") else "]"
+            out.append((low, high, left, right))
+    return _merged(out)
 
 
 def _merged(pieces: list[Piece]) -> list[Piece]:
@@ -154,6 +248,3 @@ def _merged(pieces: list[Piece]) -> list[Piece]:
                 continue
         out.append((low, high, left, right))
     return out
-
-
-FACTS.update(interval=as_interval, region=region, infinity=infinite, complement=complement)

@@ -37,6 +37,7 @@ _CONN = {
     "cap": "\\cap",
     "setminus": "\\setminus",
     "oplus": "\\oplus",
+    "odot": "\\odot",
     "linebreak": "\\\\",
 }
 TRIG = frozenset("sin cos tan cot sec csc".split())
@@ -133,12 +134,9 @@ def render(node: Node) -> str:  # noqa: C901 - one case per node kind
     if k == "matrix":
         rows = " \\\\ ".join(" & ".join(render(c) for c in row.children) for row in ch)
         return f"\\begin{{pmatrix}} {rows} \\end{{pmatrix}}"
-    if k == "rel":
-        ops = node.text.split(",")
-        return render(ch[0]) + "".join(f" {_REL[op]} {render(c)}" for op, c in zip(ops, ch[1:]))
-    if k == "conn":
-        ops = node.text.split(",")
-        return render(ch[0]) + "".join(f" {_CONN[op]} {render(c)}" for op, c in zip(ops, ch[1:]))
+    if k in ("rel", "conn"):
+        signs = _REL if k == "rel" else _CONN
+        return render(ch[0]) + "".join(f" {signs[op]} {render(c)}" for op, c in zip(node.ops, ch[1:]))
     if k == "ellipsis":
         return "\\ldots"
     return f"\\text{{{node.text}}}"  # prose: never equal to mathematics

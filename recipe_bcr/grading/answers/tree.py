@@ -26,6 +26,7 @@ from recipe_bcr.grading.answers.node import Node
 from recipe_bcr.grading.answers.read_base import (
     ACCENTS,
     CONNECTIVES,
+    FACTOR_STARTS,
     FUNCTIONS,
     GREEK,
     MAX_DEPTH,
@@ -221,41 +222,15 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
             return True
         if tok.kind == "text":
             return text_kind(tok.text) in ("number", "math", "letter", "function")
-        if tok.kind == "char":
-            return tok.text in "(["  # "|" never starts an implied product: 3 | 5 is no product
-        return (
-            tok.text in FUNCTIONS
-            or tok.text in GREEK
-            or tok.text in STYLES
-            or tok.text in NAME_PREFIXES
-            or tok.text
-            in (
-                "\\frac",
-                "\\dfrac",
-                "\\tfrac",
-                "\\cfrac",
-                "\\sqrt",
-                "\\pi",
-                "\\infty",
-                "\\binom",
-                "\\dbinom",
-                "\\tbinom",
-                "\\lfloor",
-                "\\lceil",
-                "\\lvert",
-                "\\mathbb",
-                "\\mathcal",
-                "\\{",
-                "\\lbrace",
-                "\\langle",
-                "\\begin",
-                "\\degree",
-                "\\sum",
-                "\\prod",
-                "\\imath",
-            )
-            or tok.text in ACCENTS
-        )
+        if tok.kind == "char":  # "|" never starts an implied product: 3 | 5 is no product; nor a "[" that closes
+            return tok.text == "(" or (tok.text == "[" and not self._closes(1))  # an ISO interval: `[2, 5[`
+        return tok.text in FACTOR_STARTS or tok.text in FUNCTIONS or tok.text in GREEK or tok.text in ACCENTS
+
+    def _closes(self, k: int) -> bool:
+        """The token k ahead ends an item (the end, a separator, a closing bracket, a connective): a "[" before it
+        opens nothing, so it closes an ISO interval."""
+        tok = self.peek(k)
+        return tok is None or tok.text in (",", ";", ")", "]") or tok.text in CONNECTIVES
 
     def factor(self) -> Node:
         self.enter()
@@ -340,6 +315,9 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
             return Node("sym", text=tok.text, span=(tok.start, tok.end))
         if tok.kind == "cmd" and (tok.text in GREEK or tok.text in ("\\pi", "\\infty")):
             return self.primary()
+        if tok.kind == "cmd" and tok.text == "\\odot":  # M_\odot: the Sun's mark on a name
+            self.take()
+            return Node("sym", text=tok.text, span=(tok.start, tok.end))
         if tok.kind == "char" and tok.text in "*":  # x^*: a name mark
             self.take()
             return Node("sym", text="*", span=(tok.start, tok.end))
@@ -410,7 +388,8 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
             arg = self.argument()
             if arg.kind != "sym":
                 raise Refused("a blackboard letter")
-            return self._subscripted(Node("sym", text=f"{text}{{{arg.text}}}", span=(tok.start, arg.span[1])))
+            name = Node("sym", text=f"{text}{{{arg.text}}}", span=(tok.start, arg.span[1]))
+            return self._half_line(name) or self._subscripted(name)
         if text in ACCENTS:
             self.take()
             arg = self.argument()
@@ -435,6 +414,22 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
             self.argument()  # the colour's name: shown as colour, not as content
             return self.primary()
         raise Refused(f"unknown command {text}")
+
+    def _half_line(self, name: Node) -> Node | None:
+        """`\\mathbb{R}_{\\ge 0}`, `\\mathbb{R}_{>1}`: the reals that meet the subscript's relation, as the set-builder
+        `\\{x : x \\ge 0\\}`; None (nothing taken) for any other name or subscript."""
+        if name.text != "\\mathbb{R}" or not (self.is_("_") and self.is_("{", 1)):
+            return None
+        save = self.i
+        self.i += 2
+        op = self._relop()
+        if op is None or op not in ("<", "<=", ">", ">="):
+            self.i = save
+            return None
+        bound = self.expr()
+        close = self.expect("}")
+        x = Node("sym", text="x", span=name.span)
+        return Node("setbuilder", (x, Node("rel", (x, bound), text=op)), span=(name.span[0], close.end))
 
     def symbol_run(self) -> str:
         letters = []

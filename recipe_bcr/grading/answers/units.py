@@ -1,72 +1,24 @@
 """What a unit after a value measures, so that two answers in different units are never the same answer.
 
-A unit node's text (`tree.Parser._units`: `cm`, `cm^2`, `square centimeters`, `km/h`, `miles per hour`, `$`) is
-read into a quantity: base dimensions with powers and a scale to one reference unit per dimension. `5 m^2`
-is then not `5 cm^2`, and `5 cents` not `$5`, while `5 centimeters` is `5 cm` and `0.5 m` is `50 cm` (the
-value is compared after scaling, exactly). Count words and generic units (`units`, `square units`, `ways`)
-measure nothing: an answer with or without them is compared by its value alone, as before.
+A unit node's text (`cm`, `cm^2`, `square centimeters`, `km/h`, `miles per hour`, `g mol^-1`, `$`) is read by the unit
+grammar (recipe_bcr.grading.answers.si) into a quantity: base dimensions with powers and a scale to one reference unit
+per dimension. `5 m^2` is then not `5 cm^2`, and `5 cents` not `$5`, while `5 centimeters` is `5 cm` and `0.5 m` is
+`50 cm` (the value is compared after scaling, exactly). A unit the grammar does not know is a base of its own (two
+of them are two quantities: `gallons`, `cups`). Count words and generic units (`units`, `square units`, `ways`)
+measure nothing: an answer with or without them is compared by its value alone.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from recipe_bcr.grading.answers.node import FACTS, Node
-from recipe_bcr.grading.answers.words import UNITS
+from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.si import read_unit
 
-_SPELLINGS: dict[str, tuple[str, Fraction]] = {}
-
-
-def _add(base: str, scale: str, *names: str) -> None:
-    for name in names:
-        _SPELLINGS[name] = (base, Fraction(scale))
-
-
-_add("m", "0.001", "mm", "millimeter", "millimeters", "millimetre", "millimetres")
-_add("m", "0.01", "cm", "centimeter", "centimeters", "centimetre", "centimetres")
-_add("m", "1", "m", "meter", "meters", "metre", "metres")
-_add("m", "1000", "km", "kilometer", "kilometers", "kilometre", "kilometres")
-_add("m", "0.0254", "in", "inch", "inches")
-_add("m", "0.3048", "ft", "foot", "feet")
-_add("m", "0.9144", "yd", "yard", "yards")
-_add("m", "1609.344", "mi", "mile", "miles")
-_add("g", "0.001", "milligram", "milligrams")
-_add("g", "1", "g", "gram", "grams")
-_add("g", "1000", "kg", "kilogram", "kilograms")
-_add("g", "1000000", "tonne", "tonnes")
-_add("g", "453.59237", "lb", "lbs", "pound", "pounds")
-_add("g", "28.349523125", "oz", "ounce", "ounces")
-_add("s", "0.001", "millisecond", "milliseconds")
-_add("s", "1", "s", "sec", "secs", "second", "seconds")
-_add("s", "60", "min", "mins", "minute", "minutes")
-_add("s", "3600", "h", "hr", "hrs", "hour", "hours")
-_add("s", "86400", "day", "days")
-_add("s", "604800", "week", "weeks")
-_add("l", "1", "l", "liter", "liters", "litre", "litres")
-_add("l", "0.001", "ml")
-_add("$", "1", "$", "dollar", "dollars", "usd")
-_add("$", "0.01", "cent", "cents")
-_add("hz", "1", "hertz")
-_add("hz", "1000", "khz")
-_add("hz", "1000000", "mhz")
-_add("hz", "1000000000", "ghz")
-_add("w", "1", "watt", "watts")
-_add("w", "1000", "kilowatt", "kilowatts")
-_SAME = {
-    "mph": "mi/h",
-    "kph": "km/h",
-    "kmph": "km/h",
-    "sq": "square",
-    "deg": "degree",
-    "rad": "radian",
-    "ampere": "amp",
-    "tbsp": "tablespoon",
-    "tsp": "teaspoon",
-}
+_SAME = {"mph": "mi/h", "kph": "km/h", "kmph": "km/h", "sq": "square", "deg": "degree", "rad": "radian"}
+_SAME |= {"tbsp": "tablespoon", "tsp": "teaspoon"}  # one unit, two spellings the grammar does not read
 _GENERIC = frozenset(("unit", "units", "ways", "people", "students"))
-_POWER = re.compile(r"^(.+?)\^\{?([23])\}?$")
 
 
 @dataclass(frozen=True)
@@ -75,44 +27,16 @@ class Quantity:
     scale: Fraction  # the unit in its bases' reference units
 
 
-def _word(word: str) -> tuple[dict[str, int], Fraction] | None:
-    """One unit word, maybe with its power (`cm^2`); a word without a scale is its own base (`gallon`)."""
-    power = 1
-    if m := _POWER.match(word):
-        word, power = m.group(1), int(m.group(2))
-    if word in _GENERIC:
-        return None
-    if word not in _SPELLINGS and word.endswith("s") and word[:-1] in UNITS:
-        word = word[:-1]  # gallons, acres: a unit without a scale here is its own base
-    base, scale = _SPELLINGS.get(word, (word, Fraction(1)))
-    return {base: power}, scale**power
-
-
 def quantity(unit: str) -> Quantity | None:
-    """The quantity a unit node's text measures, or None for a generic or count unit."""
-    text = " ".join(_SAME.get(w, w) for w in unit.lower().split())
-    dims: dict[str, int] = {}
-    scale, sign, power = Fraction(1), 1, 1
-    for word in text.replace("/", " / ").split():
-        if word in ("/", "per"):
-            sign = -1
-        elif word in ("square", "cubic"):
-            power = 2 if word == "square" else 3
-        else:
-            read = _word(word if power == 1 else f"{word}^{power}")
-            if read is None:
-                return None
-            for base, p in read[0].items():
-                dims[base] = dims.get(base, 0) + sign * p
-            scale = scale * read[1] if sign > 0 else scale / read[1]
-            power = 1
-    if power > 1 or not dims:  # `square` with nothing after it
+    """The quantity a unit node's text measures, or None for a generic or count unit. Symbols keep their case first
+    (`mW` is not `MW`), then any case (`CM`); a word the grammar does not know is its own base."""
+    text = " ".join(_SAME.get(w.lower(), w) for w in unit.split())
+    if not text or any(w.lower() in _GENERIC for w in text.replace("/", " ").split()):
         return None
-    return Quantity(tuple(sorted((b, p) for b, p in dims.items() if p)), scale)
+    read = read_unit(text) or read_unit(text.lower()) or read_unit(text.lower(), own_bases=True)
+    return None if read is None else Quantity(tuple(sorted(read[0].items())), read[1])
 
 
-def _unit_quantity(node: Node) -> Quantity | None:
+def unit_quantity(node: Node) -> Quantity | None:
+    """What a unit node measures (None for any other node)."""
     return quantity(node.text) if node.kind == "unit" else None
-
-
-FACTS["quantity"] = _unit_quantity

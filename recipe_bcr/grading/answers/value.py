@@ -19,7 +19,7 @@ from typing import Any
 
 import mpmath
 
-from recipe_bcr.grading.answers.node import FACTS, Node
+from recipe_bcr.grading.answers.node import Node
 from recipe_bcr.grading.answers.normalize import MAX_DIGITS
 
 _CTX = mpmath.MPContext()  # private: never changes the precision another thread's mpmath uses
@@ -70,22 +70,55 @@ def _double_factorial(n: int) -> int:
 _EXACT_FUNCS = {"max": max, "min": min, "gcd": lambda a: math.gcd(*a), "lcm": lambda a: math.lcm(*a)}
 
 
+def exact(node: Node) -> Fraction | None:
+    """The exact rational value of a tree, or None (an irrational, an unknown, a size guard); kept on the node."""
+    memo = node.memo
+    if "exact" not in memo:
+        memo["exact"] = _exact(node)
+    return memo["exact"]
+
+
+def unknowns(node: Node) -> frozenset[str]:
+    """The names written in a tree (`e`, `i` included; a sum's index is bound, not written); kept on the node."""
+    memo = node.memo
+    if "names" not in memo:
+        memo["names"] = _names(node)
+    return memo["names"]
+
+
+def approximate(node: Node, imaginary: bool = False) -> tuple[Any, Any] | None:
+    """A 50-digit value (unknowns at fixed points; `i` the imaginary unit where `imaginary`) and the largest magnitude
+    met on the way, or None where it cannot be bounded; kept on the node."""
+    memo, key = node.memo, "approx_i" if imaginary else "approx"
+    if key not in memo:
+        memo[key] = _numeric(node, imaginary)
+    return memo[key]
+
+
+def tower_floor(node: Node) -> float | None:
+    """A lower bound of log10 of a power tower, or None; kept on the node."""
+    memo = node.memo
+    if "tower" not in memo:
+        memo["tower"] = _tower(node)
+    return memo["tower"]
+
+
 def _exact(node: Node) -> Fraction | None:
     """The exact rational value of a tree of numbers, or None (an irrational, an unknown, a guard), from the
-    children's values (each read once: `Node.exact`)."""
+    children's values (each computed once: `exact`)."""
     k, ch = node.kind, node.children
     try:
         if k == "num":
             return node.value
         if k in ("degree", "unit", "words"):
-            return ch[0].exact
+            return exact(ch[0])
         if k == "neg":
-            v = ch[0].exact
+            v = exact(ch[0])
             return None if v is None else -v
         if k == "add":
             total = Fraction(0)
             for c in ch:
-                v = c.exact
+                v = exact(c)
                 if v is None:
                     return None
                 total += v
@@ -95,7 +128,7 @@ def _exact(node: Node) -> Fraction | None:
         if k == "mul":
             out = Fraction(1)
             for c in ch:
-                v = c.exact
+                v = exact(c)
                 if v is None:
                     return None
                 out *= v
@@ -103,37 +136,37 @@ def _exact(node: Node) -> Fraction | None:
                     return None
             return out
         if k == "div":
-            a, b = ch[0].exact, ch[1].exact
+            a, b = exact(ch[0]), exact(ch[1])
             return None if a is None or b is None or b == 0 else a / b
         if k == "pow":
-            a, b = ch[0].exact, ch[1].exact
+            a, b = exact(ch[0]), exact(ch[1])
             return None if a is None or b is None else _power(a, b)
         if k == "root":
-            a = ch[0].exact
-            n = ch[1].exact if len(ch) > 1 else Fraction(2)
+            a = exact(ch[0])
+            n = exact(ch[1]) if len(ch) > 1 else Fraction(2)
             if a is None or n is None or n.denominator != 1:
                 return None
             return _nth_root(a, int(n))
         if k == "fact":
-            a = ch[0].exact
+            a = exact(ch[0])
             if a is None or a.denominator != 1 or not 0 <= a <= _MAX_FACTORIAL:
                 return None
             return Fraction(math.factorial(int(a)) if node.text == "!" else _double_factorial(int(a)))
         if k == "binom":
-            a, b = ch[0].exact, ch[1].exact
+            a, b = exact(ch[0]), exact(ch[1])
             if a is None or b is None or a.denominator != 1 or b.denominator != 1 or not 0 <= a <= 3000:
                 return None
             return Fraction(math.comb(int(a), int(b))) if b >= 0 else Fraction(0)
         if k == "abs":
-            v = ch[0].exact
+            v = exact(ch[0])
             return None if v is None else abs(v)
         if k in ("floor", "ceil"):
-            v = ch[0].exact
+            v = exact(ch[0])
             if v is None:
                 return None
             return Fraction(math.floor(v) if k == "floor" else math.ceil(v))
         if k == "func" and node.text in _EXACT_FUNCS:
-            args = [c.exact for c in ch]
+            args = [exact(c) for c in ch]
             if any(a is None for a in args) or (node.text in ("gcd", "lcm") and any(a.denominator != 1 for a in args)):  # type: ignore[union-attr]
                 return None
             return Fraction(_EXACT_FUNCS[node.text]([a if node.text in ("max", "min") else int(a) for a in args]))  # type: ignore[arg-type]
@@ -142,20 +175,45 @@ def _exact(node: Node) -> Fraction | None:
     return None
 
 
-def exact(node: Node) -> Fraction | None:
-    """The exact rational value of a tree (`Node.exact`: computed once per node)."""
-    return node.exact
+REFUTE_REL = _CTX.mpf(10) ** -30  # a relative difference this large is no rounding noise at 50 digits
 
 
-def unknowns(node: Node) -> frozenset[str]:
-    """The names written in a tree (`Node.names`: computed once per node)."""
-    return node.names
+def refutes(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:
+    """True when two values from `numeric` certainly differ: their difference is far above the
+    rounding noise of the largest magnitude either computation met (cancellation cannot fake it)."""
+    noise = max(a[1], b[1], abs(a[0]), abs(b[0]))
+    if noise == 0:
+        return False
+    return abs(a[0] - b[0]) > REFUTE_REL * noise
+
+
+def as_mp(q: Fraction) -> Any:
+    """An exact rational as a 50-digit number of this module's own context."""
+    return _CTX.mpf(q.numerator) / q.denominator
+
+
+def real_and_imaginary(x: Any) -> tuple[Any, Any]:
+    return _CTX.re(x), _CTX.im(x)
+
+
+def below_power_of_ten(x: Any, power: int) -> bool:
+    return bool(abs(x) < _CTX.mpf(10) ** power)
+
+
+def scaled_fraction(x: Any, places: int) -> Fraction:
+    """x times 10^places, to 45 significant digits, as an exact Fraction (where a decimal's last digit falls)."""
+    return Fraction(_CTX.nstr(x * _CTX.mpf(10) ** places, 45, strip_zeros=False, min_fixed=-100, max_fixed=100))
 
 
 def _names(node: Node) -> frozenset[str]:
     if node.kind == "sym":
         return frozenset((node.text,))
-    return frozenset().union(*(c.names for c in node.children))
+    if node.kind == "bigop" and len(node.children) > 1 and node.children[1].kind == "rel":
+        body, (index, start), *upper = node.children[0], node.children[1].children, *node.children[2:]
+        return (unknowns(body) - unknowns(index)).union(
+            unknowns(start), *(unknowns(u) for u in upper)
+        )  # the index is bound
+    return frozenset().union(*(unknowns(c) for c in node.children))
 
 
 def _point(name: str) -> Any:
@@ -197,14 +255,9 @@ class _Guard(Exception):
     pass
 
 
-def numeric(node: Node, imaginary: bool) -> tuple[Any, Any] | None:
-    """A 50-digit value of the tree (unknowns at fixed points) and the largest magnitude met on
-    the way (the scale of its rounding noise), or None where it cannot be bounded (`Node.approx`, `Node.approx_i`:
-    computed once per node)."""
-    return node.approx_i if imaginary else node.approx
-
-
 def _numeric(node: Node, imaginary: bool) -> tuple[Any, Any] | None:
+    """A 50-digit value of the tree (unknowns at fixed points, `i` the imaginary unit where `imaginary`) and the
+    largest magnitude met on the way (the scale of its rounding noise), or None where it cannot be bounded."""
     mags: list[Any] = [_CTX.mpf(0)]
     try:
         return _num(node, imaginary, mags, {}), mags[0]
@@ -257,7 +310,7 @@ def _eval(node: Node, im: bool, mags: list[Any], env: dict[str, Any]) -> Any:  #
             raise _Guard
         return _real_power(base, exp, ch[1])
     if k == "root":
-        n = ch[1].exact if len(ch) > 1 else Fraction(2)
+        n = exact(ch[1]) if len(ch) > 1 else Fraction(2)
         if n is None or n.denominator != 1 or not 1 <= n <= 64:
             raise _Guard
         x = _num(ch[0], im, mags, env)
@@ -311,7 +364,7 @@ def _derivative(node: Node, im: bool, mags: list[Any], env: dict[str, Any]) -> A
 
 def _real_power(base: Any, exp: Any, exp_node: Node) -> Any:
     """base^exp; a negative base with an exponent 1/odd (or p/odd) is the real root, as written."""
-    q = exp_node.exact
+    q = exact(exp_node)
     if q is not None and q.denominator % 2 == 1 and q.denominator > 1 and _CTX.im(base) == 0 and base < 0:
         r = -_CTX.root(-base, q.denominator)
         return r**q.numerator
@@ -325,14 +378,10 @@ def _raise() -> Any:
 _TOWER = frozenset(("num", "pow", "mul", "fact"))
 
 
-def log10_floor(node: Node) -> float | None:
-    """A lower bound of log10 of a value built only from positive numbers by products, powers and
-    factorials (a power tower), possibly infinite; None for anything else. Refutes `7^{7^{7^7}}`
-    against a small gold without computing it (`Node.tower`: computed once per node)."""
-    return node.tower
-
-
 def _tower(node: Node) -> float | None:
+    """A lower bound of log10 of a value built only from positive numbers by products, powers and factorials (a power
+    tower), possibly infinite; None for anything else. Refutes `7^{7^{7^7}}` against a small gold without computing
+    it."""
     if any(n.kind not in _TOWER for n in node.walk()):
         return None
     try:
@@ -350,7 +399,7 @@ def _log_floor(node: Node) -> float | None:
         parts = [_log_floor(c) for c in ch]
         return None if any(p is None for p in parts) else sum(parts)  # type: ignore[arg-type]
     if k == "pow":
-        base, exp = ch[0].exact, _log_floor(ch[1])
+        base, exp = exact(ch[0]), _log_floor(ch[1])
         if base is None or base <= 1 or exp is None:
             return None
         return math.inf if exp > 300 else 10**exp * math.log10(base)
@@ -361,12 +410,3 @@ def _log_floor(node: Node) -> float | None:
         whole = math.inf if n > 300 else 10**n * (n - 0.4343)  # log10(N!) >= N (log10 N - log10 e)
         return whole / 2 if node.text == "!!" else whole  # N!!^2 >= N! (N! = N!! (N-1)!!)
     return None
-
-
-FACTS.update(
-    exact=_exact,
-    names=_names,
-    approx=lambda node: _numeric(node, False),
-    approx_i=lambda node: _numeric(node, True),
-    tower=_tower,
-)

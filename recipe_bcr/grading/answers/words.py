@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from recipe_bcr.grading.answers.si import read_unit
+
 UNITS = frozenset(
     """
     cm m km mm in inch inches ft feet foot yd yard yards mi mile miles meter meters metre metres centimeter
@@ -84,7 +86,7 @@ def text_kind(content: str) -> str:
     if number_words(content) is not None:
         return "numberword"
     # `\\text{ ways.}` closes the sentence; `\\mathrm{cm^2}`, `\\mathrm{m/s^{2}}` square or cube the unit
-    if is_unit_phrase(content.removesuffix(".")):
+    if is_unit_phrase(content.removesuffix("."), grammar=True):
         return "unit"
     return "prose"
 
@@ -96,7 +98,7 @@ def quantity_parts(content: str) -> tuple[str, str] | None:
     while k < len(text) and (text[k].isdigit() or text[k] in ".,"):
         k += 1
     number, unit = text[:k], text[k:].strip().removesuffix(".")
-    if not number or not number[0].isdigit() or not unit or not is_unit_phrase(unit):
+    if not number or not number[0].isdigit() or not unit or not is_unit_phrase(unit, grammar=True):
         return None
     return number, unit
 
@@ -137,9 +139,12 @@ def number_words(content: str) -> int | None:
     return sign * (total + group) if last else None
 
 
-def is_unit_phrase(text: str) -> bool:
+def is_unit_phrase(text: str, grammar: bool = False) -> bool:
     """Units from the closed list, maybe squared or cubed, `a/b` or `a per b` of two of them (`miles per hour`, `km/h`):
-    a phrase that never changes the value it follows."""
+    a phrase that never changes the value it follows. With `grammar` (in a `\\text{...}`, never for letters written
+    in math, where `mg` may be a product), also any unit the SI grammar reads (`kpc`, `g mol^{-1}`, `erg/s`)."""
+    if grammar and read_unit(text) is not None:
+        return True
     words = [_UNIT_POWER.sub("", w.lower()) for w in text.split()]
     pers = words[1::2]
     if len(words) > 1 and len(words) % 2 == 1 and all(w == "per" for w in pers):

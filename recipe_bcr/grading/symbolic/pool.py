@@ -1,27 +1,21 @@
 """A pool of kill-able symbolic-check processes, safe to call from any thread.
 
-verl runs the reward in worker threads and Ray actors, where `signal.alarm` cannot be
-used, and a SymPy computation (10^{10^{10^{10}}}) cannot be interrupted from another
-thread. So each check goes to a separate process (recipe_bcr.grading.symbolic.worker) that is
-killed when its deadline passes. Three properties keep an honest answer's credit
-independent of what else is in the batch:
-  * replacements are forks of a warmed-up fork server (milliseconds, not the 2-3 s of a
-    fresh interpreter), started the moment a worker is killed, so a killed worker is
-    replaced before the next check needs one;
-  * the pool grows with the concurrency it is given (up to `max_size`): every check that is
-    found slow, and every check that waited GROW_AFTER_S for a worker, adds one, so `size`
-    workers always serve honest answers while bursts of short checks reuse warm workers;
-  * a check's deadline measures its own work: it starts when the worker receives the
-    check, and it is extended while the worker has used less CPU than the limit (a
-    starved check is not a slow one), up to a hard cap of HARD_CAP times the limit after the call
-    (the target for a whole reward call is twice the limit);
-  * a check that has used more CPU than any honest answer needs (NICE_AFTER_CPU_S) is moved
-    to the lowest CPU priority and keeps a plain wall-clock deadline (its worker is replaced
-    afterwards), so slow answers cannot starve the short checks of honest ones on a busy
-    machine, nor linger past the limit themselves.
-Whatever happens between taking a worker and returning it (a timeout, a dead worker, a
-garbled reply, an exception in this process), the worker is either returned or killed and
-replaced, so the pool never shrinks.
+verl runs the reward in worker threads and Ray actors, where `signal.alarm` cannot be used, and a SymPy computation
+(10^{10^{10^{10}}}) cannot be interrupted from another thread. So each check goes to a separate process
+(recipe_bcr.grading.symbolic.worker) that is killed when its deadline passes. An honest answer's credit does not
+depend on what else is in the batch, nor on how busy the machine is:
+  * replacements are forks of a warmed-up fork server (milliseconds, not the 2-3 s of a fresh interpreter), started
+    the moment a worker is killed;
+  * the pool grows with the concurrency it is given (up to `max_size`): every check found slow, and every check that
+    waited GROW_AFTER_S for a worker, adds one; waiting for a worker is not the check's time;
+  * a check's deadline measures its own work, in CPU time: a check that has had less CPU than its limit is starved,
+    not slow, and waits for the time it would have had alone, past the hard cap of HARD_CAP times the limit (the
+    target for a whole reward call is twice the limit), ending by its CPU time (STARVED_CAP only guards a hang);
+  * a check that has used more CPU than any honest answer needs (NICE_AFTER_CPU_S) is moved to the lowest CPU
+    priority and ends by the hard cap (its worker is replaced afterwards), so slow answers cannot starve the short
+    checks of honest ones, nor linger past the limit themselves.
+Whatever happens between taking a worker and returning it (a timeout, a dead worker, a garbled reply, an exception in
+this process), the worker is either returned or killed and replaced, so the pool never shrinks.
 """
 
 from __future__ import annotations
@@ -45,8 +39,9 @@ from typing import Any
 logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_SIZE = 32  # forks of one warmed-up server share most of their memory
-HARD_CAP = 1.75  # a check never runs past this multiple of its limit (the call's target is twice the limit)
-NICE_AFTER_CPU_S = 0.5  # honest answers' checks take tens of milliseconds (a fresh fork's first ones more)
+HARD_CAP = 1.75  # a slow check never runs past this multiple of its limit (the call's target is twice the limit)
+STARVED_CAP = 10.0  # a starved check ends by its CPU time; this multiple of the limit only guards against a hang
+NICE_AFTER_CPU_S = 0.75  # honest checks take tens of milliseconds (an exponential form of a complex number 0.3 s)
 GROW_AFTER_S = 0.3  # a check that waited this long for a worker forks one (a warm worker is worth a short wait)
 _POLL_S = 0.05
 _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -81,6 +76,7 @@ class _Worker:
         self.pid = pid
         self.pidfd = pidfd
         self.niced = False  # moved to the lowest CPU priority (never moved back: it is replaced after its check)
+        self.cpu_used: float | None = None  # CPU seconds the last check took, where they can be read
         self._buf = bytearray()
 
     def send(self, payload: bytes) -> bool:
@@ -100,17 +96,19 @@ class _Worker:
             return None
 
     def recv(
-        self, own_s: float, hard_deadline: float, on_slow: Callable[[], None] | None = None
+        self, own_s: float, hard_deadline: float, ceiling: float, on_slow: Callable[[], None] | None = None
     ) -> dict[str, Any] | None:
-        """The reply, or None when the check used `own_s` of CPU (or wall time where CPU time cannot
-        be read), passed the hard deadline, died or answered garbage. A check that has used more
-        than NICE_AFTER_CPU_S of CPU is moved to the lowest CPU priority, so that the short checks
-        of honest answers run first on a busy machine."""
+        """The reply, or None when the check used `own_s` of CPU (or wall time where CPU time cannot be read), died or
+        answered garbage. Past NICE_AFTER_CPU_S of CPU it is niced and ends by the hard deadline; while it has had less
+        CPU than `own_s` it is starved and waits, up to `ceiling`. `cpu_used` then holds the CPU seconds it took."""
         cpu0 = self.cpu_seconds()
+        self.cpu_used = None
         soft = min(time.monotonic() + own_s, hard_deadline)
         while True:
             wake = soft if self.niced or cpu0 is None else min(soft, time.monotonic() + _POLL_S)
             line = _read_line(self.conn, self._buf, wake)
+            cpu = self.cpu_seconds()
+            self.cpu_used = None if cpu is None or cpu0 is None else cpu - cpu0
             if line is not None:
                 try:
                     reply = json.loads(line)
@@ -118,19 +116,19 @@ class _Worker:
                     return None
                 return reply if isinstance(reply, dict) else None
             now = time.monotonic()
-            cpu = self.cpu_seconds()
-            if now >= hard_deadline or cpu is None or cpu0 is None or self.dead():
+            if self.cpu_used is None or self.dead():
                 return None
-            used = cpu - cpu0
+            used = self.cpu_used
             if not self.niced and used >= NICE_AFTER_CPU_S:
                 self._renice()
+                soft = min(soft, hard_deadline)  # slow: the wall-clock deadline again
                 if on_slow is not None:
                     on_slow()
             if now < soft:
                 continue
-            if self.niced or own_s - used <= 0.01:
-                return None  # a check already past what honest answers need gets wall time only
-            soft = min(now + own_s - used, hard_deadline)  # starved, not slow: the unused CPU time is still its own
+            if self.niced or own_s - used <= 0.01 or now >= ceiling:
+                return None  # it had its CPU time (or the most wall time any check gets)
+            soft = min(now + own_s - used, ceiling)  # starved, not slow: the unused CPU time is still its own
 
     def _renice(self) -> None:
         try:
@@ -259,7 +257,6 @@ class SymbolicPool:
         self._closed = False
         atexit.register(self.close)
 
-    # -- the fork server ---------------------------------------------------------------------
     def _get_server(self) -> _ForkServer | None:
         """The running fork server, started (and waited for) if there is none; None if it cannot start."""
         with self._server_lock:
@@ -291,7 +288,6 @@ class SymbolicPool:
         )
         return None
 
-    # -- growing and shrinking ---------------------------------------------------------------
     def _grow(self, wanted_live: int) -> None:
         """Fork workers in the background until `wanted_live` (capped at max_size) exist."""
         with self._lock:
@@ -415,12 +411,9 @@ class SymbolicPool:
     def idle(self) -> int:
         return self._idle.qsize()
 
-    # -- checks ------------------------------------------------------------------------------
     def check(self, gold: str, pred: str, timeout_s: float, hints: dict[str, Any] | None = None) -> str:
-        """ "true", "false", "gold_unparsed", "pred_unparsed", "error" or "timeout".
-
-        `hints` may carry `gold_number` / `pred_number` ([numerator, denominator, approximate,
-        places]) for a side already read as a plain number, which the worker then does not parse."""
+        """ "true", "false", "gold_unparsed", "pred_unparsed", "error" or "timeout". `hints` may carry `gold_number` /
+        `pred_number` ([numerator, denominator, approximate, places]): a side read as a number, not parsed again."""
         return self.check_timed(gold, pred, timeout_s, hints)[0]
 
     def check_timed(
@@ -431,24 +424,26 @@ class SymbolicPool:
         hints: dict[str, Any] | None = None,
         hard_deadline: float | None = None,
     ) -> tuple[str, float]:
-        """The status and the seconds the check itself took (waiting for a worker excluded).
-        `hard_deadline` (default: HARD_CAP times the limit from now) is never passed, except while
-        the fork server starts or restarts, which is not the check's fault."""
+        """The status and the seconds the check itself took (its CPU time where it can be read; waiting excluded).
+        `hard_deadline` (default: HARD_CAP times the limit from now) ends a slow check; a starved one (it used less
+        CPU than the limit) may run to STARVED_CAP times the limit, and the fork server's start or restart is not
+        counted against either."""
         called = time.monotonic()
         cap = called + HARD_CAP * timeout_s if hard_deadline is None else hard_deadline
+        ceiling = max(cap, called + STARVED_CAP * timeout_s)
         status, spent = "timeout", 0.0
         for _ in range(3):  # a check whose worker died without an answer is tried again on another
             starts = self._server_starts
             cold = not self._serving.is_set()
-            worker = self._acquire(min(called + timeout_s, cap))
+            worker = self._acquire(ceiling)  # waiting for a worker is not the check's time
             if worker is None:
                 return "timeout", spent
             started = time.monotonic()
             cold = cold or self._server_starts != starts  # the server (re)started meanwhile: not this check's time
-            status, retry = self._run(
-                worker, gold, pred, timeout_s, started + HARD_CAP * timeout_s if cold else cap, hints
-            )
-            spent += time.monotonic() - started
+            hard = started + HARD_CAP * timeout_s if cold else cap
+            status, retry = self._run(worker, gold, pred, timeout_s, hard, max(hard, ceiling), hints)
+            used = worker.cpu_used
+            spent += time.monotonic() - started if used is None else used
             if not retry:
                 break
         return status, spent
@@ -460,6 +455,7 @@ class SymbolicPool:
         pred: str,
         timeout_s: float,
         hard_deadline: float,
+        ceiling: float,
         hints: dict[str, Any] | None,
     ) -> tuple[str, bool]:
         """One check on a checked-out worker, which is returned or replaced whatever happens.
@@ -470,7 +466,7 @@ class SymbolicPool:
             payload = json.dumps({"id": req_id, "gold": gold, "pred": pred, "timeout": timeout_s, **(hints or {})})
             if not worker.send((payload + "\n").encode()):
                 return "error", True
-            reply = worker.recv(timeout_s, hard_deadline, self._mark_slow)
+            reply = worker.recv(timeout_s, hard_deadline, ceiling, self._mark_slow)
             if reply is None:
                 return ("error", True) if worker.dead() else ("timeout", False)
             if reply.get("id") != req_id:

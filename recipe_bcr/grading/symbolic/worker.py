@@ -18,7 +18,7 @@ of math-verify, each closing a false-credit case:
   * exact numbers are equal only when SymPy proves it; a difference it evaluates to a nonzero value at
     a certified precision refutes the equality however small (no tolerance: 1 + e^{-1000} is not 1);
   * numbers where one side carries a decimal compare by the rules of
-    recipe_bcr.grading.answers.compare (a decimal stands for an exact value only if it is that value
+    recipe_bcr.grading.answers.decimals (a decimal stands for an exact value only if it is that value
     rounded or cut at its own last digit, and within 1e-6 relative; a value with a finite
     decimal expansion must be written exactly). math-verify's own number comparison, which
     rounds to 6 decimals and chops tiny values to 0, is replaced by these rules everywhere
@@ -46,7 +46,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from recipe_bcr.grading.answers.compare import decimal_matches, rounding_candidates, rounds_to, terminates
+from recipe_bcr.grading.answers.decimals import decimal_matches, rounding_candidates, rounds_to, terminates
 from recipe_bcr.grading.answers.render import render
 from recipe_bcr.grading.answers.tree import parse
 
@@ -172,7 +172,10 @@ class Checker:
         if self._is_number(a) and self._is_number(b):
             return self._numbers_agree(a, b)
         try:
-            return bool((a - b).evalf(n=numeric_precision) == 0)  # no chop: tiny terms are not zero
+            diff = a - b
+            if diff.has(S.Sum, S.Product):  # to a symbolic bound: its closed form, where SymPy knows one
+                diff = S.simplify(diff.doit())
+            return bool(diff.evalf(n=numeric_precision) == 0)  # no chop: tiny terms are not zero
         except Exception:  # noqa: BLE001 - not comparable this way; math-verify tries symbolic equality next
             return False
 

@@ -1,0 +1,247 @@
+"""Two single values compared (no container, no relation): infinities by identity, degrees against multiples of pi,
+percents and decimals by the decimal rule (recipe_bcr.grading.answers.decimals), rationals exactly, powers of one base
+by their exponents, anything else refuted by a certain 50-digit difference or confirmed by an exact polynomial
+expansion; None where only the symbolic check can decide."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from recipe_bcr.grading.answers.decimals import (
+    Number,
+    as_number,
+    decimal_literal,
+    decimal_value,
+    numbers_match,
+    percent,
+    rounding_candidates,
+)
+from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.poly import polynomial
+from recipe_bcr.grading.answers.regions import infinite
+from recipe_bcr.grading.answers.value import (
+    approximate,
+    as_mp,
+    below_power_of_ten,
+    exact,
+    real_and_imaginary,
+    refutes,
+    scaled_fraction,
+    tower_floor,
+    unknowns,
+)
+
+Decision = bool | None
+
+
+def unsigned(node: Node) -> tuple[int, Node]:
+    """(sign, node) without its leading minus signs: `-40^\\circ C` is -1 times the quantity 40 degrees C."""
+    sign = 1
+    while node.kind == "neg":
+        sign, node = -sign, node.children[0]
+    return sign, node
+
+
+def decide_scalar(pred: Node, gold: Node, rel_tol: float, approx: bool) -> Decision:
+    p_inf, g_inf = infinite(pred), infinite(gold)
+    if p_inf or g_inf:
+        return p_inf == g_inf  # infinities by identity
+    angle = _angle(pred, gold)
+    if angle is not None:
+        return angle
+    p_pct, g_pct = percent(pred), percent(gold)
+    if p_pct is not None or g_pct is not None:
+        p_num = p_pct or as_number(pred)
+        g_num = g_pct or as_number(gold)
+        if p_num is None or g_num is None:
+            return None
+        return numbers_match(g_num, p_num, rel_tol)
+    p_dec, g_dec = decimal_value(pred), decimal_value(gold)
+    p_exact, g_exact = exact(pred), exact(gold)
+    if p_dec is not None or g_dec is not None:
+        return _decimal(pred, gold, p_dec, g_dec, p_exact, g_exact, rel_tol, approx)
+    if _complex_decimals(pred) and not _complex_decimals(gold):
+        return _complex(pred, gold, rel_tol)
+    if p_exact is not None and g_exact is not None:
+        return p_exact == g_exact
+    same_base = _same_base_powers(pred, gold)
+    if same_base is not None:
+        return same_base
+    refuted = _refute(pred, gold)
+    if refuted is not None:
+        return refuted
+    p_poly, g_poly = polynomial(pred), polynomial(gold)
+    if p_poly is not None and g_poly is not None:
+        return p_poly == g_poly  # exact expansion: the symbolic difference is zero or it is not
+    return None
+
+
+def _angle(pred: Node, gold: Node) -> Decision:
+    """Degrees against radians written in pi: one angle (`30^\\circ` is `\\frac{\\pi}{6}`). None unless exactly one
+    side is in degrees and the other an exact multiple of pi."""
+    p_deg, g_deg = _degrees(pred), _degrees(gold)
+    if (p_deg is None) == (g_deg is None):
+        return None
+    degrees, other = (p_deg, gold) if p_deg is not None else (g_deg, pred)
+    turns = _pi_multiple(other)
+    return None if turns is None else degrees == 180 * turns
+
+
+def _degrees(node: Node) -> Fraction | None:
+    """The exact number of degrees of `x^\\circ`, maybe negated; None for anything else."""
+    sign, node = unsigned(node)
+    while node.kind == "unit":
+        node = node.children[0]
+    value = exact(node.children[0]) if node.kind == "degree" else None
+    return None if value is None else sign * value
+
+
+def _pi_multiple(node: Node) -> Fraction | None:
+    """q when `node` is exactly q times pi (`\\frac{5\\pi}{6}`, `2\\pi`, `\\frac{7}{6}\\pi`, `-\\pi`); None
+    otherwise."""
+    k, ch = node.kind, node.children
+    if k == "const" and node.text == "pi":
+        return Fraction(1)
+    if k == "neg":
+        q = _pi_multiple(ch[0])
+        return None if q is None else -q
+    if k == "mul":
+        multiples = [c for c in ch if exact(c) is None]
+        coef = [exact(c) for c in ch if exact(c) is not None]
+        q = _pi_multiple(multiples[0]) if len(multiples) == 1 else None
+        return None if q is None else q * math.prod(coef, start=Fraction(1))  # type: ignore[arg-type]
+    if k == "div":
+        q, den = _pi_multiple(ch[0]), exact(ch[1])
+        return None if q is None or not den else q / den
+    return None
+
+
+def _same_base_powers(pred: Node, gold: Node) -> Decision:
+    """a^b against a^c for one exact base a > 1 and positive towers b, c: equal exactly when b = c
+    (decides `10^{10^{10^{10}}}` against `10^{10^{10^{9}}}` without computing either)."""
+    if pred.kind != "pow" or gold.kind != "pow":
+        return None
+    base_p, base_g = exact(pred.children[0]), exact(gold.children[0])
+    if base_p is None or base_p != base_g or base_p <= 1:
+        return None
+    if tower_floor(pred.children[1]) is None or tower_floor(gold.children[1]) is None:
+        return None  # exponents that are not positive towers: the symbolic check
+    return decide_scalar(pred.children[1], gold.children[1], 0.0, False)
+
+
+def _imaginary(pred: Node, gold: Node) -> bool:
+    return (unknowns(pred) | unknowns(gold)) <= {"i", "e"}
+
+
+def _refute(pred: Node, gold: Node) -> Decision:
+    """False when the 50-digit values certainly differ; None (symbolic) otherwise."""
+    im = _imaginary(pred, gold)
+    a, b = (
+        (approximate(pred, imaginary=True) if im else approximate(pred)),
+        (approximate(gold, imaginary=True) if im else approximate(gold)),
+    )
+    if a is None or b is None:
+        return False if _beyond(pred, b) is False or _beyond(gold, a) is False else None
+    return False if refutes(a, b) else None
+
+
+def _beyond(tower: Node, other: tuple[object, object] | None) -> Decision:
+    """False when `tower` is provably more than 10^1000 and the other side a number far below it."""
+    floor = tower_floor(tower)
+    if other is None or floor is None or floor <= 1000:
+        return None
+    return False if below_power_of_ten(other[0], 900) else None
+
+
+def _decimal(
+    pred: Node,
+    gold: Node,
+    p_dec: Number | None,
+    g_dec: Number | None,
+    p_exact: Fraction | None,
+    g_exact: Fraction | None,
+    rel_tol: float,
+    approx: bool,
+) -> Decision:
+    """One side is a decimal literal: it must be the other side's value, its cut or its rounding."""
+    if p_dec is not None and g_dec is not None:
+        return numbers_match(g_dec, p_dec, rel_tol)
+    dec, other, other_exact = (p_dec, gold, g_exact) if p_dec is not None else (g_dec, pred, p_exact)
+    assert dec is not None
+    if other_exact is not None:
+        if approx:
+            return dec.value * Fraction(10) ** dec.places in _candidates(other_exact, dec.places)
+        return numbers_match(Number(other_exact, False), dec, rel_tol)
+    if unknowns(other) - {"e", "i"}:
+        return False  # a number never equals an expression in unknowns
+    value = approximate(other, imaginary=True)
+    if value is None or real_and_imaginary(value[0])[1] != 0:
+        return None if value is None else False
+    return _rounds(dec, value[0], rel_tol, approx)
+
+
+def _rounds(dec: Number, exact_value: object, rel_tol: float, approx: bool) -> bool:
+    """`dec` is the 50-digit value's cut or rounding at its own last digit (and within rel_tol)."""
+    if abs(dec.places) > 30:
+        return False
+    scaled = scaled_fraction(exact_value, dec.places)
+    written = dec.value * Fraction(10) ** dec.places
+    if written.denominator != 1 or written.numerator not in rounding_candidates(scaled):
+        return False
+    return approx or abs(as_mp(dec.value) - exact_value) <= rel_tol * abs(exact_value)
+
+
+def _complex_decimals(node: Node) -> bool:
+    """a + bi with a decimal part: `0.5+0.8660254i`."""
+    return any(n.kind == "num" and n.places is not None for n in node.walk()) and unknowns(node) == {"i"}
+
+
+def _complex(pred: Node, gold: Node, rel_tol: float) -> Decision:
+    """Each decimal part of a + bi held to the decimal rule against the gold's part."""
+    parts = _complex_parts(pred)
+    value = approximate(gold, imaginary=True)
+    if parts is None or value is None:
+        return None
+    for (dec, exact_part), target in zip(parts, real_and_imaginary(value[0])):
+        if dec is not None:
+            if not _rounds(dec, target, rel_tol, False):
+                return False
+        elif exact_part is None or refutes((as_mp(exact_part), 0), (target, 0)):
+            return False if exact_part is not None else None
+        elif as_mp(exact_part) != target:
+            return None
+    return True
+
+
+def _complex_parts(node: Node) -> list[tuple[Number | None, Fraction | None]] | None:
+    """[(real part), (imaginary part)], each a decimal literal or an exact rational; None otherwise."""
+    terms = list(node.children) if node.kind == "add" else [node]
+    real: tuple[Number | None, Fraction | None] = (None, Fraction(0))
+    imag: tuple[Number | None, Fraction | None] = (None, Fraction(0))
+    for t in terms:
+        sign = 1
+        while t.kind == "neg":
+            sign, t = -sign, t.children[0]
+        coef: Node | None = None
+        if t.kind == "sym" and t.text == "i":
+            coef = Node("num", value=Fraction(1))
+            target = "imag"
+        elif t.kind == "mul" and len(t.children) == 2 and t.children[1].kind == "sym" and t.children[1].text == "i":
+            coef, target = t.children[0], "imag"
+        else:
+            coef, target = t, "real"
+        dec = decimal_literal(coef)
+        val = exact(coef)
+        if val is None:
+            return None
+        entry = (Number(sign * dec.value, True, False, dec.places) if dec else None, sign * val)
+        if target == "real":
+            real = entry
+        else:
+            imag = entry
+    return [real, imag]
+
+
+def _candidates(x: Fraction, places: int) -> set[int]:
+    return rounding_candidates(x * Fraction(10) ** places)
