@@ -122,3 +122,14 @@ def test_the_tree_reads_the_notation(text):
     from recipe_bcr.grading.answers.gate import read_answer
 
     assert read_answer(text) is not None
+
+
+@pytest.mark.parametrize("answer", ["∞", "+∞", "-∞", "∅", "\\infty", "\\emptyset"])
+def test_a_symbol_alone_in_a_box_is_an_answer_and_scores_against_its_own_gold(answer):
+    """`∞` or `∅` alone in a box is not an empty box: an answer identical to its gold always scores, through the
+    extraction (whose emptiness test sees math characters as it sees their commands) and the comparison."""
+    from reward_fns.bcr import compute_score
+
+    completion = f"### Problem 1\nwork\nAnswer 1: \\boxed{{{answer}}}"
+    assert compute_score("x", completion, [answer])["acc"] == 1.0
+    assert compute_score("x", completion, ["5"])["acc"] == 0.0

@@ -11,6 +11,7 @@ its last `</think>` is read, or all of it when the block never closed. The rules
 from __future__ import annotations
 
 import re
+import unicodedata
 from bisect import bisect_left
 from collections import namedtuple
 from dataclasses import dataclass, field
@@ -65,7 +66,7 @@ _PLACEHOLDER_WORDS = re.compile(
 
 
 def visible_text(content: str) -> str:
-    """What a reader sees of a box, lowercased: letters, digits and math symbols, no spacing,
+    """What a reader sees of a box, lowercased: letters, digits and math symbols (commands or characters), no spacing,
     styling, punctuation, brackets or hidden arguments. One linear scan."""
     out: list[str] = []
     skip_groups, depth = 0, 0
@@ -86,8 +87,8 @@ def visible_text(content: str) -> str:
         elif tok.startswith("\\"):
             if tok == "\\{" or tok == "\\}" or (tok not in _NOTHING and tok[1:].isalpha()):
                 out.append(tok)
-        elif tok.isalnum() or tok == "/":
-            out.append(tok.lower())
+        elif tok.isalnum() or tok == "/" or (tok > "\x7f" and unicodedata.category(tok)[0] == "S"):
+            out.append(tok.lower())  # a math symbol written as a character (∞, ∅, ≤) is as visible as its command
     return "".join(out)
 
 
