@@ -178,3 +178,166 @@ def collapsed(rows: Sequence[dict[str, Any]], bcr_length: float, rule: dict[str,
     first, last = _mean(acc[:window]), _mean(acc[-window:])
     short = _mean(length[-window:]) < rule["collapse_len_ratio"] * bcr_length
     return bool(last <= rule["collapse_acc_ratio"] * first or (short and first - last >= rule["collapse_acc_drop"]))
+
+
+# --- The third registration's finding rules (docs/registration_v3.md; its YAML's `findings` block), added beside the
+# second's, which stay as they were: the committed run is judged by those. Pure functions over per-seed numbers, so
+# the outcome-space check (paper/outcome_space.py) runs the very rules a registration names on synthetic arms.
+
+
+def _seed_means(seeds: Sequence[dict[Any, float]]) -> list[float]:
+    return [_mean(list(m.values())) for m in seeds]
+
+
+def f1_noninferiority(
+    bcr: Sequence[dict[Any, float]],
+    baseline: Sequence[dict[Any, float]],
+    bcr_tokens: Sequence[dict[Any, float]],
+    baseline_tokens: Sequence[dict[Any, float]],
+    rule: dict[str, Any],
+    boot: dict[str, Any],
+) -> dict[str, Any]:
+    """F1 with seeds as units: BCR's N=1 accuracy minus the trained baseline's, its `seed_bootstrap_diff` lower bound
+    >= acc_margin_pts, and BCR's tokens per problem below the baseline's (upper bound < 0). The margin means
+    something only off the ceiling, so the trained baseline's accuracy (its seeds' mean) inside
+    `baseline_acc_range` is a precondition (missed: not interpretable); fewer than `seeds_min` seeds: not testable."""
+    args = (int(boot["resamples"]), float(boot["level"]), int(boot["seed"]))
+    lo_acc, hi_acc = rule["baseline_acc_range"]
+    acc_0 = _mean(_seed_means(baseline))
+    out: dict[str, Any] = {
+        "seeds": [len(bcr), len(baseline)],
+        "acc_baseline": acc_0,
+        "acc_bcr": _mean(_seed_means(bcr)),
+        "precondition_met": lo_acc <= acc_0 <= hi_acc,
+        "testable": min(len(bcr), len(baseline)) >= int(rule["seeds_min"]),
+    }
+    if not out["testable"]:
+        return {**out, "ok": None}
+    d, lo, hi = seed_bootstrap_diff(bcr, baseline, *args)
+    td, tlo, thi = seed_bootstrap_diff(bcr_tokens, baseline_tokens, *args)
+    acc_ok = 100 * lo >= float(rule["acc_margin_pts"])
+    return {
+        **out,
+        "diff_pts": 100 * d,
+        "ci_pts": [100 * lo, 100 * hi],
+        "tokens_diff": td,
+        "tokens_ci": [tlo, thi],
+        "accuracy_ok": acc_ok,
+        "tokens_ok": thi < 0,
+        "ok": bool(acc_ok and thi < 0),
+    }
+
+
+def f2_scaling(
+    bcr_tokens: dict[int, Sequence[dict[Any, float]]],
+    bcr_correct: dict[int, Sequence[dict[Any, float]]],
+    baseline_correct: dict[int, Sequence[dict[Any, float]]],
+    rule: dict[str, Any],
+    boot: dict[str, Any],
+) -> dict[str, Any]:
+    """F2, the paper's comparison over N = 1..max (every map: N -> per seed, problem id -> value): BCR's tokens per
+    problem fall in N (seed means non-increasing within monotone_slack_tokens, and tokens(N max) - tokens(N=1)
+    below 0 with seeds as units) and BCR's accuracy degrades more gracefully than the baseline's (the CI of
+    drop(BCR) - drop(baseline), drop = acc(N=1) - acc(N max) per problem, lies below 0). Not testable when an N
+    is missing or the baseline does not degrade (its own drop's lower bound <= 0: nothing to be more graceful than)."""
+    args = (int(boot["resamples"]), float(boot["level"]), int(boot["seed"]))
+    ns = [int(n) for n in rule["n"]]
+    have = all(
+        n in m and len(m[n]) >= int(rule["seeds_min"]) for m in (bcr_tokens, bcr_correct, baseline_correct) for n in ns
+    )
+    if not have:
+        return {"n": ns, "testable": False, "ok": None, "why": "an arm lacks an N of the registered range"}
+    first, last = ns[0], ns[-1]
+    series = [_mean(_seed_means(bcr_tokens[n])) for n in ns]
+
+    def drops(arm: dict[int, Sequence[dict[Any, float]]]) -> list[dict[Any, float]]:
+        return [{i: a[i] - b[i] for i in set(a) & set(b)} for a, b in zip(arm[first], arm[last])]
+
+    _, tlo, thi = seed_bootstrap_diff(bcr_tokens[last], bcr_tokens[first], *args)
+    _, blo, bhi = seed_bootstrap_diff(baseline_correct[first], baseline_correct[last], *args)
+    dd, dlo, dhi = seed_bootstrap_diff(drops(bcr_correct), drops(baseline_correct), *args)
+    tokens_ok = monotone(series, float(rule["monotone_slack_tokens"]), increasing=False) and thi < 0
+    return {
+        "n": ns,
+        "bcr_tokens_per_problem": series,
+        "tokens_last_minus_first_ci": [tlo, thi],
+        "baseline_drop_ci_pts": [100 * blo, 100 * bhi],
+        "drop_diff_pts": 100 * dd,
+        "drop_diff_ci_pts": [100 * dlo, 100 * dhi],
+        "tokens_ok": tokens_ok,
+        "graceful_ok": dhi < 0,
+        "testable": blo > 0,
+        "ok": bool(tokens_ok and dhi < 0) if blo > 0 else None,
+    }
+
+
+def f3_categories(
+    base: dict[str, float],
+    bcr: Sequence[dict[str, float]],
+    pre: dict[str, float],
+    accuracy_kept: bool | None,
+    rule: dict[str, Any],
+) -> dict[str, Any]:
+    """F3 on tokens per problem by category at N=1, the base against BCR's seed mean: every `inert` category falls
+    >= inert_fall_min, the `useful` one (re-check tokens on long chains) falls <= useful_fall_max, and F1's
+    accuracy half holds. Its preconditions (`pre`: measured on the base, offline or by paired interventions):
+    useful_gain >= useful_gain_min, every |inert effect| <= inert_effect_max, allocator share >= allocator_min;
+    missed: not interpretable. A named category the base barely writes (< present_min_tokens): not testable."""
+    cats = [*rule["inert"], rule["useful"]]
+    mean = {c: _mean([s[c] for s in bcr]) for c in cats}
+    falls = {c: 1 - mean[c] / base[c] if base[c] > 0 else float("nan") for c in cats}
+    met = (
+        pre["useful_gain"] >= float(rule["useful_gain_min"])
+        and all(abs(pre[f"effect_{c}"]) <= float(rule["inert_effect_max"]) for c in rule["inert"])
+        and pre["allocator_share"] >= float(rule["allocator_min"])
+    )
+    testable = all(base[c] >= float(rule["present_min_tokens"]) for c in cats) and accuracy_kept is not None
+    ok = (
+        all(falls[c] >= float(rule["inert_fall_min"]) for c in rule["inert"])
+        and falls[rule["useful"]] <= float(rule["useful_fall_max"])
+        and bool(accuracy_kept)
+    )
+    return {"falls": falls, "precondition_met": met, "testable": testable, "ok": ok if testable else None}
+
+
+def slope_interval(
+    xs: Sequence[float], seeds: Sequence[Sequence[float]], resamples: int, level: float, seed: int
+) -> tuple[float, float, float]:
+    """(OLS slope of y on x over every (x, seed) point, CI low, CI high), `seeds[k]` holding x[k]'s per-seed values:
+    each x's seeds are resampled as units."""
+    import numpy as np
+
+    x = np.asarray(xs, dtype=float)
+    rng = np.random.default_rng(seed)
+    ys = [np.asarray(v, dtype=float) for v in seeds]
+    boot = np.stack([v[rng.integers(0, len(v), (resamples, len(v)))].mean(axis=1) for v in ys], axis=1)
+    xc = x - x.mean()
+    slopes = np.sort((boot - boot.mean(axis=1, keepdims=True)) @ xc / (xc @ xc))
+    point = float(np.array([v.mean() for v in ys]) @ xc / (xc @ xc))
+    lo = slopes[int((1 - level) / 2 * (resamples - 1))]
+    hi = slopes[int((1 + level) / 2 * (resamples - 1))]
+    return point, float(lo), float(hi)
+
+
+def f4_budget(
+    budgets: Sequence[float], tokens: Sequence[Sequence[float]], rule: dict[str, Any], boot: dict[str, Any]
+) -> dict[str, Any]:
+    """F4: N=1 tokens per problem rise with the budget (`tokens[k]`: per-seed means at budgets[k]): the seed-unit
+    CI of the slope lies above 0. Not testable below min_budgets budgets with seeds_min seeds each."""
+    kept = [(b, t) for b, t in zip(budgets, tokens) if len(t) >= int(rule["seeds_min"])]
+    if len(kept) < int(rule["min_budgets"]):
+        return {"budgets": [b for b, _ in kept], "testable": False, "ok": None}
+    s, lo, hi = slope_interval(
+        [b for b, _ in kept], [t for _, t in kept], int(boot["resamples"]), float(boot["level"]), int(boot["seed"])
+    )
+    return {"budgets": [b for b, _ in kept], "slope": s, "slope_ci": [lo, hi], "testable": True, "ok": lo > 0}
+
+
+def f5_penalties(presets: dict[str, dict[str, Any]], bcr_collapsed: int, rule: dict[str, Any]) -> dict[str, Any]:
+    """F5: every explicit penalty (presets: name -> {"testable", "collapsed_seeds", "seeds"}, from `f5_testable` and
+    `collapsed`) collapses in >= collapse_seeds_min of its seeds while BCR collapses in none. A BCR run that
+    collapses misses its gates (not interpretable); a penalty with fewer than seeds_min seeds, or whose groups
+    barely vary in length (`f5_testable`), makes F5 not testable."""
+    testable = bool(presets) and all(p["testable"] and p["seeds"] >= int(rule["seeds_min"]) for p in presets.values())
+    ok = all(p["collapsed_seeds"] >= int(rule["collapse_seeds_min"]) for p in presets.values())
+    return {"precondition_met": bcr_collapsed == 0, "testable": testable, "ok": ok if testable else None}
