@@ -341,3 +341,27 @@ def f5_penalties(presets: dict[str, dict[str, Any]], bcr_collapsed: int, rule: d
     testable = bool(presets) and all(p["testable"] and p["seeds"] >= int(rule["seeds_min"]) for p in presets.values())
     ok = all(p["collapsed_seeds"] >= int(rule["collapse_seeds_min"]) for p in presets.values())
     return {"precondition_met": bcr_collapsed == 0, "testable": testable, "ok": ok if testable else None}
+
+
+def window_slope(rows: Sequence[dict[str, Any]], key: str, window: int) -> float:
+    """The least-squares slope of `key` per step over the last `window` steps, in points (x100) per step; NaN when
+    the run is shorter than the window. The third registration's steps rule reads it on training accuracy."""
+    pts = _series(rows, key)[-window:]
+    if len(pts) < max(2, window):
+        return float("nan")
+    xs, ys = [float(s) for s, _ in pts], [100 * v for _, v in pts]
+    mx, my = _mean(xs), _mean(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+def plateaued(runs: Sequence[Sequence[dict[str, Any]]], key: str, window: int, max_slope_pts: float) -> bool:
+    """The steps rule: every run's `window_slope` of `key` below `max_slope_pts` a step (a NaN slope is not below)."""
+    return bool(runs) and all(window_slope(r, key, window) < max_slope_pts for r in runs)
+
+
+def format_window(rows: Sequence[dict[str, Any]], window: int, minimum: float) -> dict[str, Any]:
+    """The window-based format gate: the mean of bcr/fmt over the last `window` steps >= `minimum`. One step moves
+    the mean by at most 1/window, so a last-bit difference in one step cannot carry a seed across the gate."""
+    fmt = [v for _, v in _series(rows, "bcr/fmt")][-window:]
+    mean = _mean(fmt) if len(fmt) == window else float("nan")
+    return {"mean_last_window": mean, "met": mean >= minimum}
