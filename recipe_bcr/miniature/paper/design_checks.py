@@ -184,7 +184,7 @@ def _toy_counter() -> Count:
 
 
 def _committed_overlap(root: Path) -> dict[str, Any]:
-    """The committed paper part's evaluation (its base's N=1 samples) against its data, regenerated."""
+    """The committed paper part's evaluation (its base's N=1 samples) against its data, regenerated (toy_compete)."""
     from recipe_bcr.eval.runner import iter_records, samples_path
     from recipe_bcr.miniature.toy.model import load_specs
 
@@ -203,11 +203,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--recheck-rate", type=float, default=1.0)
     ap.add_argument("--target", type=float, default=0.80)
     ap.add_argument("--overlap", type=Path, help="a committed paper folder (e.g. benchmarks/paper)")
+    ap.add_argument("--toy", default="toy_compete", help="a toy config of hydra_configs/ (its `task` is costed)")
+    ap.add_argument("overrides", nargs="*", help="dotlist overrides of the toy, e.g. task.max_ops=8")
     args = ap.parse_args(argv)
     from recipe_bcr.miniature.toy.model import load_specs
 
     count = _toy_counter()
-    spec = load_specs(["config=toy_compete"])[0]
+    spec = load_specs([f"config={args.toy}", *args.overrides])[0]
     costs = chain_costs(spec, count)
     kw = {"recheck_rate": args.recheck_rate, "overhead": group_overhead(count)}
     print("| ops | bare section | re-check | restatement |\n|---|---|---|---|")
@@ -216,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n| B | restatement | kept / long problem | wanted / long problem | share |\n|---|---|---|---|---|")
     for b in args.budget:
         for keep in (False, True):
-            r = allocator_share(costs, b, 3, args.long_ops, keep_restatement=keep, **kw)
+            r = allocator_share(costs, b, 3, args.long_ops, keep_restatement=keep, **kw)  # N=3, as BCR trains
             print(
                 f"| {b} | {'kept' if keep else 'dropped'} | {r['kept_per_long_problem']:.1f} | "
                 f"{r['wanted_per_long_problem']:.1f} | {r['share']:.3f} |"
