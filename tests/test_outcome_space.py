@@ -18,7 +18,14 @@ from recipe_bcr.miniature.paper.design_checks import (
     overlaps,
     smallest_budget,
 )
-from recipe_bcr.miniature.paper.rules import bootstrap_diff, format_window, plateaued, slope_interval, window_slope
+from recipe_bcr.miniature.paper.rules import (
+    bootstrap_diff,
+    format_window,
+    plateaued,
+    slope_interval,
+    t_quantile,
+    window_slope,
+)
 
 # the proposal at test sizes: fewer problems and resamples, so that a designed arm judges in milliseconds
 SMALL = copy.deepcopy(space.PROPOSED)
@@ -122,11 +129,20 @@ def test_the_vectorised_pooled_interval_is_bootstrap_diff():
     assert ours[1:] == pytest.approx(theirs[1:], abs=0.01)
 
 
+def test_t_quantiles_match_the_tables():
+    assert t_quantile(0.90, 2) == pytest.approx(2.920, abs=1e-3)
+    assert t_quantile(0.90, 13) == pytest.approx(1.771, abs=1e-3)
+    assert t_quantile(0.95, 1) == pytest.approx(12.706, abs=1e-3)
+    assert t_quantile(0.95, 4) == pytest.approx(2.776, abs=1e-3)
+
+
 def test_slope_interval_recovers_a_line_and_brackets_its_noise():
-    s, lo, hi = slope_interval([1, 2, 3, 4, 5], [[2, 2], [4, 4], [6, 6], [8, 8], [10, 10]], 200, 0.9, 0)
+    s, lo, hi = slope_interval([1, 2, 3, 4, 5], [[2, 2], [4, 4], [6, 6], [8, 8], [10, 10]], 0.9)
     assert (s, lo, hi) == pytest.approx((2.0, 2.0, 2.0))
-    s, lo, hi = slope_interval([1, 2, 3], [[0, 3, -3], [1, 4, -2], [2, 5, -1]], 500, 0.9, 0)
+    s, lo, hi = slope_interval([1, 2, 3], [[0, 3, -3], [1, 4, -2], [2, 5, -1]], 0.9)
     assert s == pytest.approx(1.0) and lo < 1.0 < hi
+    # 9 points, slope 1, residual sd sqrt(54/7) = 2.78: half-width t(0.9, 7) x 2.78 / sqrt(6) = 2.15
+    assert hi - s == pytest.approx(1.895 * (54 / 7 / 6) ** 0.5, abs=1e-3)
 
 
 def test_the_check_is_deterministic_and_the_cli_writes_json_and_a_table(tmp_path, monkeypatch, capsys):
