@@ -1,0 +1,246 @@
+"""Offline checks of a registration's design, computable before any base or pilot exists (docs/registration_v3.md):
+
+- the allocator precondition: the share of the useful re-check tokens on long chains that a perfect allocator keeps
+  inside the budget B, over every chain-length tuple (F3's "useful re-checks stay" is reachable only if they fit);
+- disjoint evaluation: which evaluation problems appear, by question text, in training or warm-start groups.
+
+    python -m recipe_bcr.miniature.paper.design_checks [--budget 309 ...] [--overlap benchmarks/paper]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import random
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from recipe_bcr.miniature.toy.task import (
+    CHECK,
+    CLOSING,
+    RESTATE,
+    ToySpec,
+    make_groups,
+    make_problem,
+    written_steps,
+)
+
+Count = Callable[[str], int]  # text -> tokens (the base's tokenizer)
+
+
+@dataclass(frozen=True)
+class ChainCosts:
+    """Tokens of one problem's section by its chain length (the toy's own text, the base's tokenizer)."""
+
+    bare: float  # the shortest written section: header, steps with remainder lines, closing, answer line
+    recheck: float  # what a re-check ("Check: 4 + 3 is 7. ...") adds to it
+    restatement: float  # what a restatement ("The problem asks for 4 + 3 - 2.") adds to it
+
+
+def _section(body: str, answer: int) -> str:
+    return f"### Problem 1\n{body} {CLOSING.format(answer)}\nAnswer1: \\boxed{{{answer}}}"
+
+
+def chain_costs(spec: ToySpec, count: Count, samples: int = 64, seed: int = 0) -> dict[int, ChainCosts]:
+    """Mean token costs per number of operations, measured on sections written from `spec` without slips."""
+    rng = random.Random(seed)
+    out = {}
+    for ops in range(spec.min_ops, spec.max_ops + 1):
+        one = replace(spec, min_ops=ops, max_ops=ops)
+        bare, check, restate = [], [], []
+        for k in range(samples):
+            p = make_problem(rng, one, k)
+            steps, answer = written_steps(p, rng, one, 0.0)
+            rechecked, _ = written_steps(p, rng, one, 0.0, check=True)
+            lead = RESTATE.format(p.question.removeprefix("What is ").removesuffix("?"))
+            n = count(_section(steps, answer))
+            bare.append(n)
+            check.append(count(_section(f"{steps} {CHECK} {rechecked}", answer)) - n)
+            restate.append(count(_section(f"{lead} {steps}", answer)) - n)
+        out[ops] = ChainCosts(*(sum(v) / samples for v in (bare, check, restate)))
+    return out
+
+
+def group_overhead(count: Count) -> tuple[int, int]:
+    """(tokens between two sections, tokens after the last): the "\\n\\n" join of `target_completion` and the EOS."""
+    return count("a\n\nb") - count("a") - count("b"), 1
+
+
+def _best_fit(costs: Sequence[float], room: float) -> float:
+    """The most re-check tokens a perfect allocator fits in `room`: whole re-checks only (the answer follows the
+    re-check's last line, so a cut one repairs nothing)."""
+    sums = (sum(c) for r in range(len(costs) + 1) for c in itertools.combinations(costs, r))
+    return max((s for s in sums if s <= room), default=0.0)
+
+
+def allocator_share(
+    costs: dict[int, ChainCosts],
+    budget: int,
+    n: int,
+    long_ops: int,
+    recheck_rate: float = 1.0,
+    keep_restatement: bool = False,
+    overhead: tuple[int, int] = (2, 1),
+) -> dict[str, float]:
+    """Over every tuple of n chain lengths (equally likely, as `make_problem` draws them), everything else written
+    bare (plus restatements when `keep_restatement`): the useful re-check tokens a perfect allocator keeps on long
+    chains (ops >= long_ops) against those wanted, each long chain wanting its re-check with `recheck_rate` (1: every
+    long chain; the base's measured rate: what F3 compares BCR with). `share` is what a registration bounds."""
+    sep, eos = overhead
+    kept = wanted = longs = 0.0
+    for ops in itertools.product(sorted(costs), repeat=n):
+        room = budget - sum(costs[o].bare + keep_restatement * costs[o].restatement for o in ops) - sep * (n - 1) - eos
+        checks = [costs[o].recheck for o in ops if o >= long_ops]
+        longs += len(checks)
+        for mask in itertools.product((False, True), repeat=len(checks)):
+            weight = 1.0
+            for m in mask:
+                weight *= recheck_rate if m else 1 - recheck_rate
+            want = [c for c, m in zip(checks, mask) if m]
+            wanted += weight * sum(want)
+            kept += weight * _best_fit(want, room)
+    return {
+        "budget": budget,
+        "share": kept / wanted if wanted else float("nan"),
+        "kept_per_long_problem": kept / longs if longs else float("nan"),
+        "wanted_per_long_problem": wanted / longs if longs else float("nan"),
+    }
+
+
+def smallest_budget(costs: dict[int, ChainCosts], n: int, long_ops: int, target: float, **kw: Any) -> int:
+    """The smallest B whose `allocator_share` reaches `target` (shares rise with B; bisection over tokens)."""
+    lo = 0
+    hi = int(n * max(c.bare + c.recheck + c.restatement for c in costs.values())) + 8
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if allocator_share(costs, mid, n, long_ops, **kw)["share"] >= target:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _norm(question: str) -> str:
+    return " ".join(question.split())
+
+
+def overlaps(evaluation: Sequence[tuple[str, str]], sources: dict[str, Iterable[str]]) -> dict[str, Any]:
+    """Evaluation problems (id, question text) found in each source's question texts (training groups, warm-start
+    groups), compared by whitespace-normalised text; `any` is the union, `distinct_questions` counts the
+    evaluation's own repeats. A registration requires any.count == 0 and distinct_questions == problems."""
+    seen = {name: {_norm(q) for q in qs} for name, qs in sources.items()}
+    by = {name: [pid for pid, q in evaluation if _norm(q) in s] for name, s in seen.items()}
+    hit = sorted({pid for ids in by.values() for pid in ids})
+    return {
+        "problems": len(evaluation),
+        "distinct_questions": len({_norm(q) for _, q in evaluation}),
+        "by_source": {name: {"count": len(ids), "ids": sorted(ids)} for name, ids in by.items()},
+        "any": {"count": len(hit), "ids": hit},
+    }
+
+
+_QUESTION = re.compile(r"What is [^?]*+\?")
+
+
+def evaluated_questions(samples: Iterable[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(id, question) of every N=1 record of an evaluation's samples (its prompt's last toy question)."""
+    out = {}
+    for rec in samples:
+        if int(rec["n"]) == 1:
+            text = "\n".join(m["content"] for m in rec["prompt"])
+            out[rec["problems"][0]["id"]] = _QUESTION.findall(text)[-1]
+    return sorted(out.items())
+
+
+def run_sources(spec: ToySpec, data: dict[str, Any], train_groups: int, warm: dict[str, Any]) -> dict[str, set[str]]:
+    """The question texts a paper part trained on, regenerated as its command writes them: the N=3, N=2 and
+    single-prompt training files (`write_toy_data`'s groups), and the warm start's supervised groups (model._corpus)."""
+
+    def questions(n: int, count: int, seed: int, split: str, style: str) -> set[str]:
+        return {p.question for g in make_groups(n, count, seed, spec, split, style) for p in g.problems}
+
+    out = {
+        f"train_{style}_n{n}": questions(n, train_groups, int(data["seed"]), "train", style)
+        for n, style in ((3, "group"), (2, "group"), (1, "single"))
+    }
+    styles = [(n, "group") for n in warm["n_values"]] + [(1, "single")]
+    out["warm_start"] = set().union(
+        *(questions(n, int(warm["groups_per_n"]), int(warm["seed"]), f"sft-{s}", s) for n, s in styles)
+    )
+    return out
+
+
+def _toy_counter() -> Count:
+    from tokenizers import Tokenizer
+
+    from recipe_bcr.miniature.toy.model import RESOURCES
+
+    tok = Tokenizer.from_file(str(RESOURCES / "toy_model_compete" / "tokenizer.json"))
+    return lambda text: len(tok.encode(text, add_special_tokens=False).ids)
+
+
+def _committed_overlap(root: Path) -> dict[str, Any]:
+    """The committed paper part's evaluation (its base's N=1 samples) against its data, regenerated (toy_compete)."""
+    from recipe_bcr.eval.runner import iter_records, samples_path
+    from recipe_bcr.miniature.toy.model import load_specs
+
+    findings = json.loads((root / "findings.json").read_text())
+    spec, mspec, toy = load_specs(["config=toy_compete"])
+    steps, prompts = int(findings["train_steps"]), 16  # paper.yaml grpo.prompts_per_step at that registration
+    groups = max(int(toy["data"]["train_groups"]), steps * prompts)  # stages.train_group_count
+    evaluation = evaluated_questions(iter_records(samples_path(root / "eval" / "base")))
+    return overlaps(evaluation, run_sources(spec, toy["data"], groups, mspec.__dict__))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--budget", type=int, nargs="*", default=[309], help="budgets B at N=3")
+    ap.add_argument("--long-ops", type=int, default=5)
+    ap.add_argument("--recheck-rate", type=float, default=1.0)
+    ap.add_argument("--target", type=float, default=0.80)
+    ap.add_argument("--overlap", type=Path, help="a committed paper folder (e.g. benchmarks/paper)")
+    ap.add_argument("--toy", default="toy_compete", help="a toy config of hydra_configs/ (its `task` is costed)")
+    ap.add_argument("overrides", nargs="*", help="dotlist overrides of the toy, e.g. task.max_ops=8")
+    args = ap.parse_args(argv)
+    from recipe_bcr.miniature.toy.model import load_specs
+
+    count = _toy_counter()
+    spec = load_specs([f"config={args.toy}", *args.overrides])[0]
+    costs = chain_costs(spec, count)
+    kw = {"recheck_rate": args.recheck_rate, "overhead": group_overhead(count)}
+    print("| ops | bare section | re-check | restatement |\n|---|---|---|---|")
+    for ops, c in costs.items():
+        print(f"| {ops} | {c.bare:.1f} | {c.recheck:.1f} | {c.restatement:.1f} |")
+    print("\n| B | restatement | kept / long problem | wanted / long problem | share |\n|---|---|---|---|---|")
+    for b in args.budget:
+        for keep in (False, True):
+            r = allocator_share(costs, b, 3, args.long_ops, keep_restatement=keep, **kw)  # N=3, as BCR trains
+            print(
+                f"| {b} | {'kept' if keep else 'dropped'} | {r['kept_per_long_problem']:.1f} | "
+                f"{r['wanted_per_long_problem']:.1f} | {r['share']:.3f} |"
+            )
+    for keep in (False, True):
+        b = smallest_budget(costs, 3, args.long_ops, args.target, keep_restatement=keep, **kw)
+        print(f"smallest B with share >= {args.target} (restatement {'kept' if keep else 'dropped'}): {b}")
+    if args.overlap:
+        found = _committed_overlap(args.overlap)
+        print(
+            json.dumps(
+                {
+                    k: v if k != "by_source" else {s: x["count"] for s, x in v.items()}
+                    for k, v in found.items()
+                    if k != "any"
+                }
+                | {"any": found["any"]["count"]},
+                indent=1,
+            )
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,238 @@
+"""The outcome-space check (recipe_bcr/miniature/paper/outcome_space.py) and the design checks beside it
+(design_checks.py): every verdict of every proposed rule is reachable under designed synthetic arms, a rule whose
+"reproduced" is fixed away by the design is reported as such, and the offline preconditions compute what they say."""
+
+import copy
+import json
+
+import numpy as np
+import pytest
+
+from recipe_bcr.miniature.paper import outcome_space as space
+from recipe_bcr.miniature.paper.design_checks import (
+    ChainCosts,
+    allocator_share,
+    chain_costs,
+    evaluated_questions,
+    group_overhead,
+    overlaps,
+    smallest_budget,
+)
+from recipe_bcr.miniature.paper.rules import (
+    bootstrap_diff,
+    format_window,
+    plateaued,
+    slope_interval,
+    t_quantile,
+    window_slope,
+)
+
+# the proposal at test sizes: fewer problems and resamples, so that a designed arm judges in milliseconds
+SMALL = copy.deepcopy(space.PROPOSED)
+SMALL["seeds"] = [0, 1, 2]
+SMALL["eval"]["problems"] = 300
+SMALL["findings"]["bootstrap"]["resamples"] = 400
+
+F3_OK = {
+    "inert_fall": 0.8,
+    "useful_fall": 0.05,
+    "useful_gain": 0.15,
+    "allocator_share": 0.9,
+    "intervention_sd": 0.001,
+    "accuracy_kept": True,
+}
+DESIGNED = [
+    ("F1", {"baseline_acc": 0.86, "delta_pts": 4.0, "seed_sd_pts": 0.2}, "reproduced"),
+    ("F1", {"baseline_acc": 0.86, "delta_pts": -12.0, "seed_sd_pts": 0.2}, "not reproduced"),
+    ("F1", {"baseline_acc": 0.86, "delta_pts": 4.0, "seed_sd_pts": 0.2, "token_ratio": 1.3}, "not reproduced"),
+    ("F1", {"baseline_acc": 0.86, "delta_pts": 4.0, "seed_sd_pts": 0.2, "seeds": 2}, "not testable"),
+    ("F1", {"baseline_acc": 0.97, "delta_pts": 0.0, "seed_sd_pts": 0.2}, "not interpretable"),
+    ("F2", {"token_fall": 0.3, "bcr_drop_pts": 2.0, "baseline_drop_pts": 30.0}, "reproduced"),
+    ("F2", {"token_fall": 0.0, "bcr_drop_pts": 2.0, "baseline_drop_pts": 30.0}, "not reproduced"),
+    ("F2", {"token_fall": 0.3, "bcr_drop_pts": 30.0, "baseline_drop_pts": 30.0}, "not reproduced"),
+    ("F2", {"token_fall": 0.3, "bcr_drop_pts": 2.0, "baseline_drop_pts": 0.0}, "not testable"),
+    ("F2", {"token_fall": 0.3, "bcr_drop_pts": 2.0, "baseline_drop_pts": 30.0, "n": [1, 2, 3]}, "not testable"),
+    (
+        "F2",
+        {"token_fall": 0.3, "bcr_drop_pts": 2.0, "baseline_drop_pts": 30.0, "gates_met": False},
+        "not interpretable",
+    ),
+    ("F3", F3_OK, "reproduced"),
+    ("F3", {**F3_OK, "inert_fall": 0.1}, "not reproduced"),
+    ("F3", {**F3_OK, "useful_fall": 0.6}, "not reproduced"),
+    ("F3", {**F3_OK, "accuracy_kept": False}, "not reproduced"),
+    ("F3", {**F3_OK, "absent": ["inert_recheck"]}, "not testable"),
+    ("F3", {**F3_OK, "allocator_share": 0.56}, "not interpretable"),
+    ("F3", {**F3_OK, "useful_gain": 0.0}, "not interpretable"),
+    ("F4", {"slope_tokens": 6.0, "seed_sd_tokens": 1.0}, "reproduced"),
+    ("F4", {"slope_tokens": -3.0, "seed_sd_tokens": 1.0}, "not reproduced"),
+    ("F4", {"slope_tokens": 6.0, "seed_sd_tokens": 1.0, "budget_scales": [0.85, 1.0, 1.15, 1.3]}, "not testable"),
+    ("F4", {"slope_tokens": 6.0, "seed_sd_tokens": 1.0, "gates_met": False}, "not interpretable"),
+    ("F5", {"penalty_collapse": 1.0, "bcr_collapse": 0.0, "varying_share": 0.9}, "reproduced"),
+    ("F5", {"penalty_collapse": 0.0, "bcr_collapse": 0.0, "varying_share": 0.9}, "not reproduced"),
+    ("F5", {"penalty_collapse": 1.0, "bcr_collapse": 0.0, "varying_share": 0.1}, "not testable"),
+    ("F5", {"penalty_collapse": 1.0, "bcr_collapse": 0.0, "varying_share": 0.9, "seeds": 2}, "not testable"),
+    ("F5", {"penalty_collapse": 1.0, "bcr_collapse": 1.0, "varying_share": 0.9}, "not interpretable"),
+]
+
+
+@pytest.mark.parametrize("fid,cell,expected", DESIGNED, ids=[f"{f}-{v}-{i}" for i, (f, _, v) in enumerate(DESIGNED)])
+def test_every_verdict_of_every_rule_is_reachable_under_designed_arms(fid, cell, expected):
+    assert space.simulate(fid, cell, SMALL, reps=2, seed=0) == {expected: 2}
+
+
+def test_the_designed_arms_reach_all_four_verdicts_of_every_rule():
+    reached = {(f, v) for f, _, v in DESIGNED}
+    assert {f for f, _ in reached} == set(space.SIMULATE)
+    assert all(sum(1 for f2, _ in reached if f2 == f) == 4 for f in space.SIMULATE)
+
+
+def _second_f1(cfg: dict) -> dict:
+    """The second registration's F1 (pooled interval, a 95% ceiling, no range on the trained baseline)."""
+    out = copy.deepcopy(cfg)
+    out["findings"]["F1"] = {"acc_margin_pts": -3.0, "ceiling": 0.95}
+    return out
+
+
+def test_a_rule_without_a_reproduced_region_is_reported_as_such():
+    grid = {"F1": {"baseline_acc": [0.97], "delta_pts": [-1.5, 0.0, 1.5, 2.5], "seed_sd_pts": [0.5]}}
+    reps = {"F1": 2}
+    broken = space.outcome_space(_second_f1(SMALL) | {"findings": {**_second_f1(SMALL)["findings"]}}, 0, reps, grid)
+    assert "reproduced" not in broken["rules"]["F1"]["reachable"]
+    assert space.region(broken, "F1", "baseline_acc") == {0.97: 0.0}
+    # the same check on the proposed rule off the ceiling finds the region
+    grid["F1"]["baseline_acc"] = [0.86]
+    fixed = space.outcome_space(SMALL, 0, reps, grid)
+    assert space.region(fixed, "F1", "baseline_acc")[0.86] > 0
+
+
+def test_rule_shapes_it_does_not_simulate_are_named_not_guessed():
+    cfg = _second_f1(SMALL)
+    cfg["findings"] = {k: cfg["findings"][k] for k in ("bootstrap", "F1")}
+    cfg["findings"]["F3"] = {"inert": ["filler"], "useful": "recheck"}
+    grid = {"F1": {"baseline_acc": [0.86], "delta_pts": [0.0], "seed_sd_pts": [0.5]}}
+    out = space.outcome_space(cfg, 0, {"F1": 1}, grid)
+    assert set(out["rules"]) == {"F1", "F3"}
+    assert "useful_gain_min" in out["rules"]["F3"]["why"]
+    assert "useful_gain_min" in space.table(out)
+
+
+def test_the_vectorised_pooled_interval_is_bootstrap_diff():
+    rng = np.random.default_rng(1)
+    a, b = ((rng.random((3, 200)) < p).astype(float) for p in (0.8, 0.7))
+    boot = {"resamples": 1000, "level": 0.9, "seed": 3}
+    ours = space._pooled_bootstrap(a, b, boot)
+    theirs = bootstrap_diff(
+        {i: list(a[:, i]) for i in range(200)}, {i: list(b[:, i]) for i in range(200)}, 1000, 0.9, 3
+    )
+    assert ours[0] == pytest.approx(theirs[0])
+    assert ours[1:] == pytest.approx(theirs[1:], abs=0.01)
+
+
+def test_t_quantiles_match_the_tables():
+    assert t_quantile(0.90, 2) == pytest.approx(2.920, abs=1e-3)
+    assert t_quantile(0.90, 13) == pytest.approx(1.771, abs=1e-3)
+    assert t_quantile(0.95, 1) == pytest.approx(12.706, abs=1e-3)
+    assert t_quantile(0.95, 4) == pytest.approx(2.776, abs=1e-3)
+
+
+def test_slope_interval_recovers_a_line_and_brackets_its_noise():
+    s, lo, hi = slope_interval([1, 2, 3, 4, 5], [[2, 2], [4, 4], [6, 6], [8, 8], [10, 10]], 0.9)
+    assert (s, lo, hi) == pytest.approx((2.0, 2.0, 2.0))
+    s, lo, hi = slope_interval([1, 2, 3], [[0, 3, -3], [1, 4, -2], [2, 5, -1]], 0.9)
+    assert s == pytest.approx(1.0) and lo < 1.0 < hi
+    # 9 points, slope 1, residual sd sqrt(54/7) = 2.78: half-width t(0.9, 7) x 2.78 / sqrt(6) = 2.15
+    assert hi - s == pytest.approx(1.895 * (54 / 7 / 6) ** 0.5, abs=1e-3)
+
+
+def test_the_check_is_deterministic_and_the_cli_writes_json_and_a_table(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(space, "GRID", {f: {k: v[:1] for k, v in g.items()} for f, g in space.GRID.items()})
+    monkeypatch.setattr(space, "PROPOSED", SMALL)
+    out = tmp_path / "space.json"
+    assert space.main(["--out", str(out), "--reps", "1"]) == 0
+    first = json.loads(out.read_text())
+    assert space.main(["--out", str(out), "--reps", "1"]) == 0
+    assert json.loads(out.read_text()) == first
+    assert set(first["rules"]) == set(space.SIMULATE)
+    assert "| F1 |" in capsys.readouterr().out
+
+
+COSTS = {o: ChainCosts(bare=20.0 + 15 * o, recheck=15.0 * o, restatement=6.0 + 2 * o) for o in range(1, 7)}
+
+
+def test_allocator_share_is_all_with_room_none_without_and_less_with_the_restatement():
+    assert allocator_share(COSTS, 2000, 3, 5)["share"] == 1.0
+    assert allocator_share(COSTS, 100, 3, 5)["share"] == 0.0
+    mid = allocator_share(COSTS, 330, 3, 5)
+    assert 0 < allocator_share(COSTS, 330, 3, 5, keep_restatement=True)["share"] < mid["share"] < 1
+    assert mid["wanted_per_long_problem"] == pytest.approx((75 + 90) / 2)
+
+
+def test_allocator_fits_whole_rechecks_and_weighs_the_base_rate():
+    one = {5: ChainCosts(bare=50.0, recheck=40.0, restatement=0.0)}
+    # a single long chain: room 100 - 50 - 1 = 49 holds its 40-token re-check whole, room 80 - 51 = 29 none of it
+    assert allocator_share(one, 100, 1, 5)["share"] == 1.0
+    assert allocator_share(one, 80, 1, 5)["share"] == 0.0
+    two = allocator_share(one, 50 * 2 + 2 + 1 + 40, 2, 5, recheck_rate=0.5)  # room for one re-check of two
+    # wanted per long problem 0.5 x 40; kept: both wanted (1/4) -> 40 of 80, one wanted (1/2) -> all of it
+    assert two["share"] == pytest.approx((0.25 * 40 + 0.5 * 40) / (0.25 * 80 + 0.5 * 40))
+    assert smallest_budget(one, 1, 5, 0.8) == 91
+
+
+def test_the_committed_toys_costs_and_the_audits_allocator_figures():
+    from tokenizers import Tokenizer
+
+    from recipe_bcr.miniature.toy.model import RESOURCES, load_specs
+
+    tok = Tokenizer.from_file(str(RESOURCES / "toy_model_compete" / "tokenizer.json"))
+
+    def count(text: str) -> int:
+        return len(tok.encode(text, add_special_tokens=False).ids)
+
+    costs = chain_costs(load_specs(["config=toy_compete"])[0], count, samples=8)
+    assert [costs[o].recheck for o in range(1, 7)] == [8, 19, 32, 47, 64, 83]
+    assert [costs[o].bare + 1 for o in range(1, 7)] == [27, 38, 51, 66, 83, 102]  # + EOS: the audit's shortest traces
+    kw = {"overhead": group_overhead(count)}
+    assert allocator_share(costs, 309, 3, 5, **kw)["kept_per_long_problem"] == pytest.approx(41.458, abs=1e-3)
+    assert allocator_share(costs, 309, 3, 5, keep_restatement=True, **kw)["kept_per_long_problem"] == pytest.approx(
+        21.139, abs=1e-3
+    )
+
+
+def test_overlaps_name_each_source_its_union_and_the_evaluations_own_repeats():
+    evaluation = [("e0", "What is 1 + 2?"), ("e1", "What is 3 - 1?"), ("e2", "What is  1 + 2?"), ("e3", "What is 9?")]
+    found = overlaps(evaluation, {"train": ["What is 1 + 2?"], "warm": ["What is 3 - 1?", "What is 5 + 1?"]})
+    assert found["by_source"]["train"] == {"count": 2, "ids": ["e0", "e2"]}
+    assert found["by_source"]["warm"] == {"count": 1, "ids": ["e1"]}
+    assert found["any"] == {"count": 3, "ids": ["e0", "e1", "e2"]}
+    assert (found["problems"], found["distinct_questions"]) == (4, 3)
+    assert overlaps(evaluation[3:], {"train": ["What is 1 + 2?"]})["any"]["count"] == 0
+
+
+def test_evaluated_questions_reads_the_last_question_of_each_n1_prompt():
+    rec = {
+        "n": 1,
+        "prompt": [{"content": "Solve. Example: What is 1 + 1?"}, {"content": "### Problem 1\nWhat is 4 + 3 - 2?"}],
+        "problems": [{"id": "Toy-7"}],
+    }
+    assert evaluated_questions([rec, {**rec, "n": 3}]) == [("Toy-7", "What is 4 + 3 - 2?")]
+
+
+def _rows(values, key="bcr/acc"):
+    return [{"step": s + 1, key: v} for s, v in enumerate(values)]
+
+
+def test_the_steps_rule_reads_the_last_windows_slope_of_every_run():
+    rising = _rows([0.5 + 0.002 * s for s in range(40)])  # +0.2 points a step
+    flat = _rows([0.8 + 0.01 * (s % 2) for s in range(40)])
+    assert window_slope(rising, "bcr/acc", 20) == pytest.approx(0.2)
+    assert abs(window_slope(flat, "bcr/acc", 20)) < 0.1
+    assert plateaued([flat, flat], "bcr/acc", 20, 0.1) and not plateaued([flat, rising], "bcr/acc", 20, 0.1)
+    assert not plateaued([flat[:10]], "bcr/acc", 20, 0.1)  # too short to read: not a plateau
+
+
+def test_the_format_gate_reads_a_window_that_one_step_cannot_flip():
+    rows = _rows([0.0] * 10 + [0.91] * 19 + [0.88], key="bcr/fmt")
+    gate = format_window(rows, 20, 0.90)
+    assert gate["met"] and gate["mean_last_window"] == pytest.approx((19 * 0.91 + 0.88) / 20)
+    assert not format_window(rows[:15], 20, 0.90)["met"]
