@@ -24,13 +24,24 @@ def merge_command(run: Path, steps: int, target: Path) -> list[str]:
 
 def run_stage(cmd: list[str], log: Path, what: str) -> None:
     """Run one stage's command; its full output goes to `log`, a failure names the log."""
-    print(f"      $ {' '.join(cmd)}", flush=True)
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("w") as f:
-        proc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
-    if proc.returncode != 0:
-        tail = "\n".join(log.read_text(errors="replace").splitlines()[-30:])
-        raise RuntimeError(f"{what} failed (exit {proc.returncode}); full log: {log}\n{tail}")
+    run_stages([(cmd, log, what)])
+
+
+def run_stages(stages: list[tuple[list[str], Path, str]]) -> None:
+    """Run independent stages side by side, each `(cmd, log, what)` its own process writing to its log: on a few
+    cores, processes that each use one thread finish sooner together than one after another. Once all have ended,
+    the first failure is raised, naming its log."""
+    procs = []
+    for cmd, log, what in stages:
+        print(f"      $ {' '.join(cmd)}", flush=True)
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with log.open("w") as f:
+            procs.append((subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT), log, what))
+    ended = [(proc.wait(), log, what) for proc, log, what in procs]
+    for code, log, what in ended:
+        if code != 0:
+            tail = "\n".join(log.read_text(errors="replace").splitlines()[-30:])
+            raise RuntimeError(f"{what} failed (exit {code}); full log: {log}\n{tail}")
 
 
 def train_command(
