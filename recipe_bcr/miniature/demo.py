@@ -42,6 +42,7 @@ from recipe_bcr.miniature.stages import (
 from recipe_bcr.miniature.toy.model import RESOURCES, cache_key, ensure_model, load_specs, provenance
 from recipe_bcr.miniature.toy.profile import profile
 from recipe_bcr.miniature.toy.task import write_toy_benchmark, write_toy_data
+from recipe_bcr.verl_ext.threads import usable_cores
 
 
 def _cfg() -> dict[str, Any]:
@@ -68,18 +69,17 @@ def sampling_words(problems: int, samples: int, ev: dict[str, Any]) -> str:
 
 
 def closing_sentence(summary: Path, labels: dict[str, str], sampling: str, paper_eval: str) -> str:
-    """What the comparison table shows at N=1, in one sentence from its summary.csv, with its own sampling and
-    where the paper command's comparison is."""
+    """What the comparison table shows at N=1, in one sentence from its summary.csv (`labels`: what base, paper_bcr
+    and demo_bcr are), with its own sampling and where the paper command's comparison is."""
     with summary.open() as f:
         rows = {r["label"]: r for r in csv.DictReader(f) if r["n"] == "1"}
     tok = {k: float(rows[k]["tokens_per_problem"]) for k in labels}
     acc = {k: float(rows[k]["acc"]) for k in labels}
-    base, paper, live = labels
     return (
-        f"At N=1 on {sampling}: the BCR model the paper command trained ({labels[paper]}) writes {tok[paper]:.0f} "
-        f"tokens a problem at {acc[paper]:.0%} accuracy, the warm-started base {tok[base]:.0f} at {acc[base]:.0%} "
-        f"({100 * (tok[paper] / tok[base] - 1):+.0f}% tokens), this demo's {labels[live]} {tok[live]:.0f} at "
-        f"{acc[live]:.0%}. {paper_eval}"
+        f"At N=1 on {sampling}: the BCR model the paper command trained ({labels['paper_bcr']}) writes "
+        f"{tok['paper_bcr']:.0f} tokens a problem at {acc['paper_bcr']:.0%} accuracy, the warm-started base "
+        f"{tok['base']:.0f} at {acc['base']:.0%} ({100 * (tok['paper_bcr'] / tok['base'] - 1):+.0f}% tokens), this "
+        f"demo's {labels['demo_bcr']} {tok['demo_bcr']:.0f} at {acc['demo_bcr']:.0%}. {paper_eval}"
     )
 
 
@@ -102,9 +102,9 @@ def train_overrides(made: dict[str, Any], engine: list[str]) -> list[str]:
 def evaluate_all(
     models: dict[str, tuple[Path, str]], root: Path, bench: Path, cfg: dict[str, Any], ev: dict[str, Any]
 ) -> Path:
-    """The eval harness on each model at once (each on `eval_threads` torch threads: a tiny model generates
-    fastest on one, so two cores take two evaluations at a time), at the paper command's evaluation sampling;
-    then the runs side by side -> root/compare."""
+    """The eval harness on each model, as many at a time as there are cores (each on `eval_threads` torch threads:
+    a tiny model generates fastest on one), at the paper command's evaluation sampling; then the runs side by
+    side -> root/compare."""
     run_stages(
         [
             (
@@ -126,7 +126,8 @@ def evaluate_all(
                 f"evaluating {label}",
             )
             for label, (path, _) in models.items()
-        ]
+        ],
+        usable_cores() // int(cfg["eval_threads"]),
     )
     compare_dir = root / "compare"
     runs = ",".join(str(root / f"eval_{label}") for label in models)
@@ -192,14 +193,14 @@ def run_demo(out: str, rollout: str | None = None) -> int:
     print(f"[4/5] merge the last checkpoint -> {train / 'hf_model'}")
     run_stage(merge_command(train, steps, train / "hf_model"), train / "merge.log", "model merge")
 
-    models = {
+    models = {  # the longest evaluations first
         "base": (model, "the warm-started base"),
-        "paper_bcr": (paper_model, f"{run['steps']} GRPO steps, committed"),
         "demo_bcr": (train / "hf_model", f"{steps} live steps"),
+        "paper_bcr": (paper_model, f"{run['steps']} GRPO steps, committed"),
     }
     ev = made["paper_config"]["eval"]
     sampling = sampling_words(int(cfg["eval_problems"]), int(cfg["eval_samples"]), ev)
-    print(f"[5/5] evaluate {', '.join(models)} at once, at N = 1..3 on {sampling} -> {root / 'compare'}")
+    print(f"[5/5] evaluate {', '.join(models)} at N = 1..3 on {sampling} -> {root / 'compare'}")
     compare_dir = evaluate_all(models, root, bench, cfg, ev)
 
     print("\nreport")

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,24 +25,24 @@ def merge_command(run: Path, steps: int, target: Path) -> list[str]:
 
 def run_stage(cmd: list[str], log: Path, what: str) -> None:
     """Run one stage's command; its full output goes to `log`, a failure names the log."""
-    run_stages([(cmd, log, what)])
+    print(f"      $ {' '.join(cmd)}", flush=True)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("w") as f:
+        proc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
+    if proc.returncode != 0:
+        tail = "\n".join(log.read_text(errors="replace").splitlines()[-30:])
+        raise RuntimeError(f"{what} failed (exit {proc.returncode}); full log: {log}\n{tail}")
 
 
-def run_stages(stages: list[tuple[list[str], Path, str]]) -> None:
-    """Run independent stages side by side, each `(cmd, log, what)` its own process writing to its log: on a few
-    cores, processes that each use one thread finish sooner together than one after another. Once all have ended,
-    the first failure is raised, naming its log."""
-    procs = []
-    for cmd, log, what in stages:
-        print(f"      $ {' '.join(cmd)}", flush=True)
-        log.parent.mkdir(parents=True, exist_ok=True)
-        with log.open("w") as f:
-            procs.append((subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT), log, what))
-    ended = [(proc.wait(), log, what) for proc, log, what in procs]
-    for code, log, what in ended:
-        if code != 0:
-            tail = "\n".join(log.read_text(errors="replace").splitlines()[-30:])
-            raise RuntimeError(f"{what} failed (exit {code}); full log: {log}\n{tail}")
+def run_stages(stages: list[tuple[list[str], Path, str]], jobs: int) -> None:
+    """Run independent stages, each `(cmd, log, what)` its own process, `jobs` at a time in the given order: on a
+    few cores, processes that each use one thread finish sooner side by side than one after another. Once all have
+    ended, the first failure is raised."""
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        errors = [f.exception() for f in [pool.submit(run_stage, *stage) for stage in stages]]
+    failed = [e for e in errors if e is not None]
+    if failed:
+        raise failed[0]
 
 
 def train_command(
