@@ -88,30 +88,3 @@ def test_closing_sentence_reads_the_table_at_n1_and_says_its_sampling(tmp_path):
         sentence
     )
     assert sentence.endswith("4 live steps 78 at 90%. The report is elsewhere.")
-
-
-def _waits_for(me, other, tmp_path, limit_s):
-    """A stage that marks itself started, then waits for `other` to start (exit 3 after `limit_s`)."""
-    script = (
-        "import pathlib, sys, time\n"
-        f"pathlib.Path({str(tmp_path / me)!r}).touch()\n"
-        "end = time.monotonic() + float(sys.argv[1])\n"
-        f"while not pathlib.Path({str(tmp_path / other)!r}).exists():\n"
-        "    if time.monotonic() > end:\n"
-        "        sys.exit(3)\n"
-        "    time.sleep(0.01)\n"
-    )
-    return [sys.executable, "-c", script, str(limit_s)], tmp_path / f"{me}.log", f"stage {me}"
-
-
-def test_stages_run_jobs_at_a_time_and_the_first_failure_is_raised(tmp_path):
-    """Two stages that each wait for the other: two jobs run them side by side; one job runs the first alone, which
-    gives up, and its failure (named, with its log) is raised once the second has run too."""
-    from recipe_bcr.miniature.stages import run_stages
-
-    run_stages([_waits_for("a", "b", tmp_path, 60), _waits_for("b", "a", tmp_path, 60)], jobs=2)
-    for name in ("a", "b"):
-        (tmp_path / name).unlink()
-    with pytest.raises(RuntimeError, match=f"stage c failed \\(exit 3\\); full log: {tmp_path / 'c.log'}"):
-        run_stages([_waits_for("c", "d", tmp_path, 1), _waits_for("d", "c", tmp_path, 60)], jobs=1)
-    assert (tmp_path / "d").exists()  # the second ran after the first had failed (and found it started)

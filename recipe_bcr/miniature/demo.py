@@ -11,8 +11,8 @@ Each stage runs the product's own command, as a user would:
 4. `python -m verl.model_merger merge` -> DIR/train/hf_model (config.json + safetensors);
 5. `python -m recipe_bcr.eval` at N = 1..3 on the base, on the BCR model the paper command trained
    (committed: recipe_bcr/miniature/resources/toy_model_compete_bcr, provenance.json beside it) and on this
-   demo's model, the three at once, sampled as the paper command evaluates (its temperature and top-p) on the
-   demo's own problem count -> DIR/eval_<label>, side by side (`mode=compare`) -> DIR/compare (table.md,
+   demo's model, sampled as the paper command evaluates (its temperature, top-p and seed) on the demo's own
+   problem count -> DIR/eval_<label>, side by side (`mode=compare`) -> DIR/compare (table.md,
    plots/accuracy_vs_n.png, plots/tokens_per_problem_vs_n.png);
 then a short report that ends with what the table shows, its sampling and problem count, and where the paper
 command's own comparison is. Sizes: hydra_configs/demo.yaml.
@@ -35,14 +35,12 @@ from recipe_bcr.miniature.stages import (
     flatten_metrics,
     merge_command,
     run_stage,
-    run_stages,
     toy_eval_command,
     train_command,
 )
 from recipe_bcr.miniature.toy.model import RESOURCES, cache_key, ensure_model, load_specs, provenance
 from recipe_bcr.miniature.toy.profile import profile
 from recipe_bcr.miniature.toy.task import write_toy_benchmark, write_toy_data
-from recipe_bcr.verl_ext.threads import usable_cores
 
 
 def _cfg() -> dict[str, Any]:
@@ -102,33 +100,28 @@ def train_overrides(made: dict[str, Any], engine: list[str]) -> list[str]:
 def evaluate_all(
     models: dict[str, tuple[Path, str]], root: Path, bench: Path, cfg: dict[str, Any], ev: dict[str, Any]
 ) -> Path:
-    """The eval harness on each model, as many at a time as there are cores (each on `eval_threads` torch threads:
-    a tiny model generates fastest on one), at the paper command's evaluation sampling; then the runs side by
-    side -> root/compare."""
-    run_stages(
-        [
-            (
-                toy_eval_command(
-                    path,
-                    label,
-                    root / f"eval_{label}",
-                    bench,
-                    [1, 2, 3],
-                    3 * int(cfg["eval_tokens_per_problem"]),
-                    cfg["eval_engine"],
-                    ev["temperature"],
-                    ev["top_p"],
-                    k=cfg["eval_samples"],
-                    seed=ev["seed"],
-                    threads=cfg["eval_threads"],
-                ),
-                root / f"eval_{label}.log",
-                f"evaluating {label}",
-            )
-            for label, (path, _) in models.items()
-        ],
-        usable_cores() // int(cfg["eval_threads"]),
-    )
+    """The eval harness on each model (on `eval_threads` torch threads: a tiny model generates fastest on one), at
+    the paper command's evaluation sampling; then the runs side by side -> root/compare. One after another: side by
+    side on 2 cores beside other jobs, each spent 30% more CPU and the three took longer."""
+    for label, (path, _) in models.items():
+        run_stage(
+            toy_eval_command(
+                path,
+                label,
+                root / f"eval_{label}",
+                bench,
+                [1, 2, 3],
+                3 * int(cfg["eval_tokens_per_problem"]),
+                cfg["eval_engine"],
+                ev["temperature"],
+                ev["top_p"],
+                k=cfg["eval_samples"],
+                seed=ev["seed"],
+                threads=cfg["eval_threads"],
+            ),
+            root / f"eval_{label}.log",
+            f"evaluating {label}",
+        )
     compare_dir = root / "compare"
     runs = ",".join(str(root / f"eval_{label}") for label in models)
     run_stage(
@@ -193,10 +186,10 @@ def run_demo(out: str, rollout: str | None = None) -> int:
     print(f"[4/5] merge the last checkpoint -> {train / 'hf_model'}")
     run_stage(merge_command(train, steps, train / "hf_model"), train / "merge.log", "model merge")
 
-    models = {  # the longest evaluations first
+    models = {
         "base": (model, "the warm-started base"),
-        "demo_bcr": (train / "hf_model", f"{steps} live steps"),
         "paper_bcr": (paper_model, f"{run['steps']} GRPO steps, committed"),
+        "demo_bcr": (train / "hf_model", f"{steps} live steps"),
     }
     ev = made["paper_config"]["eval"]
     sampling = sampling_words(int(cfg["eval_problems"]), int(cfg["eval_samples"]), ev)

@@ -10,7 +10,6 @@ import shutil
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,17 +31,6 @@ def run_stage(cmd: list[str], log: Path, what: str) -> None:
     if proc.returncode != 0:
         tail = "\n".join(log.read_text(errors="replace").splitlines()[-30:])
         raise RuntimeError(f"{what} failed (exit {proc.returncode}); full log: {log}\n{tail}")
-
-
-def run_stages(stages: list[tuple[list[str], Path, str]], jobs: int) -> None:
-    """Run independent stages, each `(cmd, log, what)` its own process, `jobs` at a time in the given order: on a
-    few cores, processes that each use one thread finish sooner side by side than one after another. Once all have
-    ended, the first failure is raised."""
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        errors = [f.exception() for f in [pool.submit(run_stage, *stage) for stage in stages]]
-    failed = [e for e in errors if e is not None]
-    if failed:
-        raise failed[0]
 
 
 def train_command(
