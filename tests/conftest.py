@@ -34,6 +34,34 @@ if WORKER := os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ["BCR_CACHE"] = str(_cache / f"xdist-{WORKER}")
 
 
+# Under CI (`CI=1` or `CI=true`, as CI services set it) a dependency that .ci/setup installs must be there.
+CI = os.environ.get("CI", "").strip().lower() in {"1", "true"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "requires(*modules): the test needs these modules, which .ci/setup installs: missing, it fails under CI "
+        "(CI=1/true) and is skipped, with the reason, elsewhere",
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """`@pytest.mark.requires("vllm")`: a missing module fails the test under CI, where .ci/setup installs it (a
+    skip there would hide a broken setup), and skips it with the reason elsewhere."""
+    import importlib.util
+
+    for mark in item.iter_markers("requires"):
+        for module in mark.args:
+            if importlib.util.find_spec(module) is not None:
+                continue
+            why = f"{module} is not installed (bash .ci/setup installs it)"
+            if CI:
+                pytest.fail(f"{why}; CI={os.environ['CI']} requires it", pytrace=False)
+            pytest.skip(why)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The `committed` tests (re-judging the committed run) only when `-m` names them; then, on xdist workers, the
     slow tests first, the longest runs first among them (xdist hands out whole modules or classes,

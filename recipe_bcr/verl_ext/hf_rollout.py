@@ -7,7 +7,8 @@ a CPU machine, or a GPU without vLLM. Three pieces, as verl's own backends have 
 
 - `HFReplica` (RolloutReplicaRegistry "hf"): one server actor per training rank, on the
   rank's node and device (hybrid mode: rollout and trainer share the device);
-- `HFRolloutServer` (Ray actor): the model; batches concurrent requests, decodes them with
+- `HFRolloutServer` (Ray actor): the model; batches a step's requests (as many as the trainer
+  announces before it dispatches them, `announce_steps`), decodes them with
   each distinct prompt prefilled once and its keys shared by its rows (`generate_batch`),
   samples from the distribution transformers' generate() samples from (its logits processors
   for the configured temperature / top-p / top-k / repetition penalty), each row with its
@@ -25,8 +26,9 @@ import asyncio
 import logging
 import numbers
 import os
+import time
 from dataclasses import dataclass, field
-from typing import Any, Generator, Optional
+from typing import Any, Awaitable, Callable, Generator, Optional
 
 import ray
 import torch
@@ -346,16 +348,25 @@ class HFRolloutServer:
         self.seed = int(self.config.seed) + replica_rank
         self._rows_taken: dict[tuple[int, ...], int] = {}  # prompt -> its rows taken in this step
         self._rows_step: Optional[int] = None
-        self._step_rows: Optional[int] = None  # requests the last step sent (a training step sends as many each time)
         self.global_steps: Optional[int] = None
         self.max_batch = max(1, int(self.config.max_num_seqs))
         self._pending: list[_Request] = []
+        self._expected: Optional[int] = None  # requests the next dispatch sends, as the trainer announced them
         self._batcher: Optional[asyncio.Task] = None
         self._model_lock = asyncio.Lock()
         self._synced: set[str] = set()
 
+    # the clock `_gather` waits by, and its pause (a test gives its own)
+    _clock: Callable[[], float] = staticmethod(time.monotonic)
+    _pause: Callable[[float], Awaitable[None]] = staticmethod(asyncio.sleep)
+
     def ready(self) -> bool:
         return True
+
+    async def expect(self, rows: int) -> None:
+        """The next `rows` requests are one dispatch of verl's agent loop (a step's n x batch, or a validation
+        batch's): `_gather` closes the batch on that count, not on a pause in the arrivals."""
+        self._expected = int(rows)
 
     async def generate(
         self, prompt_ids: list[int], sampling_params: dict[str, Any], request_id: str, **kwargs: Any
@@ -386,29 +397,37 @@ class HFRolloutServer:
         if request_seed is not None:
             return row_seed(int(request_seed), None, prompt_ids, 0)
         if self._rows_step != self.global_steps:
-            if self._rows_taken:
-                self._step_rows = sum(k + 1 for k in self._rows_taken.values())
             self._rows_taken, self._rows_step = {}, self.global_steps
         k = self._rows_taken[tuple(prompt_ids)] = self._rows_taken.get(tuple(prompt_ids), -1) + 1
         return row_seed(self.seed, self.global_steps, prompt_ids, k)
 
-    async def _gather(self, quiet_s: float = 0.1, wait_s: float = 2.0, poll_s: float = 0.005) -> None:
-        """Wait until none has arrived for `quiet_s`; while fewer are waiting than the last step sent, for `wait_s`.
+    async def _gather(self, quiet_s: float = 0.1, stall_s: float = 60.0, poll_s: float = 0.005) -> None:
+        """Wait until the announced dispatch has fully arrived (`expect`); unannounced, until none has arrived for
+        `quiet_s`.
 
         A step's requests reach the server one Ray call at a time, over ~0.1 s on a busy CPU, and a row's floats
         depend on the rows beside it in its batch (a CPU matmul may take another kernel for other shapes; the
         padding beside a longer prompt moves the last bits), so which rows share a batch must not depend on when
         they arrived: a batch closed early left stragglers for a second generate(), and the main part run again
-        beside other jobs drew one token otherwise at step 7 of a seed. A training step sends as many requests
-        each time, so waiting for that count gathers the whole step whatever the timing; a step that sends fewer
-        waits `wait_s` once."""
-        loop = asyncio.get_running_loop()
-        target = self._step_rows or 0
-        seen, last = len(self._pending), loop.time()
-        while loop.time() - last < (wait_s if len(self._pending) < target else quiet_s):
-            await asyncio.sleep(poll_s)
+        beside other jobs drew one token otherwise at step 7 of a seed. The trainer knows how many requests each
+        dispatch sends and announces it (`announce_steps`), so the batch is the whole dispatch whatever the timing.
+        Unannounced (several servers, whose shares verl's load balancer decides per request; a later turn of a
+        multi-turn agent loop), the batch closes on `quiet_s` of quiet, and which rows share it can depend on
+        timing. An announced dispatch that stops short (none for `stall_s`) is generated as it is, with a warning."""
+        expected, self._expected = self._expected, None
+        seen, last = len(self._pending), self._clock()
+        while len(self._pending) < (expected or 0) or (not expected and self._clock() - last < quiet_s):
+            if expected and self._clock() - last >= stall_s:
+                logger.warning(
+                    "HF rollout: %d of %d announced requests arrived in %.0f s; generating them",
+                    seen,
+                    expected,
+                    stall_s,
+                )
+                return
+            await self._pause(poll_s)
             if len(self._pending) != seen:
-                seen, last = len(self._pending), loop.time()
+                seen, last = len(self._pending), self._clock()
 
     async def _drain(self) -> None:
         await self._gather()
@@ -567,6 +586,40 @@ def prestart_servers(config: Any) -> int:
         replica = HFReplica(replica_rank=rank, config=rollout, model_config=model)
         _PRESTARTED[rank] = replica.start_server(nodes[0]["NodeID"], None)
     return replicas
+
+
+def dispatch_rows(batch: Any, rollout: Any) -> int:
+    """Requests one dispatch of verl's agent loop sends (`AgentLoopManagerTQ.generate_sequences`): per prompt its
+    `__rollout_n__`, else rollout.n (val_kwargs.n for a validation batch), as `AgentLoopWorkerTQ._run_prompt` picks
+    it; a single-turn agent loop sends one request per rollout."""
+    if "__rollout_n__" in batch.keys():
+        return sum(int(n) for n in batch.get("__rollout_n__").tolist())
+    validate = "validate" in batch.keys() and bool(batch["validate"])
+    return len(batch) * int(rollout.val_kwargs.n if validate else rollout.n)
+
+
+class AnnouncingAgentLoopManager:
+    """verl's agent loop manager, telling the HF server how many requests a dispatch sends before it sends them."""
+
+    def __init__(self, manager: Any, rollout: Any, server: Any) -> None:
+        self._manager, self._rollout, self._server = manager, rollout, server
+
+    def generate_sequences(self, batch: Any) -> Any:
+        ray.get(self._server.expect.remote(dispatch_rows(batch, self._rollout)))
+        return self._manager.generate_sequences(batch)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._manager, name)
+
+
+def announce_steps(manager: Any, config: Any) -> Any:
+    """The trainer's agent loop manager, announcing each dispatch's size to the HF server when one server takes
+    every request (one replica: one training rank). With several, verl's load balancer picks a server per request,
+    so no server knows its share ahead, and each closes its batches on a pause instead (`HFRolloutServer._gather`)."""
+    rollout = config.actor_rollout_ref.rollout
+    if rollout.name != "hf" or config.trainer.n_gpus_per_node * config.trainer.nnodes != 1:
+        return manager
+    return AnnouncingAgentLoopManager(manager, rollout, ray.get_actor(server_name(0)))
 
 
 class HFServerAdapter(BaseRollout):

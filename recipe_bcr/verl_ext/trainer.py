@@ -3,7 +3,7 @@
 verl 0.9.1 compares `trainer.v1.trainer_mode` with the literal "sync": any other name takes
 its asynchronous paths (async replay buffer, gen_batch_size 1, TransferQueue state in every
 checkpoint). So the recipe keeps `trainer_mode: sync`, and `plugin.install_trainer` makes
-that name resolve to this subclass of verl's `PPOTrainerSync`. It changes six things:
+that name resolve to this subclass of verl's `PPOTrainerSync`. It changes seven things:
 - after verl computes its metrics, it adds `recipe_bcr.grading.metrics.training_metrics` over the
   step's reward breakdowns (read from TransferQueue's `extra_fields`);
 - on a CPU-only machine, the hybrid worker is `engine_cpu.CPUActorRolloutRefWorker`;
@@ -17,7 +17,9 @@ that name resolve to this subclass of verl's `PPOTrainerSync`. It changes six th
   with timing, and the update's sums over rows round differently in another order (two runs of one seed
   drifted 2% in gradient norm by step 15 on identical samples);
 - with `bcr.anchor_on_actor` (the CPU preset; preflight checks that the update is on-policy), the update
-  takes its PPO anchor from its own forward, not from the rollout's log-probs (`engine_cpu.anchor_on_actor`).
+  takes its PPO anchor from its own forward, not from the rollout's log-probs (`engine_cpu.anchor_on_actor`);
+- with the HF rollout on one server, each dispatch of rollouts is announced to it first, so that it batches the
+  whole dispatch (`hf_rollout.announce_steps`).
 """
 
 from __future__ import annotations
@@ -54,6 +56,11 @@ class BCRTrainer(PPOTrainerSync):
 
         prestart_servers(self.config)
         super()._setup()
+
+    def fit(self, agent_loop_manager):  # type: ignore[no-untyped-def]
+        from recipe_bcr.verl_ext.hf_rollout import announce_steps
+
+        return super().fit(announce_steps(agent_loop_manager, self.config))
 
     def on_train_begin(self) -> None:
         super().on_train_begin()
