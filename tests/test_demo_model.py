@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from recipe_bcr.miniature.demo import closing_sentence
 from recipe_bcr.miniature.paper.ship import ship_run
 from recipe_bcr.miniature.toy.model import PROVENANCE, provenance
 
@@ -57,18 +56,6 @@ def test_ship_of_a_run_that_is_not_a_bcr_run_there_names_them_and_writes_nothing
     with pytest.raises(ValueError, match=f"no trained and evaluated BCR run '{name}'.*runs there: {run['name']}\\)"):
         ship_run(tmp_path / "out", name, dest=tmp_path / "shipped")
     assert not (tmp_path / "shipped").exists()
-
-
-def test_closing_sentence_reads_the_table_at_n1(tmp_path):
-    rows = [("base", 1, 0.95, 80.0), ("paper_bcr", 1, 1.0, 60.0), ("demo_bcr", 1, 0.9, 78.0), ("base", 2, 0.1, 10.0)]
-    (tmp_path / "summary.csv").write_text(
-        "label,benchmark,n,acc,tokens_per_problem\n" + "".join(f"{a},Toy,{n},{acc},{t}\n" for a, n, acc, t in rows)
-    )
-    sentence = closing_sentence(
-        tmp_path / "summary.csv", {"base": "b", "paper_bcr": "40 steps", "demo_bcr": "4 live steps"}
-    )
-    assert "(40 steps) writes 60 tokens a problem against the base's 80 (-25%) at 100% accuracy against 95%" in sentence
-    assert sentence.endswith("4 live steps give 78 tokens at 90%.") and sentence.count(".") == 1
 
 
 @pytest.mark.parametrize(
