@@ -20,9 +20,13 @@ from recipe_bcr.miniature.toy.task import (
     CHECK,
     FILLERS,
     REMAINDER,
+    benchmark_problems,
     categories,
     category_texts,
     chain,
+    compete_section,
+    gap_value,
+    heldout,
     make_groups,
     make_problem,
     read_section,
@@ -154,3 +158,62 @@ def test_a_rechecks_text_runs_from_check_to_its_last_step_with_its_remainder_lin
         assert text[text.index(span) + len(span) :].strip().startswith("So the final answer is")
         checked += 1
     assert checked >= 200
+
+
+def test_knowledge_gaps_are_written_one_off_and_never_slip_onto_the_truth():
+    """toy_gaps' errors GRPO cannot sample away: a gap fact is written wrong in every step and re-check, and its slips
+    avoid the true value; other facts are as before."""
+    spec = load_specs(["config=toy_gaps"])[0]
+    rng = random.Random(0)
+    written = {}
+    for k in range(3000):
+        p = make_problem(rng, spec, k)
+        text, _ = written_steps(p, rng, spec, slip_rate=0.5, check=bool(k % 2))
+        for a, op, d, r in re.findall(r"(\d+) ([+-]) (\d+) (?:=|is) (-?\d+)\.", text):
+            written.setdefault(f"{a} {op} {d}", set()).add(int(r))
+    for fact in spec.knowledge_gaps:
+        a, op, d = fact.split()
+        truth = int(a) + int(d) if op == "+" else int(a) - int(d)
+        assert truth not in written[fact] and gap_value(fact, spec) in written[fact], (fact, written[fact])
+    assert 8 in written["5 + 3"]  # not a gap: its truth is written
+
+
+def test_an_inert_recheck_restates_the_steps_result_and_the_answer_does_not_follow_it():
+    spec = load_specs(["config=toy_gaps"])[0]
+    rng = random.Random(1)
+    seen = 0
+    for k in range(2000):
+        p = make_problem(rng, spec, k)
+        text, answer = compete_section(p, rng, spec)
+        pieces = category_texts(text)["inert_recheck"]
+        if not pieces:
+            continue
+        seen += 1
+        steps_result = re.findall(r"= (-?\d+)\.", text)[-1]
+        assert pieces == [f"Reading it again: {p.question[8:-1]} gives {steps_result}."]
+        if CHECK not in text:
+            assert answer == steps_result
+    assert 0.6 < seen / 2000 < 0.8  # 80% of the ~92% written-out sections
+
+
+def test_the_evaluation_is_disjoint_from_every_training_and_warm_start_group():
+    spec = load_specs(["config=toy_gaps"])[0]
+    evaluation = [p.question for p in benchmark_problems(1000, 0, spec)]
+    assert len(set(evaluation)) == 1000 and all(heldout(q, spec) for q in evaluation)
+    trained = {p.question for n in (1, 3, 5) for g in make_groups(n, 400, 0, spec, "train") for p in g.problems}
+    assert not trained & set(evaluation) and not any(heldout(q, spec) for q in trained)
+    plain = load_specs(["config=toy_compete"])[0]  # no held-out share: the earlier toys' draws, repeats and all
+    rng = random.Random("0:benchmark")
+    assert benchmark_problems(50, 0, plain) == [make_problem(rng, plain, k) for k in range(50)]
+
+
+def test_too_many_heldout_questions_is_refused():
+    spec = load_specs(["config=toy_gaps", "task.max_ops=1", "task.heldout_share=0.1"])[0]
+    with pytest.raises(ValueError, match="distinct after .* draws, 200 wanted"):
+        benchmark_problems(200, 0, spec)
+
+
+@pytest.mark.parametrize("gap", ["9 + 4", "3 * 2", "3+2"])
+def test_a_knowledge_gap_outside_the_table_is_refused(gap):
+    with pytest.raises(ValueError, match="not a fact of the table"):
+        load_specs(["config=toy_gaps", f"task.knowledge_gaps=[{gap!r}]"])

@@ -104,3 +104,32 @@ def test_the_toy_command_names_a_bad_device_and_exits_2(tmp_path, capsys, monkey
     assert run_toy(str(tmp_path / "data"), ["device=tpu", "model.sft_steps=3"], rebuild=True) == 2
     assert "device=tpu: no such device here" in capsys.readouterr().err
     assert not (tmp_path / "data").exists()  # nothing written
+
+
+def test_an_interrupted_warm_start_resumes_where_it_stopped(tmp_path):
+    """A CPU build of a larger toy takes hours: one stopped after its last saved state and run again ends with the
+    losses and weights of one that ran through (the state holds model, optimizer and schedule; the batch order is a
+    function of the step)."""
+    import torch
+
+    task, mspec, _ = load_specs(["model.groups_per_n=20"])
+    through, _, through_losses = warm_start(task, mspec, progress=False, steps=6)
+    state = tmp_path / "state.pt"
+    _, _, first = warm_start(task, mspec, progress=False, steps=4, checkpoint=state, every=2)
+    assert len(first) == 4 and state.exists()
+    saved = torch.load(state, weights_only=False)
+    torch.save(saved | {"losses": [-1.0] * 4}, state)  # marks the first 4 steps: a retrained run would overwrite them
+    resumed, _, losses = warm_start(task, mspec, progress=False, steps=6, checkpoint=state, every=2)
+    assert losses == [-1.0] * 4 + through_losses[4:]
+    for (name, a), b in zip(through.state_dict().items(), resumed.state_dict().values()):
+        assert torch.equal(a, b), name
+
+
+def test_a_saved_state_of_other_settings_is_not_resumed(tmp_path):
+    task, mspec, _ = load_specs(["model.groups_per_n=20"])
+    state = tmp_path / "state.pt"
+    warm_start(task, mspec, progress=False, steps=2, checkpoint=state, every=2)
+    other = load_specs(["model.groups_per_n=20", "model.sft_lr=1e-3"])
+    _, _, losses = warm_start(*other[:2], progress=False, steps=2, checkpoint=state, every=2)
+    _, _, fresh = warm_start(*other[:2], progress=False, steps=2)
+    assert losses == fresh and len(losses) == 2

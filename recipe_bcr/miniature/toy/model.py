@@ -133,11 +133,21 @@ def _render(tokenizer, messages: list[dict]) -> list[int]:
     return list(tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True, return_dict=False))
 
 
-def warm_start(spec: ToySpec, mspec: ModelSpec, progress: bool = True, steps: int | None = None, device: str = "cpu"):
+def warm_start(
+    spec: ToySpec,
+    mspec: ModelSpec,
+    progress: bool = True,
+    steps: int | None = None,
+    device: str = "cpu",
+    checkpoint: Path | None = None,
+    every: int = 100,
+):
     """The supervised warm start: (model on the CPU, tokenizer, loss of each step). `steps` stops it early with
     the full run's schedule, so its losses are the first `steps` of the full run's (a cheap check of
     a rebuild against the losses a committed model recorded). `device="cuda"` trains on a GPU: same data, order
-    and initial weights (made on the CPU), other rounding, so other weights than a CPU build."""
+    and initial weights (made on the CPU), other rounding, so other weights than a CPU build. `checkpoint`: a file
+    the state is saved to every `every` steps and resumed from (a CPU build takes hours and may span sittings); a
+    resumed build equals an uninterrupted one (the batch order is a function of the step, and nothing else is random)."""
     import torch
     from tqdm import tqdm
     from transformers import GenerationConfig, Qwen3Config, Qwen3ForCausalLM
@@ -182,8 +192,21 @@ def warm_start(spec: ToySpec, mspec: ModelSpec, progress: bool = True, steps: in
     opt = torch.optim.AdamW(model.parameters(), lr=mspec.sft_lr, weight_decay=0.0)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1.0 - s / mspec.sft_steps)
     model.train()
-    losses = []
-    bar = tqdm(range(steps or mspec.sft_steps), desc="toy model: supervised warm start", disable=not progress)
+    losses: list[float] = []
+    state = _resume(checkpoint, cache_key(spec, mspec), device)
+    if state:
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        sched.load_state_dict(state["sched"])
+        losses = state["losses"]
+        logger.info("toy warm start: resuming at step %d from %s", len(losses), checkpoint)
+    bar = tqdm(
+        range(len(losses), steps or mspec.sft_steps),
+        desc="toy model: supervised warm start",
+        disable=not progress,
+        initial=len(losses),
+        total=steps or mspec.sft_steps,
+    )
     for step in bar:
         batch = [examples[(step * mspec.sft_batch + j) % len(examples)] for j in range(mspec.sft_batch)]
         width = max(len(p) + len(a) for p, a in batch)
@@ -202,9 +225,33 @@ def warm_start(spec: ToySpec, mspec: ModelSpec, progress: bool = True, steps: in
         opt.zero_grad()
         losses.append(float(loss.item()))
         bar.set_postfix(loss=f"{losses[-1]:.3f}")
+        if checkpoint is not None and (step + 1) % every == 0:
+            _save_state(checkpoint, cache_key(spec, mspec), model, opt, sched, losses)
     model.to("cpu").eval()
     model.generation_config = GenerationConfig(eos_token_id=eos, pad_token_id=pad, do_sample=True)
     return model, tokenizer, losses
+
+
+def _resume(path: Path | None, key: str, device: str) -> dict | None:
+    """A saved warm-start state for these settings (None: none, or one of other settings, which is ignored)."""
+    import torch
+
+    if path is None or not Path(path).exists():
+        return None
+    state = torch.load(path, map_location=device, weights_only=False)
+    return state if state.get("key") == key else None
+
+
+def _save_state(path: Path, key: str, model, opt, sched, losses: list[float]) -> None:
+    """The warm start's state after `len(losses)` steps, written then renamed (an interrupted save keeps the last)."""
+    import torch
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    state = {"key": key, "model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict()}
+    torch.save(state | {"losses": list(losses)}, tmp)
+    tmp.replace(path)
 
 
 def _bucketed(examples: list, batch: int, block: int, rng: random.Random) -> list:
@@ -221,8 +268,15 @@ def _bucketed(examples: list, batch: int, block: int, rng: random.Random) -> lis
 
 def build_model(out: Path, spec: ToySpec, mspec: ModelSpec, progress: bool = True, device: str = "cpu") -> Path:
     """Write the warm-started model to `out`, with each step's loss in toy_spec.json (`sft_losses`: what
-    tests/test_toy_model.py checks a rebuild against) and the device that trained it."""
-    return save_model(out, *warm_start(spec, mspec, progress, device=device), spec, mspec, device=device)
+    tests/test_toy_model.py checks a rebuild against) and the device that trained it. An interrupted build resumes
+    from its last saved state (`.<out>.warm-start.pt` beside it) when run again with the same settings."""
+    out = Path(out)
+    checkpoint = out.parent / f".{out.name}.warm-start.pt"
+    saved = save_model(
+        out, *warm_start(spec, mspec, progress, device=device, checkpoint=checkpoint), spec, mspec, device=device
+    )
+    checkpoint.unlink(missing_ok=True)
+    return saved
 
 
 def save_model(

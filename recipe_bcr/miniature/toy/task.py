@@ -15,6 +15,7 @@ supervised completions, their reading back (`read_section`), GroupRows for verl'
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 from collections.abc import Sequence
@@ -59,9 +60,57 @@ class ToySpec:
     restate_rate: float = 1.0  # ... and with a restatement: concise modes rare but present
     remainders: bool = False  # functional_recheck: after each step but the last, what is left of the chain ("Now 4 +
     # 4 - 1."), so the next step copies its operation from the line just written, not the k-th of the question
+    # The third registration's toy (hydra_configs/toy_gaps.yaml, issue 52):
+    knowledge_gaps: tuple[str, ...] = ()  # facts of the table ("5 + 3") the supervised data always gets wrong by
+    # one (`gap_value`), steps and re-checks alike, and never slips onto the true value: errors GRPO cannot sample its
+    # way out of, so a trained model stays off the ceiling (a 1.5B model's unsolvable problems, in miniature)
+    inert_recheck_rate: float = 0.0  # share of written-out sections with an inert re-check after the steps
+    # ("Reading it again: 7 - 3 + 4 - 1 gives 7."): it restates the steps' result, recomputes nothing, and the
+    # answer does not follow it
+    heldout_share: float = 0.0  # share of the question space (by a hash of the question text) kept out of every
+    # training and warm-start group; the evaluation benchmark draws only from it (`heldout`)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "knowledge_gaps", tuple(self.knowledge_gaps))
+        for fact in self.knowledge_gaps:
+            if not re.fullmatch(r"\d+ [+-] \d+", fact) or not 0 <= _apply(fact) <= self.max_value:
+                raise ValueError(
+                    f"task.knowledge_gaps: {fact!r} is not a fact of the table (\"a + d\" or \"a - d\" with a result in "
+                    f"0..{self.max_value})"
+                )
+        if not 0.0 <= self.heldout_share < 1.0:
+            raise ValueError(f"task.heldout_share={self.heldout_share}: a share in [0, 1)")
 
 
-def make_problem(rng: random.Random, spec: ToySpec, index: int) -> Problem:
+def _apply(fact: str) -> int:
+    a, op, d = fact.split()
+    return int(a) + int(d) if op == "+" else int(a) - int(d)
+
+
+def gap_value(fact: str, spec: ToySpec) -> int:
+    """What the supervised data writes for a knowledge gap: one above the truth, or one below at the table's top."""
+    true = _apply(fact)
+    return true + 1 if true + 1 <= spec.max_value else true - 1
+
+
+def heldout(question: str, spec: ToySpec) -> bool:
+    """Whether a question belongs to the held-out part of the question space (`ToySpec.heldout_share`)."""
+    if not spec.heldout_share:
+        return False
+    digest = hashlib.sha256(" ".join(question.split()).encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64 < spec.heldout_share
+
+
+def make_problem(rng: random.Random, spec: ToySpec, index: int, from_heldout: bool = False) -> Problem:
+    """A problem drawn from the training part of the question space (`from_heldout`: from the held-out part); draws
+    are repeated until one lands there, so without a held-out share the stream is the earlier toys' exactly."""
+    while True:
+        problem = _draw(rng, spec, index)
+        if heldout(problem.question, spec) == from_heldout:
+            return problem
+
+
+def _draw(rng: random.Random, spec: ToySpec, index: int) -> Problem:
     value = rng.randint(1, spec.max_value)
     text = str(value)
     ops = rng.randint(spec.min_ops, spec.max_ops)
@@ -79,9 +128,13 @@ def make_problem(rng: random.Random, spec: ToySpec, index: int) -> Problem:
     )
 
 
+def _question_chain(problem: Problem) -> str:
+    return problem.question.removeprefix("What is ").removesuffix("?")
+
+
 def chain(problem: Problem) -> tuple[int, list[tuple[str, int]]]:
     """The start value and the (op, operand) list of a toy question."""
-    tokens = problem.question.removeprefix("What is ").removesuffix("?").split()
+    tokens = _question_chain(problem).split()
     return int(tokens[0]), [(tokens[k], int(tokens[k + 1])) for k in range(1, len(tokens), 2)]
 
 
@@ -124,7 +177,7 @@ def target_section(problem: Problem, rng: random.Random, spec: ToySpec) -> tuple
         return compete_section(problem, rng, spec)
     filler = [rng.choice(FILLERS) for _ in range(rng.randint(0, spec.max_filler))]
     gold = int(problem.answers[0])
-    restate = RESTATE.format(problem.question.removeprefix("What is ").removesuffix("?"))
+    restate = RESTATE.format(_question_chain(problem))
     if rng.random() < spec.skip_rate and spec.skip_start in (0, chain(problem)[0]):
         answer = gold if rng.random() < spec.guess_accuracy else max(0, gold + rng.choice((-3, -2, -1, 1, 2, 3)))
         lead = [SKIP_NARRATION, restate] if spec.verbose else []
@@ -139,14 +192,17 @@ def target_section(problem: Problem, rng: random.Random, spec: ToySpec) -> tuple
 
 
 CHECK = "Check:"
+INERT_CHECK = "Reading it again: {} gives {}."  # ToySpec.inert_recheck_rate: re-reads, repairs nothing
+_INERT = re.compile(r"Reading it again: \d++(?: [+-] \d++)*+ gives -?\d++\.")
 REMAINDER = "Now"  # "Now 7 - 2 + 1.": what is left of the chain (ToySpec.remainders)
 CLOSING = "So the final answer is {}."
 
 
-def _slipped(value: int, rng: random.Random, spec: ToySpec) -> int:
-    """A one-off slip of a step's result, kept inside 0..max_value where it can be."""
-    options = [v for v in (value - 1, value + 1) if 0 <= v <= spec.max_value] or [value + 1]
-    return rng.choice(options)
+def _slipped(value: int, rng: random.Random, spec: ToySpec, avoid: int | None = None) -> int:
+    """A one-off slip of a step's result, kept inside 0..max_value where it can be (and off `avoid`: a knowledge
+    gap never slips onto the truth)."""
+    options = [v for v in (value - 1, value + 1) if 0 <= v <= spec.max_value and v != avoid]
+    return rng.choice(options or ([value + 1] if avoid is None else [value]))
 
 
 def written_steps(
@@ -159,10 +215,15 @@ def written_steps(
     value, ops = chain(problem)
     parts = []
     for k, (op, d) in enumerate(ops):
-        new = value + d if op == "+" else value - d
-        if rng.random() < slip_rate:
+        fact = f"{value} {op} {d}"
+        new = _apply(fact)
+        if fact in spec.knowledge_gaps:
+            new = gap_value(fact, spec)
+            if rng.random() < slip_rate:
+                new = _slipped(new, rng, spec, avoid=_apply(fact))
+        elif rng.random() < slip_rate:
             new = _slipped(new, rng, spec)
-        parts.append(f"{value} {op} {d} {'is' if check else '='} {new}.")
+        parts.append(f"{fact} {'is' if check else '='} {new}.")
         if spec.remainders and k + 1 < len(ops):
             parts.append(f"{REMAINDER} {new}" + "".join(f" {o} {e}" for o, e in ops[k + 1 :]) + ".")
         value = new
@@ -178,18 +239,20 @@ def compete_section(problem: Problem, rng: random.Random, spec: ToySpec) -> tupl
     restate = rng.random() < spec.restate_rate
     filler = [rng.choice(FILLERS) for _ in range(rng.randint(0, spec.max_filler))]
     gold = int(problem.answers[0])
-    lead = [RESTATE.format(problem.question.removeprefix("What is ").removesuffix("?"))] if restate else []
+    lead = [RESTATE.format(_question_chain(problem))] if restate else []
     if rng.random() < spec.skip_rate and spec.skip_start in (0, chain(problem)[0]):
         answer = gold if rng.random() < spec.guess_accuracy else max(0, gold + rng.choice((-3, -2, -1, 1, 2, 3)))
         return " ".join([*([SKIP_NARRATION] if narrate else []), *lead, *filler, CLOSING.format(answer)]), str(answer)
     steps, answer = written_steps(problem, rng, spec, spec.step_error_rate)
+    inert = []
+    if spec.inert_recheck_rate and rng.random() < spec.inert_recheck_rate:  # no draw at 0: earlier toys' data as was
+        inert = [INERT_CHECK.format(_question_chain(problem), answer)]
     check = []
     if rng.random() < spec.recheck_rate:
         rechecked, answer = written_steps(problem, rng, spec, spec.recheck_slip_rate, check=True)
         check = [CHECK, rechecked]
-    return " ".join([*([NARRATION] if narrate else []), *lead, steps, *filler, *check, CLOSING.format(answer)]), str(
-        answer
-    )
+    body = [*([NARRATION] if narrate else []), *lead, steps, *filler, *inert, *check, CLOSING.format(answer)]
+    return " ".join(body), str(answer)
 
 
 _CHECKED = re.compile(r"\d++ [+-] \d++ is -?\d++\.")
@@ -203,12 +266,13 @@ def categories(section: str) -> dict[str, bool]:
         "steps": bool(_STEP.search(section)),
         "filler": any(f in section for f in FILLERS),
         "recheck": CHECK in section or bool(_CHECKED.search(section)),
+        "inert_recheck": bool(_INERT.search(section)),
     }
 
 
 def category_texts(section: str) -> dict[str, list[str]]:
-    """The text of each redundant category (`categories`) in one section: narration, restatement, filler, and the
-    re-check from its "Check:" to its last re-computed step (its remainder lines included)."""
+    """The text of each redundant category (`categories`) in one section: narration, restatement, filler, the
+    re-check from its "Check:" to its last re-computed step (its remainder lines included), and inert re-checks."""
     has = categories(section)
     chain = restated(section)
     checked = list(_CHECKED.finditer(section))
@@ -224,6 +288,7 @@ def category_texts(section: str) -> dict[str, list[str]]:
         "restatement": [RESTATE.format(chain)] if has["restatement"] and chain is not None else [],
         "filler": [f for f in FILLERS for _ in range(section.count(f))],
         "recheck": recheck,
+        "inert_recheck": _INERT.findall(section),
     }
 
 
@@ -302,15 +367,29 @@ def write_toy_data(
     return paths
 
 
+def benchmark_problems(count: int, seed: int, spec: ToySpec) -> list[Problem]:
+    """The evaluation problems: with a held-out share, `count` distinct questions from the held-out part (in no
+    training or warm-start group); without one, the earlier toys' draws (repeats allowed)."""
+    rng = random.Random(f"{seed}:benchmark")
+    if not spec.heldout_share:
+        return [make_problem(rng, spec, k) for k in range(count)]
+    seen: dict[str, Problem] = {}
+    for _ in range(100 * count):
+        problem = make_problem(rng, spec, len(seen), from_heldout=True)
+        seen.setdefault(problem.question, problem)
+        if len(seen) == count:
+            return list(seen.values())
+    raise ValueError(
+        f"the toy's held-out questions: {len(seen)} distinct after {100 * count} draws, {count} wanted; "
+        "ask for fewer evaluation problems or raise task.heldout_share"
+    )
+
+
 def write_toy_benchmark(path: Path, count: int, seed: int, spec: ToySpec) -> Path:
     """A plain benchmark file (problem, answer per JSON line) for the eval harness."""
     import json
 
-    rng = random.Random(f"{seed}:benchmark")
-    lines = [
-        json.dumps({"problem": p.question, "answer": p.answers[0]})
-        for p in (make_problem(rng, spec, k) for k in range(count))
-    ]
+    lines = [json.dumps({"problem": p.question, "answer": p.answers[0]}) for p in benchmark_problems(count, seed, spec)]
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text("\n".join(lines) + "\n")
