@@ -75,7 +75,7 @@ class ToySpec:
         for fact in self.knowledge_gaps:
             if not re.fullmatch(r"\d+ [+-] \d+", fact) or not 0 <= _apply(fact) <= self.max_value:
                 raise ValueError(
-                    f"task.knowledge_gaps: {fact!r} is not a fact of the table (\"a + d\" or \"a - d\" with a result in "
+                    f'task.knowledge_gaps: {fact!r} is not a fact of the table ("a + d" or "a - d" with a result in '
                     f"0..{self.max_value})"
                 )
         if not 0.0 <= self.heldout_share < 1.0:
