@@ -1,0 +1,115 @@
+"""The path to the committed main part (benchmarks/paper/history.json and the marked section of report.md and
+docs/miniature.md) is generated from the folders' own records, and is what those records say: written by
+`python -m recipe_bcr.miniature.paper.history --write`, checked by `--check`."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from recipe_bcr.miniature.paper import history
+from recipe_bcr.miniature.paper.history import HistoryError, collect, fill, main, render
+
+REPO = Path(__file__).resolve().parents[1]
+SNAPSHOT = REPO / "benchmarks" / "paper" / "history.json"
+
+
+def _snapshot() -> dict:
+    return json.loads(SNAPSHOT.read_text())
+
+
+def _row(h: dict, folder: str) -> dict:
+    return next(r for r in h["rows"] if r["folder"] == folder)
+
+
+def _no_git(monkeypatch):
+    def fail(repo, *args):
+        raise OSError("git: command not found")
+
+    monkeypatch.setattr(history, "_git", fail)
+
+
+def test_the_committed_section_and_snapshot_are_current():
+    assert main(["--check"]) == 0, "run: python -m recipe_bcr.miniature.paper.history --write"
+
+
+def test_the_snapshot_is_strict_json_with_every_folder():
+    def refuse(name):
+        raise ValueError(f"history.json holds {name}")
+
+    h = json.loads(SNAPSHOT.read_text(), parse_constant=refuse)
+    assert [r["folder"] for r in h["rows"]] == [f.path for f in history.FOLDERS]
+    assert _row(h, "benchmarks/paper")["verdicts"]["F1"] == "not reproduced"
+
+
+def test_the_section_follows_the_snapshot():
+    """Another verdict or another gate in the snapshot reads otherwise in the section."""
+    h = _snapshot()
+    changed = copy.deepcopy(h)
+    _row(changed, "benchmarks/paper/lr4")["verdicts"]["F1"] = "reproduced"
+    _row(changed, "benchmarks/paper/pilot_rerun")["gates"][0]["gates"]["format"]["step_reached"] = 44
+    before, after = render(h), render(changed)
+    assert before != after
+    assert "F1 not reproduced, F2 not reproduced" in before
+    assert "| F1 reproduced, F2 not reproduced, F3 not reproduced" in after
+    assert "s0 no: format (0.90 at step 44)" in after
+
+
+def test_settings_that_changed_are_computed_from_the_records():
+    text = render(_snapshot())
+    line = next(x for x in text.splitlines() if x.startswith("| `benchmarks/paper/pilot_lr4/`"))
+    assert "registration 2372aa8; lr 2e-4 -> 4e-4" in line
+
+
+def test_without_git_the_earlier_folders_come_from_the_snapshot(tmp_path, monkeypatch):
+    h = _snapshot()
+    _row(h, "benchmarks/paper/prompts8")["verdicts"]["F2"] = "reproduced"
+    snap = tmp_path / "history.json"
+    snap.write_text(json.dumps(h))
+    _no_git(monkeypatch)
+    got = collect(REPO, snap)
+    assert _row(got, "benchmarks/paper/prompts8")["verdicts"]["F2"] == "reproduced"
+    # the folders in the tree are read from the tree, whatever the snapshot says
+    assert _row(got, "benchmarks/paper")["launched_at"] == "2026-11-28T10:01:42Z"
+
+
+def test_check_fails_on_a_stale_section_and_write_mends_it(tmp_path):
+    files = {"report": REPO / "benchmarks/paper/report.md", "docs": REPO / "docs/miniature.md", "snapshot": SNAPSHOT}
+    args = []
+    for name, src in files.items():
+        dst = tmp_path / src.name
+        shutil.copyfile(src, dst)
+        args += [f"--{name}", str(dst)]
+    assert main(["--check", *args]) == 0
+    report = tmp_path / "report.md"
+    report.write_text(report.read_text().replace("| s0 all (0.90 at step 16) |", "| s0 all (0.90 at step 15) |"))
+    assert main(["--check", *args]) == 1
+    assert main(["--write", *args]) == 0
+    assert main(["--check", *args]) == 0
+    assert report.read_text() == files["report"].read_text()
+
+
+def test_a_missing_snapshot_without_git_names_the_file_the_commit_and_the_fix(tmp_path, monkeypatch, capsys):
+    _no_git(monkeypatch)
+    with pytest.raises(HistoryError) as e:
+        collect(REPO, tmp_path / "history.json")
+    msg = str(e.value)
+    assert "benchmarks/paper_24_steps" in msg and "ba05637" in msg and "git: command not found" in msg
+    assert "history --write" in msg and "git checkout -- benchmarks/paper/history.json" in msg
+    assert main(["--check", "--snapshot", str(tmp_path / "history.json")]) == 2
+    assert "cannot read benchmarks/paper_24_steps" in capsys.readouterr().err
+
+
+def test_a_folder_that_is_not_a_git_checkout_without_snapshot_is_refused(tmp_path, capsys):
+    assert main(["--write", "--repo", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "ba05637" in err and "--unshallow" in err
+
+
+def test_a_file_without_the_markers_is_refused():
+    with pytest.raises(HistoryError, match="path:begin"):
+        fill("# no markers\n", "block", "README.md")
