@@ -109,16 +109,19 @@ def ops_of(rec: dict[str, Any]) -> int:
 
 def category_tokens(recs: Sequence[dict[str, Any]], count: Count, long_ops: int) -> dict[str, Any]:
     """Tokens per problem of each category at N=1, and re-check tokens per long-chain problem (>= long_ops)."""
-    per: dict[str, list[float]] = {c: [] for c in ("narration", "restatement", "filler", "recheck")}
-    long_recheck: list[float] = []
-    for rec in recs:
-        pieces = category_texts(sections(rec["completion"], 1)[0])
-        for c, texts in pieces.items():
-            per[c].append(float(sum(count(t) for t in texts)))
-        if ops_of(rec) >= long_ops:
-            long_recheck.append(per["recheck"][-1])
+    rows = [
+        {
+            c: float(sum(count(t) for t in texts))
+            for c, texts in category_texts(sections(rec["completion"], 1)[0]).items()
+        }
+        for rec in recs
+    ]
+    # a kind no completion writes (toy_compete has no inert re-check) gets no column
+    always = ("narration", "restatement", "filler", "recheck")
+    kinds = [c for c in rows[0] if c in always or any(r[c] for r in rows)] if rows else list(always)
+    long_recheck = [r["recheck"] for r, rec in zip(rows, recs) if ops_of(rec) >= long_ops]
     return {
-        "per_problem": {c: _mean(v) for c, v in per.items()},
+        "per_problem": {c: _mean([r[c] for r in rows]) for c in kinds},
         "recheck_long": _mean(long_recheck),
         "problems": len(recs),
         "long_problems": len(long_recheck),

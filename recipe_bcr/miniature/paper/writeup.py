@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from recipe_bcr.miniature.paper import history
 from recipe_bcr.miniature.paper.figures import mean_curve, plot_curves, plot_scaling
 from recipe_bcr.miniature.paper.findings import ARMS, arm_of, read_runs, summary
 from recipe_bcr.miniature.paper.gates import gates_table
@@ -168,6 +169,15 @@ def figures(root: Path) -> list[Path]:
     return made
 
 
+def _path_block() -> str:
+    """The earlier main parts and pilots, from the committed snapshot (`python -m recipe_bcr.miniature.paper.history`):
+    a report written again keeps its path section."""
+    snapshot = history.ROOT / history.SNAPSHOT
+    if not snapshot.exists():
+        return f"{history.HEADING}\n\nNo snapshot at {history.SNAPSHOT}: `python -m recipe_bcr.miniature.paper.history --write`."
+    return history.render(json.loads(snapshot.read_text(encoding="utf-8")))
+
+
 def write(root: Path, result: dict[str, Any], made_by: str) -> Path:
     """findings.json and report.md under `root`; returns the report's path."""
     root = Path(root)
@@ -213,6 +223,10 @@ overrides: {", ".join(result["overrides"]) or "none"}{allowed}.
 Distinct problems evaluated at N=1 per arm: {problems}.
 
 {plots}
+
+{history.BEGIN}
+{_path_block()}
+{history.END}
 """
     _write(root / "report.md", text)
     return root / "report.md"
