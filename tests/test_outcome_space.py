@@ -236,3 +236,44 @@ def test_the_format_gate_reads_a_window_that_one_step_cannot_flip():
     gate = format_window(rows, 20, 0.90)
     assert gate["met"] and gate["mean_last_window"] == pytest.approx((19 * 0.91 + 0.88) / 20)
     assert not format_window(rows[:15], 20, 0.90)["met"]
+
+
+def test_the_gap_ceiling_counts_the_problems_a_gap_touches():
+    from dataclasses import replace
+
+    from recipe_bcr.miniature.paper.design_checks import facts, gap_ceiling, gap_pairs
+    from recipe_bcr.miniature.toy.model import load_specs
+
+    spec = load_specs(["config=toy_gaps"])[0]
+    assert facts((7, [("-", 3), ("+", 4)])) == {"7 - 3", "4 + 4"}
+    ceiling = gap_ceiling(spec, 300, 0)
+    assert ceiling["gaps"] == sorted(spec.knowledge_gaps) and 0.8 < ceiling["evaluation"] < 0.95
+    assert sum(n for n, _ in ceiling["by_ops"].values()) == 300
+    assert gap_ceiling(replace(spec, knowledge_gaps=()), 300, 0)["evaluation"] == 1.0
+    assert gap_ceiling(spec, 300, 0, gaps=[*spec.knowledge_gaps, "4 + 4"])["evaluation"] < ceiling["evaluation"]
+    pairs = gap_pairs(spec, 300, 0, 0.2, top=3)
+    assert all(abs(share - 0.2) <= abs(pairs[-1][0] - 0.2) for share, _ in pairs)
+    assert all("0" not in f.split()[0] and f.split()[0] != "9" for _, pair in pairs for f in pair)
+
+
+def test_the_gaps_toy_keeps_80_percent_of_useful_rechecks_at_a_lambda_below_the_second_registrations():
+    """toy_gaps' reason to exist (its config): with its inert text a perfect allocator keeps >= 80% of the useful
+    re-check tokens on long chains (restatement kept) at a lambda of the supervised L_avg below 0.80, the second
+    registration's measured lambda; toy_compete needed 1.05."""
+    from tokenizers import Tokenizer
+
+    from recipe_bcr.miniature.paper.design_checks import supervised_length
+    from recipe_bcr.miniature.toy.model import RESOURCES, load_specs
+
+    tok = Tokenizer.from_file(str(RESOURCES / "toy_model_compete" / "tokenizer.json"))
+
+    def count(text: str) -> int:
+        return len(tok.encode(text, add_special_tokens=False).ids)
+
+    lambdas = {}
+    for toy in ("toy_compete", "toy_gaps"):
+        spec = load_specs([f"config={toy}"])[0]
+        costs = chain_costs(spec, count, samples=16)
+        b = smallest_budget(costs, 3, 5, 0.80, keep_restatement=True, overhead=group_overhead(count))
+        lambdas[toy] = b / (3 * supervised_length(spec, count, samples=400))
+    assert lambdas["toy_gaps"] < 0.80 < 1.0 < lambdas["toy_compete"]

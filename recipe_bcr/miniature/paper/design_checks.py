@@ -2,9 +2,11 @@
 
 - the allocator precondition: the share of the useful re-check tokens on long chains that a perfect allocator keeps
   inside the budget B, over every chain-length tuple (F3's "useful re-checks stay" is reachable only if they fit);
-- disjoint evaluation: which evaluation problems appear, by question text, in training or warm-start groups.
+- disjoint evaluation: which evaluation problems appear, by question text, in training or warm-start groups;
+- the ceiling a toy's knowledge gaps put on any trained arm: the share of evaluation problems no gap touches.
 
-    python -m recipe_bcr.miniature.paper.design_checks [--budget 309 ...] [--overlap benchmarks/paper]
+    python -m recipe_bcr.miniature.paper.design_checks [--toy toy_gaps] [--budget 309 ...] [--overlap benchmarks/paper]
+        [--gaps [--gap-search 0.11]]
 """
 
 from __future__ import annotations
@@ -24,8 +26,11 @@ from recipe_bcr.miniature.toy.task import (
     CLOSING,
     RESTATE,
     ToySpec,
+    benchmark_problems,
+    chain,
     make_groups,
     make_problem,
+    target_completion,
     written_steps,
 )
 
@@ -124,6 +129,60 @@ def smallest_budget(costs: dict[int, ChainCosts], n: int, long_ops: int, target:
     return lo
 
 
+def supervised_length(spec: ToySpec, count: Count, samples: int = 2000, seed: int = 1) -> float:
+    """Mean tokens of a supervised N=1 completion (EOS included): the L_avg a budget's lambda is read against."""
+    rng, write = random.Random(seed), random.Random(seed + 1)
+    return (
+        sum(count(target_completion([make_problem(rng, spec, k)], write, spec)) + 1 for k in range(samples)) / samples
+    )
+
+
+def facts(question_chain: tuple[int, list[tuple[str, int]]]) -> set[str]:
+    """The table facts ("7 - 3") a chain passes through when computed without a slip."""
+    value, ops = question_chain
+    out = set()
+    for op, d in ops:
+        out.add(f"{value} {op} {d}")
+        value = value + d if op == "+" else value - d
+    return out
+
+
+def gap_ceiling(spec: ToySpec, problems: int, seed: int, gaps: Sequence[str] | None = None) -> dict[str, Any]:
+    """The share of the evaluation's problems (and of training draws) that no knowledge gap touches: what a model
+    that never slips but keeps its gaps scores, overall and by chain length."""
+    gaps = set(spec.knowledge_gaps if gaps is None else gaps)
+    evaluation = [facts(chain(p)) for p in benchmark_problems(problems, seed, spec)]
+    rng = random.Random(f"{seed}:ceiling")
+    training = [facts(chain(make_problem(rng, spec, k))) for k in range(3 * problems)]
+    by_ops: dict[int, list[bool]] = {}
+    for p in benchmark_problems(problems, seed, spec):
+        by_ops.setdefault(len(chain(p)[1]), []).append(not facts(chain(p)) & gaps)
+    return {
+        "gaps": sorted(gaps),
+        "evaluation": sum(not f & gaps for f in evaluation) / len(evaluation),
+        "training": sum(not f & gaps for f in training) / len(training),
+        "by_ops": {k: (len(v), sum(v) / len(v)) for k, v in sorted(by_ops.items())},
+    }
+
+
+def gap_pairs(spec: ToySpec, problems: int, seed: int, target: float, top: int = 8) -> list[tuple[float, tuple]]:
+    """Pairs of inner table facts (neither start nor result at 0 or max_value) whose share of touched evaluation
+    problems is nearest `target`. toy_gaps' pair was picked by hand among those touching 11.0%."""
+    evaluation = [facts(chain(p)) for p in benchmark_problems(problems, seed, spec)]
+    edges = (0, spec.max_value)
+    table = sorted(f for f in set().union(*evaluation) if int(f.split()[0]) not in edges and _result(f) not in edges)
+    scored = [
+        (sum(bool(f & set(pair)) for f in evaluation) / len(evaluation), pair)
+        for pair in itertools.combinations(table, 2)
+    ]
+    return sorted(scored, key=lambda x: (abs(x[0] - target), x[1]))[:top]
+
+
+def _result(fact: str) -> int:
+    a, op, d = fact.split()
+    return int(a) + int(d) if op == "+" else int(a) - int(d)
+
+
 def _norm(question: str) -> str:
     return " ".join(question.split())
 
@@ -174,12 +233,19 @@ def run_sources(spec: ToySpec, data: dict[str, Any], train_groups: int, warm: di
     return out
 
 
-def _toy_counter() -> Count:
+def _toy_counter(shipped: str) -> Count:
+    """Tokens by the toy's own committed tokenizer, or toy_compete's while the toy has no committed base yet (its
+    words are nearly the same; the costs then carry that approximation, and the command says so)."""
     from tokenizers import Tokenizer
 
     from recipe_bcr.miniature.toy.model import RESOURCES
 
-    tok = Tokenizer.from_file(str(RESOURCES / "toy_model_compete" / "tokenizer.json"))
+    folder = (
+        RESOURCES / shipped if (RESOURCES / shipped / "tokenizer.json").exists() else RESOURCES / "toy_model_compete"
+    )
+    if folder.name != shipped:
+        print(f"(no committed base {shipped} yet: tokens counted by {folder.name}'s tokenizer)")
+    tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
     return lambda text: len(tok.encode(text, add_special_tokens=False).ids)
 
 
@@ -204,12 +270,29 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--target", type=float, default=0.80)
     ap.add_argument("--overlap", type=Path, help="a committed paper folder (e.g. benchmarks/paper)")
     ap.add_argument("--toy", default="toy_compete", help="a toy config of hydra_configs/ (its `task` is costed)")
+    ap.add_argument("--gaps", action="store_true", help="the ceiling the toy's knowledge gaps put on trained arms")
+    ap.add_argument("--gap-search", type=float, metavar="SHARE", help="fact pairs touching SHARE of the evaluation")
+    ap.add_argument("--problems", type=int, default=1000, help="evaluation problems (the registration's)")
     ap.add_argument("overrides", nargs="*", help="dotlist overrides of the toy, e.g. task.max_ops=8")
     args = ap.parse_args(argv)
     from recipe_bcr.miniature.toy.model import load_specs
 
-    count = _toy_counter()
-    spec = load_specs([f"config={args.toy}", *args.overrides])[0]
+    spec, _, toy = load_specs([f"config={args.toy}", *args.overrides])
+    count = _toy_counter(toy["shipped"])
+    seed = int(toy["data"]["seed"])
+    if args.gaps:
+        ceiling = gap_ceiling(spec, args.problems, seed)
+        print(
+            f"knowledge gaps {ceiling['gaps']}: untouched {ceiling['evaluation']:.3f} of {args.problems} evaluation "
+            f"problems, {ceiling['training']:.3f} of training draws\n| ops | evaluation problems | untouched |\n|---|---|---|"
+        )
+        for ops, (n, share) in ceiling["by_ops"].items():
+            print(f"| {ops} | {n} | {share:.3f} |")
+    if args.gap_search is not None:
+        for share, pair in gap_pairs(spec, args.problems, seed, args.gap_search):
+            print(f"touched {share:.3f}: {list(pair)}")
+    l_avg = supervised_length(spec, count)
+    print(f"supervised L_avg (N=1, tokens): {l_avg:.1f}")
     costs = chain_costs(spec, count)
     kw = {"recheck_rate": args.recheck_rate, "overhead": group_overhead(count)}
     print("| ops | bare section | re-check | restatement |\n|---|---|---|---|")
@@ -225,7 +308,10 @@ def main(argv: list[str] | None = None) -> int:
             )
     for keep in (False, True):
         b = smallest_budget(costs, 3, args.long_ops, args.target, keep_restatement=keep, **kw)
-        print(f"smallest B with share >= {args.target} (restatement {'kept' if keep else 'dropped'}): {b}")
+        print(
+            f"smallest B with share >= {args.target} (restatement {'kept' if keep else 'dropped'}): {b} "
+            f"(lambda {b / (3 * l_avg):.2f} of the supervised L_avg)"
+        )
     if args.overlap:
         found = _committed_overlap(args.overlap)
         print(
