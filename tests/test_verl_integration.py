@@ -328,3 +328,32 @@ def test_doctor_names_a_missing_plugin(tmp_path):
     assert proc.returncode == 1
     assert "[FAIL] hydra plugin" in proc.stdout and "editable_mode=compat" in proc.stdout
     assert "[FAIL] recipe group" in proc.stdout
+
+
+def test_a_rows_token_cap_scores_the_response_as_if_the_rollout_stopped_there(shared):
+    """The oracle-allocation control's budget follows each problem (extra_info.token_cap) while verl's rollout has
+    one response length: the manager cuts the response at the cap, so an answer written after it earns nothing and
+    the row counts as truncated; an answer inside it scores as uncapped; the batch itself is not changed."""
+    from transformers import AutoTokenizer
+    from verl.trainer.ppo.reward import load_reward_manager
+
+    cfg = composed("bcr.budget=64")
+    tok = AutoTokenizer.from_pretrained(str(shared / "tokenizers/deepseek-r1-distill-qwen-1.5b"))
+    text = "<think>ok</think>### Problem 1\nAnswer1: \\boxed{2}"
+    data, (length,) = _data_proto(tok, [text], ["2"], n=1)
+    manager = load_reward_manager(cfg, tok)
+
+    def run(cap):
+        one = data[0:1]
+        one.non_tensor_batch["extra_info"] = np.array([{"n": 1, "index": 0, "split": "train", "token_cap": cap}])
+        out = manager.loop.run_until_complete(manager.run_single(one))
+        return out["reward_extra_info"], one
+
+    free, _ = run(None)
+    roomy, _ = run(length + 5)
+    cut, one = run(length - 3)
+    assert free["acc"] == roomy["acc"] == 1.0 and roomy["truncated"] == 0.0
+    assert cut["acc"] == 0.0 and cut["truncated"] == 1.0 and cut["response_tokens"] == length - 3
+    assert int(one.batch["attention_mask"].sum()) == int(data.batch["attention_mask"][0].sum())  # not mutated
+    nan, _ = run(float("nan"))  # a parquet null read back as NaN: no cap
+    assert nan["acc"] == 1.0

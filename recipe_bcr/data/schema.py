@@ -31,6 +31,7 @@ SCHEMA = pa.schema(
                     ("scored", pa.list_(pa.bool_())),
                     ("gold_alternatives", pa.list_(pa.list_(pa.string()))),
                     ("prompt_style", pa.string()),
+                    ("token_cap", pa.int64()),
                 ]
             ),
         ),
@@ -58,6 +59,7 @@ class GroupRow:
     benchmark: str = ""
     scored: Sequence[bool] = field(default_factory=tuple)
     prompt_style: PromptStyle = "group"
+    token_cap: int | None = None  # this row's own budget in tokens (an oracle-allocation control); None: the run's
 
 
 def to_record(row: GroupRow) -> dict:
@@ -80,5 +82,6 @@ def to_record(row: GroupRow) -> dict:
             "scored": scored,
             "gold_alternatives": [list(p.answers[1:]) for p in probs],
             "prompt_style": row.prompt_style,
+            "token_cap": row.token_cap,
         },
     }

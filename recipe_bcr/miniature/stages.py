@@ -134,6 +134,12 @@ class Run:
     reward: str = "paper"
     single: bool = False  # single-problem prompt (the N=1 baseline and the truncation control)
     extra: tuple[str, ...] = field(default_factory=tuple)
+    token_caps: tuple[tuple[int, int], ...] = ()  # (chain length, cap) of each row's own budget: the oracle cap
+
+    @property
+    def data_key(self) -> tuple[int, bool, tuple[tuple[int, int], ...]]:
+        """What the run's training data depends on: runs sharing it share one folder."""
+        return (self.n, self.single, self.token_caps)
 
 
 def finished(run: Run, root: Path, steps: int) -> bool:
@@ -142,8 +148,10 @@ def finished(run: Run, root: Path, steps: int) -> bool:
     if not ((out / "hf_model" / "config.json").exists() and (out / "run.json").exists()):
         return False
     made = json.loads((out / "run.json").read_text())
-    want = {**run.__dict__, "steps": steps}
-    changed = ", ".join(f"{k} {made.get(k)} -> {want[k]}" for k in IDENTITY if made.get(k) != want[k])
+    want = {**run.__dict__, "steps": steps, "token_caps": [list(c) for c in run.token_caps]}
+    made.setdefault("token_caps", [])  # run.json written before the oracle cap existed: no caps
+    keys = (*IDENTITY, "token_caps")
+    changed = ", ".join(f"{k} {made.get(k)} -> {want[k]}" for k in keys if made.get(k) != want[k])
     if changed:
         raise ValueError(
             f"{out} holds run {run.name} made with other settings ({changed}); delete {out} to retrain it, "

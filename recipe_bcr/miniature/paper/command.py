@@ -105,18 +105,26 @@ def load_config(overrides: list[str]) -> dict[str, Any]:
     return cfg
 
 
-def plan_arms(cfg: dict[str, Any], budget: int) -> list[Run]:
-    """The second miniature's runs (hydra_configs/paper.yaml, issue 35) for BCR's measured budget B: per seed, BCR at
-    N=3 and the controls that tell budget competition from truncation (N=1 under a hard cap of B/N, N=2 at 2B/3, the
-    never-binding N=1 baseline), then the budget and length-penalty ablations at every seed."""
+def plan_arms(cfg: dict[str, Any], budget: int, caps: dict[int, int] | None = None) -> list[Run]:
+    """The miniature's runs for BCR's measured budget B: per seed, BCR at N=3 and the controls that tell budget
+    competition from truncation (N=1 under a hard cap of B/N, N=2 at 2B/3, the never-binding N=1 baseline; the third
+    registration also an N=1 cap by chain length, `budget: oracle`, from `caps`), then the budget and length-penalty
+    ablations at every seed."""
     n = int(cfg["bcr"]["n"])
     rule = {"per_problem": lambda: round(budget / n), "two_thirds": lambda: round(2 * budget / 3)}
     runs = []
     for s in cfg["seeds"]:
         runs.append(Run(f"bcr_n{n}_s{s}", "main", n, budget, s))
         for name, c in cfg["controls"].items():
+            single = c["prompt"] == "single"
+            if c["budget"] == "oracle":
+                if not caps:
+                    raise ValueError(f"controls.{name}: budget oracle needs the caps by chain length (oracle_cap.py)")
+                oracle = tuple(sorted(caps.items()))
+                runs.append(Run(f"{name}_s{s}", "control", 1, max(caps.values()), s, single=single, token_caps=oracle))
+                continue
             b = rule[c["budget"]]() if isinstance(c["budget"], str) else int(c["budget"])
-            runs.append(Run(f"{name}_s{s}", "control", int(c["n"]), b, s, single=c["prompt"] == "single"))
+            runs.append(Run(f"{name}_s{s}", "control", int(c["n"]), b, s, single=single))
     for s in cfg["seeds"]:
         for scale in cfg["ablations"]["budget_scales"]:
             b = round(budget * float(scale))
@@ -127,10 +135,10 @@ def plan_arms(cfg: dict[str, Any], budget: int) -> list[Run]:
     return runs
 
 
-def plan_part(cfg: dict[str, Any], budget: int, part: str) -> list[Run]:
+def plan_part(cfg: dict[str, Any], budget: int, part: str, caps: dict[int, int] | None = None) -> list[Run]:
     """The runs one part trains: main (BCR and the controls), ablations, pilot (BCR at the first seed) or none
     (findings)."""
-    runs = plan_arms(cfg, budget)
+    runs = plan_arms(cfg, budget, caps)
     if part == "findings":
         return []
     if part == "pilot":
@@ -205,20 +213,22 @@ def write_findings(
     return paper_writeup.write(root, result, made_by)
 
 
-def write_data(
-    root: Path, runs: list[Run], d: dict[str, Any], cfg: dict[str, Any], task: Any
-) -> dict[tuple[int, bool], Path]:
-    """Each (N, prompt style) the runs train on, written once under DIR/data: (n, single) -> its folder."""
+def write_data(root: Path, runs: list[Run], d: dict[str, Any], cfg: dict[str, Any], task: Any) -> dict[tuple, Path]:
+    """Each (N, prompt style, caps) the runs train on, written once under DIR/data: `Run.data_key` -> its folder."""
+    from recipe_bcr.miniature.paper.oracle_cap import cap_of
     from recipe_bcr.miniature.toy.task import write_toy_data
 
     train_groups = train_group_count(d, cfg)
-    data: dict[tuple[int, bool], Path] = {}
+    data: dict[tuple, Path] = {}
     for r in runs:
-        key = (r.n, r.single)
-        if key not in data:
-            data[key] = root / "data" / (f"single_n{r.n}" if r.single else f"group_n{r.n}")
+        if r.data_key not in data:
+            name = f"single_n{r.n}" if r.single else f"group_n{r.n}"
+            data[r.data_key] = root / "data" / (f"{name}_oracle_caps" if r.token_caps else name)
             style = "single" if r.single else "group"
-            write_toy_data(data[key], r.n, train_groups, d["val_groups"], d["seed"], task, prompt_style=style)
+            cap = cap_of(dict(r.token_caps)) if r.token_caps else None
+            write_toy_data(
+                data[r.data_key], r.n, train_groups, d["val_groups"], d["seed"], task, prompt_style=style, token_cap=cap
+            )
     return data
 
 
@@ -310,7 +320,13 @@ def run_part(out: str, keys: dict[str, Any], overrides: list[str], ship_name: st
         return 3
     budget, lam = int(pre["details"]["budget_n3"]), float(pre["details"]["compression"])
     context["budget"] = {"B": budget, "lambda": lam, "l_avg_n1": pre["details"]["l_avg_n1"]}
-    runs = plan_part(cfg, budget, part)
+    caps = None
+    if any(c["budget"] == "oracle" for c in cfg["controls"].values()):
+        from recipe_bcr.miniature.paper.oracle_cap import caps_for
+
+        caps = caps_for(task, _counter(model), budget, int(cfg["bcr"]["n"]))
+        context["oracle_caps"] = caps
+    runs = plan_part(cfg, budget, part, caps)
     bcr_runs = [r.name for r in runs if r.group == "main"]
     if ship_name and (part != "main" or ship_name not in bcr_runs):
         print(
@@ -333,7 +349,7 @@ def run_part(out: str, keys: dict[str, Any], overrides: list[str], ship_name: st
     try:
         trained = at_once(
             jobs,
-            [(r.name, partial(train_run, r, root, model, data[(r.n, r.single)], cfg, steps, threads)) for r in runs],
+            [(r.name, partial(train_run, r, root, model, data[r.data_key], cfg, steps, threads)) for r in runs],
             t0,
         )
     except ValueError as e:

@@ -18,8 +18,8 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from recipe_bcr.data.prompt import PromptStyle
@@ -353,16 +353,22 @@ def write_toy_data(
     seed: int,
     spec: ToySpec,
     prompt_style: PromptStyle = "group",
+    token_cap: Callable[[Problem], int] | None = None,
 ) -> dict[str, Path]:
-    """train_n{N}.parquet and val_n{N}.parquet in verl's schema, staged and renamed together."""
+    """train_n{N}.parquet and val_n{N}.parquet in verl's schema, staged and renamed together. `token_cap`: each
+    single-problem row's own budget (the oracle-allocation control)."""
     from recipe_bcr.data.io import Staging
     from recipe_bcr.data.schema import SCHEMA, to_record
 
+    if token_cap is not None and n != 1:
+        raise ValueError(f"a token cap per row is a single problem's budget, got n={n}")
     out_dir = Path(out_dir)
     paths = {"train": out_dir / f"train_n{n}.parquet", "val": out_dir / f"val_n{n}.parquet"}
     with Staging() as stage:
         for split, count in (("train", train_groups), ("val", val_groups)):
             rows = make_groups(n, count, seed, spec, split, prompt_style)
+            if token_cap is not None:
+                rows = [replace(r, token_cap=token_cap(r.problems[0])) for r in rows]
             stage.parquet([to_record(r) for r in rows], SCHEMA, paths[split])
     return paths
 
