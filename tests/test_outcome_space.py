@@ -27,53 +27,13 @@ from recipe_bcr.miniature.paper.rules import (
     window_slope,
 )
 
-# the proposal at test sizes: fewer problems and resamples, so that a designed arm judges in milliseconds
-SMALL = copy.deepcopy(space.PROPOSED)
+# the registration at test sizes: fewer problems and resamples, so that a designed arm judges in milliseconds
+SMALL = space.load_config()
 SMALL["seeds"] = [0, 1, 2]
 SMALL["eval"]["problems"] = 300
 SMALL["findings"]["bootstrap"]["resamples"] = 400
 
-F3_OK = {
-    "inert_fall": 0.8,
-    "useful_fall": 0.05,
-    "useful_gain": 0.15,
-    "allocator_share": 0.9,
-    "intervention_sd": 0.001,
-    "accuracy_kept": True,
-}
-DESIGNED = [
-    ("F1", {"baseline_acc": 0.86, "delta_pts": 4.0, "seed_sd_pts": 0.2}, "reproduced"),
-    ("F1", {"baseline_acc": 0.86, "delta_pts": -12.0, "seed_sd_pts": 0.2}, "not reproduced"),
-    ("F1", {"baseline_acc": 0.86, "delta_pts": 4.0, "seed_sd_pts": 0.2, "token_ratio": 1.3}, "not reproduced"),
-    ("F1", {"baseline_acc": 0.86, "delta_pts": 4.0, "seed_sd_pts": 0.2, "seeds": 2}, "not testable"),
-    ("F1", {"baseline_acc": 0.97, "delta_pts": 0.0, "seed_sd_pts": 0.2}, "not interpretable"),
-    ("F2", {"token_fall": 0.3, "bcr_drop_pts": 2.0, "baseline_drop_pts": 30.0}, "reproduced"),
-    ("F2", {"token_fall": 0.0, "bcr_drop_pts": 2.0, "baseline_drop_pts": 30.0}, "not reproduced"),
-    ("F2", {"token_fall": 0.3, "bcr_drop_pts": 30.0, "baseline_drop_pts": 30.0}, "not reproduced"),
-    ("F2", {"token_fall": 0.3, "bcr_drop_pts": 2.0, "baseline_drop_pts": 0.0}, "not testable"),
-    ("F2", {"token_fall": 0.3, "bcr_drop_pts": 2.0, "baseline_drop_pts": 30.0, "n": [1, 2, 3]}, "not testable"),
-    (
-        "F2",
-        {"token_fall": 0.3, "bcr_drop_pts": 2.0, "baseline_drop_pts": 30.0, "gates_met": False},
-        "not interpretable",
-    ),
-    ("F3", F3_OK, "reproduced"),
-    ("F3", {**F3_OK, "inert_fall": 0.1}, "not reproduced"),
-    ("F3", {**F3_OK, "useful_fall": 0.6}, "not reproduced"),
-    ("F3", {**F3_OK, "accuracy_kept": False}, "not reproduced"),
-    ("F3", {**F3_OK, "absent": ["inert_recheck"]}, "not testable"),
-    ("F3", {**F3_OK, "allocator_share": 0.56}, "not interpretable"),
-    ("F3", {**F3_OK, "useful_gain": 0.0}, "not interpretable"),
-    ("F4", {"slope_tokens": 6.0, "seed_sd_tokens": 1.0}, "reproduced"),
-    ("F4", {"slope_tokens": -3.0, "seed_sd_tokens": 1.0}, "not reproduced"),
-    ("F4", {"slope_tokens": 6.0, "seed_sd_tokens": 1.0, "budget_scales": [0.85, 1.0, 1.15, 1.3]}, "not testable"),
-    ("F4", {"slope_tokens": 6.0, "seed_sd_tokens": 1.0, "gates_met": False}, "not interpretable"),
-    ("F5", {"penalty_collapse": 1.0, "bcr_collapse": 0.0, "varying_share": 0.9}, "reproduced"),
-    ("F5", {"penalty_collapse": 0.0, "bcr_collapse": 0.0, "varying_share": 0.9}, "not reproduced"),
-    ("F5", {"penalty_collapse": 1.0, "bcr_collapse": 0.0, "varying_share": 0.1}, "not testable"),
-    ("F5", {"penalty_collapse": 1.0, "bcr_collapse": 0.0, "varying_share": 0.9, "seeds": 2}, "not testable"),
-    ("F5", {"penalty_collapse": 1.0, "bcr_collapse": 1.0, "varying_share": 0.9}, "not interpretable"),
-]
+DESIGNED = space.DESIGNED
 
 
 @pytest.mark.parametrize("fid,cell,expected", DESIGNED, ids=[f"{f}-{v}-{i}" for i, (f, _, v) in enumerate(DESIGNED)])
@@ -147,11 +107,12 @@ def test_slope_interval_recovers_a_line_and_brackets_its_noise():
 
 def test_the_check_is_deterministic_and_the_cli_writes_json_and_a_table(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(space, "GRID", {f: {k: v[:1] for k, v in g.items()} for f, g in space.GRID.items()})
-    monkeypatch.setattr(space, "PROPOSED", SMALL)
+    small = tmp_path / "small.yaml"
+    small.write_text(json.dumps(SMALL))  # JSON is YAML
     out = tmp_path / "space.json"
-    assert space.main(["--out", str(out), "--reps", "1"]) == 0
+    assert space.main(["--config", str(small), "--out", str(out), "--reps", "1"]) == 0
     first = json.loads(out.read_text())
-    assert space.main(["--out", str(out), "--reps", "1"]) == 0
+    assert space.main(["--config", str(small), "--out", str(out), "--reps", "1"]) == 0
     assert json.loads(out.read_text()) == first
     assert set(first["rules"]) == set(space.SIMULATE)
     assert "| F1 |" in capsys.readouterr().out
@@ -277,3 +238,21 @@ def test_the_gaps_toy_keeps_80_percent_of_useful_rechecks_at_a_lambda_below_the_
         b = smallest_budget(costs, 3, 5, 0.80, keep_restatement=True, overhead=group_overhead(count))
         lambdas[toy] = b / (3 * supervised_length(spec, count, samples=400))
     assert lambdas["toy_gaps"] < 0.80 < 1.0 < lambdas["toy_compete"]
+
+
+def test_the_designed_table_says_which_verdicts_a_registration_reaches_and_which_it_misses():
+    rows = space.designed(SMALL)
+    assert space.designed_table(rows).count("| 4/4 |") == len(space.SIMULATE)
+    blind = copy.deepcopy(SMALL)
+    blind["findings"]["F1"]["seeds_min"] = 99  # fewer seeds than the rule asks: F1 can only say "not testable" ...
+    text = space.designed_table(space.designed(blind))
+    f1 = next(line for line in text.splitlines() if line.startswith("| F1 |"))
+    assert "missed: reproduced, not reproduced" in f1 and f1.endswith("| 2/4 |")  # ... or "not interpretable"
+
+
+def test_every_verdict_of_every_rule_is_reachable_at_the_registered_sizes():
+    """What the registration commit shows: at paper_v3.yaml's own seeds, problems and resamples, one designed arm per
+    verdict reaches it, for every rule."""
+    rows = space.designed(space.load_config())
+    assert space.designed_table(rows).count("| 4/4 |") == len(space.SIMULATE)
+    assert all(r["built_for"] in r["counts"] for r in rows)
