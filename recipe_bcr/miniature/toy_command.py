@@ -89,6 +89,10 @@ def measure_base(out: Path, overrides: list[str]) -> dict:
         "details": got["details"],
     }
     result["all_met"] = all(r["met"] for r in result["rows"])
+    if "interventions" in got:  # only with preconditions.paired (toy/interventions.py): paper.yaml's file as it was
+        iv = got["interventions"]
+        pairs = {a: "".join("1" if c else "0" for c in v) for a, v in iv["pairs"].items()}  # per problem, in order
+        result["interventions"] = {"values": iv["values"], "details": iv["details"], "pairs": pairs}
     out.mkdir(parents=True, exist_ok=True)
     tmp = out / "base_preconditions.json.tmp"
     tmp.write_text(json.dumps(result, indent=1) + "\n")

@@ -265,7 +265,8 @@ def measure_regime(
     model: Path, spec: ToySpec, n_values: Sequence[int], pre: dict[str, Any], batch_size: int = 32
 ) -> dict[str, Any]:
     """Sample the base at the registered sampling: N=1, N=3 and N=5 groups (limits that never bind) and the
-    paired continuations of its own steps on long chains; return regime_values' values and details. Runs on one torch
+    paired continuations of its own steps on long chains; return regime_values' values and details (and, when `pre`
+    has `paired`, the shared-seed interventions of toy/interventions.py under "interventions"). Runs on one torch
     thread whatever the environment says (the committed measurements did; two threads spinning on two shared cores
     ran ~40x slower), then puts the caller's thread count back."""
     import torch
@@ -360,4 +361,10 @@ def _sample_regime(
             p, _, text = prefixes[rid]
             paired[rid][arm] = bool(score_completion(text + suffix + gen.text, [p.answers[0]], verifier).correct[0])
     seps = 2 * _tokens(tok, "\n\n") + 1  # two separators and EOS in an N=3 completion
-    return regime_values(n1, samples[3], samples[5], paired, n_values, seps, pre)
+    result = regime_values(n1, samples[3], samples[5], paired, n_values, seps, pre)
+    if pre.get("paired") is not None:  # the third registration's shared-seed interventions (issue 52); absent
+        # from paper.yaml, so the second's measurement above is unchanged (tests/test_toy_interventions.py)
+        from recipe_bcr.miniature.toy.interventions import measure_interventions
+
+        result["interventions"] = measure_interventions(engine, spec, pre)
+    return result
