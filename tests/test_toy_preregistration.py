@@ -30,7 +30,7 @@ def test_a_threshold_removed_or_malformed_is_refused(tmp_path, monkeypatch):
     cfg.preconditions.thresholds["acc_n1_typo"] = [0.6, 0.8]
     path = tmp_path / "paper.yaml"
     OmegaConf.save(cfg, path)
-    monkeypatch.setattr(pre, "config_path", lambda: path)
+    monkeypatch.setattr(pre, "config_path", lambda name="paper": path)
     with pytest.raises(ValueError, match=r"missing \['acc_n1'\], unknown \['acc_n1_typo'\]"):
         pre.load_preregistration()
     monkeypatch.undo()
@@ -71,7 +71,7 @@ def test_registration_is_the_content_with_the_commit_beside_it(tmp_path, monkeyp
     run("-c", "user.email=t@t", "-c", "user.name=t", "add", ".")
     run("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "register")
     head = run("rev-parse", "HEAD").stdout.strip()
-    monkeypatch.setattr(pre, "config_path", lambda: cfg)
+    monkeypatch.setattr(pre, "config_path", lambda name="paper": cfg)
     first = pre.registration(repo)
     assert first["commit"] == head and len(first["id"]) == 16
     cfg.write_text("# a new comment\n" + text)

@@ -69,14 +69,20 @@ def measure_base(out: Path, overrides: list[str]) -> dict:
         registration,
     )
 
-    cfg = load_preregistration(overrides)
-    reg, launched = registration(), launched_at()
+    name = next((o.split("=", 1)[1] for o in overrides if o.startswith("registration=")), "paper")
+    overrides = [o for o in overrides if not o.startswith("registration=")]
+    cfg = load_preregistration(overrides, name)
+    reg, launched = registration(name=name), launched_at()
     pre = cfg["preconditions"]
     task, mspec, toy = load_specs([f"config={cfg['toy']}"])
     model = ensure_model(
         Path(toy["cache_dir"]), task, mspec, model_dir=toy["model_dir"], shipped=RESOURCES / toy["shipped"]
     )
     got = measure_regime(model, task, mspec.n_values, pre, batch_size=128)  # a tiny model: per-step overhead dominates
+    if "interventions" in got:
+        got["values"] |= got["interventions"]["values"]
+    if name == "paper_v3":
+        got["values"] |= _offline(cfg, task, mspec, toy, model, int(got["details"]["budget_n3"]), got["details"])
     result = {
         "registration": reg,
         "launched_at": launched,
@@ -98,6 +104,33 @@ def measure_base(out: Path, overrides: list[str]) -> dict:
     tmp.write_text(json.dumps(result, indent=1) + "\n")
     tmp.replace(out / "base_preconditions.json")
     return result
+
+
+def _offline(cfg: dict, task, mspec, toy: dict, model: Path, budget: int, details: dict) -> dict[str, float]:
+    """The third registration's offline preconditions (allocator share at B, held-out overlap) on this base."""
+    from dataclasses import asdict
+
+    from transformers import AutoTokenizer
+
+    from recipe_bcr.miniature.paper.design_checks import offline_preconditions, run_sources
+    from recipe_bcr.miniature.stages import train_group_count
+    from recipe_bcr.miniature.toy.task import benchmark_problems
+
+    tok = AutoTokenizer.from_pretrained(str(model))
+    ev = cfg["eval"]
+    evaluation = [(p.problem_id, p.question) for p in benchmark_problems(int(ev["problems"]), int(ev["seed"]), task)]
+    groups = train_group_count(toy["data"], {**cfg, "train_steps": cfg["steps"]["max"]})
+    sources = run_sources(task, toy["data"], groups, asdict(mspec))
+    got = offline_preconditions(
+        task,
+        lambda text: len(tok(text, add_special_tokens=False)["input_ids"]),
+        budget,
+        int(cfg["preconditions"]["long_chain_ops"]),
+        evaluation,
+        sources,
+    )
+    details["offline"] = got["details"]
+    return got["values"]
 
 
 def run_preconditions(out: str, overrides: list[str]) -> int:

@@ -217,20 +217,36 @@ def evaluated_questions(samples: Iterable[dict[str, Any]]) -> list[tuple[str, st
 
 def run_sources(spec: ToySpec, data: dict[str, Any], train_groups: int, warm: dict[str, Any]) -> dict[str, set[str]]:
     """The question texts a paper part trained on, regenerated as its command writes them: the N=3, N=2 and
-    single-prompt training files (`write_toy_data`'s groups), and the warm start's supervised groups (model._corpus)."""
+    single-prompt training (and validation) files (`write_toy_data`'s groups), and the warm start's supervised groups
+    (model._corpus)."""
 
     def questions(n: int, count: int, seed: int, split: str, style: str) -> set[str]:
         return {p.question for g in make_groups(n, count, seed, spec, split, style) for p in g.problems}
 
-    out = {
-        f"train_{style}_n{n}": questions(n, train_groups, int(data["seed"]), "train", style)
-        for n, style in ((3, "group"), (2, "group"), (1, "single"))
-    }
+    arms = ((3, "group"), (2, "group"), (1, "single"))
+    out = {f"train_{s}_n{n}": questions(n, train_groups, int(data["seed"]), "train", s) for n, s in arms}
+    if data.get("val_groups"):
+        out |= {f"val_{s}_n{n}": questions(n, int(data["val_groups"]), int(data["seed"]), "val", s) for n, s in arms}
     styles = [(n, "group") for n in warm["n_values"]] + [(1, "single")]
     out["warm_start"] = set().union(
         *(questions(n, int(warm["groups_per_n"]), int(warm["seed"]), f"sft-{s}", s) for n, s in styles)
     )
     return out
+
+
+def offline_preconditions(
+    spec: ToySpec, count: Count, budget: int, long_ops: int, evaluation: Sequence[tuple[str, str]], sources: dict
+) -> dict[str, Any]:
+    """The third registration's preconditions computed without sampling (paper_v3.yaml): the share of useful
+    re-check tokens on long chains a perfect allocator keeps at the measured B, every long chain wanting its re-check
+    and the restatement kept, and how many evaluation questions a training, validation or warm-start group holds."""
+    costs = chain_costs(spec, count)
+    share = allocator_share(costs, budget, 3, long_ops, keep_restatement=True, overhead=group_overhead(count))
+    found = overlaps(evaluation, sources)
+    return {
+        "values": {"allocator_share": share["share"], "heldout_overlap": float(found["any"]["count"])},
+        "details": {"allocator": share, "overlap": {k: v for k, v in found.items() if k != "by_source"}},
+    }
 
 
 def _toy_counter(shipped: str) -> Count:

@@ -26,10 +26,9 @@ def _mean(xs: Sequence[float]) -> float:
     return sum(xs) / len(xs) if xs else float("nan")
 
 
-# --- The second miniature (issue 35): its pre-registration (hydra_configs/paper.yaml: load it, check it names every
-# precondition measured here, judge a value against a [low, high] range, say which commit registered it; a paper.yaml
-# with uncommitted changes is refused, so no output can claim a commit whose thresholds it was not judged by)
-CONFIG = "paper.yaml"
+# --- The miniature's pre-registrations (hydra_configs/paper.yaml, the second; paper_v3.yaml, the third): load one,
+# check it names every precondition measured here, judge a value against a [low, high] range, say which commit
+# registered it (a file with uncommitted changes has none, so no output can claim thresholds it was not judged by)
 
 # name -> what it measures (the thresholds live in paper.yaml `preconditions.thresholds`)
 REGIME_CHECKS = {
@@ -45,27 +44,44 @@ REGIME_CHECKS = {
     "n5_acc_drop": "accuracy N=1 minus N=5, budget never binding",
     "concise_share_n1": "sections with steps, no narration, no restatement",
 }
+# The third registration's (hydra_configs/paper_v3.yaml, issue 52): the unpaired interventions give way to the
+# shared-seed ones (toy/interventions.py), and two checks computed offline join them
+V3_CHECKS = {
+    **{k: v for k, v in REGIME_CHECKS.items() if k not in ("recheck_gain_long", "filler_effect")},
+    "useful_gain": "long chains: acc with the useful re-check - closed at once (paired, shared seed)",
+    "effect_filler": "acc with a filler sentence - closed at once (paired, shared seed)",
+    "effect_inert_recheck": "acc with the inert re-check - closed at once (paired, shared seed)",
+    "effect_narration": "acc with narration at the section's start - without (paired, shared seed)",
+    "allocator_share": "useful re-check tokens on long chains a perfect allocator keeps at B",
+    "heldout_overlap": "evaluation questions in a training, validation or warm-start group",
+}
+REGISTRATIONS = {"paper": REGIME_CHECKS, "paper_v3": V3_CHECKS}  # hydra_configs/<name>.yaml -> its checks
+DESCRIBE = {**REGIME_CHECKS, **V3_CHECKS}
 
 
-def config_path() -> Path:
-    return Path(str(resources.files("hydra_configs") / CONFIG))
+def config_path(name: str = "paper") -> Path:
+    if name not in REGISTRATIONS:
+        raise ValueError(f"registration={name}: no such registration (one of {', '.join(REGISTRATIONS)})")
+    return Path(str(resources.files("hydra_configs") / f"{name}.yaml"))
 
 
-def load_preregistration(overrides: list[str] | None = None) -> dict[str, Any]:
-    """paper.yaml (+ dotlist overrides, for smoke sizes) as a dict; refuses one that lacks a check's threshold."""
+def load_preregistration(overrides: list[str] | None = None, name: str = "paper") -> dict[str, Any]:
+    """hydra_configs/<name>.yaml (+ dotlist overrides, for smoke sizes) as a dict; refuses one that lacks a check's
+    threshold or names one its registration does not measure."""
     from omegaconf import OmegaConf
 
     cfg = OmegaConf.to_container(
-        OmegaConf.merge(OmegaConf.load(config_path()), OmegaConf.from_dotlist(list(overrides or []))), resolve=True
+        OmegaConf.merge(OmegaConf.load(config_path(name)), OmegaConf.from_dotlist(list(overrides or []))), resolve=True
     )
+    checks = REGISTRATIONS[name]
     th = cfg.get("preconditions", {}).get("thresholds", {})
-    missing, unknown = sorted(set(REGIME_CHECKS) - set(th)), sorted(set(th) - set(REGIME_CHECKS))
+    missing, unknown = sorted(set(checks) - set(th)), sorted(set(th) - set(checks))
     if missing or unknown:
-        raise ValueError(f"hydra_configs/{CONFIG} preconditions.thresholds: missing {missing}, unknown {unknown}")
-    for name, bounds in th.items():
+        raise ValueError(f"hydra_configs/{name}.yaml preconditions.thresholds: missing {missing}, unknown {unknown}")
+    for check, bounds in th.items():
         if not (isinstance(bounds, list) and len(bounds) == 2 and any(b is not None for b in bounds)):
             raise ValueError(
-                f"hydra_configs/{CONFIG} preconditions.thresholds.{name}: want [low, high] "
+                f"hydra_configs/{name}.yaml preconditions.thresholds.{check}: want [low, high] "
                 f"(one may be null), got {bounds!r}"
             )
     return cfg
@@ -88,13 +104,13 @@ def describe(bounds: list[float | None]) -> str:
     return f"in [{low:g}, {high:g}]"
 
 
-def registration(repo: Path | None = None) -> dict[str, str | None]:
-    """The registration's identity: `id`, a hash of paper.yaml's content as loaded (every key and value: thresholds,
-    gates, rules, sizes; comments do not count), and `commit`, the last commit that changed the file when the checkout
-    has one and the file holds no uncommitted change (None in a wheel, or while the file is being edited)."""
-    cfg = load_preregistration()
+def registration(repo: Path | None = None, name: str = "paper") -> dict[str, str | None]:
+    """The registration's identity: `id`, a hash of hydra_configs/<name>.yaml's content as loaded (every key and
+    value: thresholds, gates, rules, sizes; comments do not count), and `commit`, the last commit that changed the file
+    when the checkout has one and the file holds no uncommitted change (None in a wheel, or while it is edited)."""
+    cfg = load_preregistration(name=name)
     ident = hashlib.sha256(json.dumps(cfg, sort_keys=True).encode()).hexdigest()[:16]
-    path = config_path()
+    path = config_path(name)
     repo = repo or path.parents[1]
     try:
         rel = str(path.relative_to(repo))
@@ -244,10 +260,10 @@ def regime_values(
 
 
 def regime_rows(values: dict[str, float], thresholds: dict[str, list]) -> list[dict[str, Any]]:
-    """[{"name", "value", "range", "met"}] in REGIME_CHECKS order."""
+    """[{"name", "value", "range", "met"}] in the registration's order."""
     return [
         {"name": k, "value": float(values[k]), "range": thresholds[k], "met": within(float(values[k]), thresholds[k])}
-        for k in REGIME_CHECKS
+        for k in thresholds
     ]
 
 
@@ -255,7 +271,7 @@ def regime_table(rows: Sequence[dict[str, Any]]) -> str:
     lines = ["| precondition | measured | pre-registered | met |", "|---|---|---|---|"]
     for r in rows:
         lines.append(
-            f"| {REGIME_CHECKS[r['name']]} (`{r['name']}`) | {r['value']:.3f} | {describe(r['range'])} | "
+            f"| {DESCRIBE[r['name']]} (`{r['name']}`) | {r['value']:.3f} | {describe(r['range'])} | "
             f"{'yes' if r['met'] else '**no**'} |"
         )
     return "\n".join(lines)
@@ -330,36 +346,38 @@ def _sample_regime(
 
     # paired continuations on long chains: the base's own written steps, then a re-check / the closing line /
     # a filler sentence and the closing line
-    target = int(pre["interventions"])
-    long_problems = []
-    while len(long_problems) < 3 * target:
-        p = fresh(1)[0]
-        if len(chain(p)[1]) >= int(pre["long_chain_ops"]):
-            long_problems.append(p)
-    messages = [build_messages([p.question]) for p in long_problems]
-    firsts = generate_all(engine, messages, sampling(1, 7))
-    prefixes = []
-    for p, msgs, (gen, *_) in zip(long_problems, messages, firsts):
-        steps = list(_STEP.finditer(gen.text))
-        if len(steps) == len(chain(p)[1]) and len(prefixes) < target:  # every step written, in the first pass
-            prefixes.append((p, msgs, gen.text[: steps[-1].end()]))
-    close = " " + CLOSING.split("{")[0].rstrip()
-    arms = {"recheck": f" {CHECK}", "closed": close, "filler": f" {FILLERS[0]}{close}"}
-    paired: list[dict[str, bool]] = [{} for _ in prefixes]
-    for a, (arm, suffix) in enumerate(arms.items()):
-        requests = [
-            Request(
-                i,
-                msgs,
-                tuple(engine.render_ids(msgs)) + tuple(tok(text + suffix, add_special_tokens=False)["input_ids"]),
-                0,
-            )
-            for i, (_, msgs, text) in enumerate(prefixes)
-        ]
-        engine.submit(requests, sampling(1, 100 + a))
-        for rid, gen in drain(engine):
-            p, _, text = prefixes[rid]
-            paired[rid][arm] = bool(score_completion(text + suffix + gen.text, [p.answers[0]], verifier).correct[0])
+    target = int(pre.get("interventions", 0))  # the second registration's unpaired arms; the third has none
+    paired: list[dict[str, bool]] = []
+    if target:
+        long_problems = []
+        while len(long_problems) < 3 * target:
+            p = fresh(1)[0]
+            if len(chain(p)[1]) >= int(pre["long_chain_ops"]):
+                long_problems.append(p)
+        messages = [build_messages([p.question]) for p in long_problems]
+        firsts = generate_all(engine, messages, sampling(1, 7))
+        prefixes = []
+        for p, msgs, (gen, *_) in zip(long_problems, messages, firsts):
+            steps = list(_STEP.finditer(gen.text))
+            if len(steps) == len(chain(p)[1]) and len(prefixes) < target:  # every step written, in the first pass
+                prefixes.append((p, msgs, gen.text[: steps[-1].end()]))
+        close = " " + CLOSING.split("{")[0].rstrip()
+        arms = {"recheck": f" {CHECK}", "closed": close, "filler": f" {FILLERS[0]}{close}"}
+        paired = [{} for _ in prefixes]
+        for a, (arm, suffix) in enumerate(arms.items()):
+            requests = [
+                Request(
+                    i,
+                    msgs,
+                    tuple(engine.render_ids(msgs)) + tuple(tok(text + suffix, add_special_tokens=False)["input_ids"]),
+                    0,
+                )
+                for i, (_, msgs, text) in enumerate(prefixes)
+            ]
+            engine.submit(requests, sampling(1, 100 + a))
+            for rid, gen in drain(engine):
+                p, _, text = prefixes[rid]
+                paired[rid][arm] = bool(score_completion(text + suffix + gen.text, [p.answers[0]], verifier).correct[0])
     seps = 2 * _tokens(tok, "\n\n") + 1  # two separators and EOS in an N=3 completion
     result = regime_values(n1, samples[3], samples[5], paired, n_values, seps, pre)
     if pre.get("paired") is not None:  # the third registration's shared-seed interventions (issue 52); absent
