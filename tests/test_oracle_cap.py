@@ -10,9 +10,8 @@ import pytest
 from recipe_bcr.miniature import stages
 from recipe_bcr.miniature.paper import command as paper
 from recipe_bcr.miniature.paper.design_checks import ChainCosts
-from recipe_bcr.miniature.paper.oracle_cap import cap_of, oracle_caps
+from recipe_bcr.miniature.paper.oracle_cap import oracle_caps
 from recipe_bcr.miniature.toy.model import load_specs
-from recipe_bcr.miniature.toy.task import chain
 
 # toy_compete's shortest written sections by chain length (tests/test_outcome_space.py checks them on its tokenizer)
 COMPETE = {
@@ -50,7 +49,9 @@ def test_the_oracle_arm_is_planned_with_its_caps_and_its_own_data(tmp_path):
 
     spec = load_specs(["config=toy_compete"])[0]
     d = {"train_groups": 8, "val_groups": 4, "seed": 0}
-    data = paper.write_data(tmp_path, list(runs.values()), d, {"train_steps": 2, "grpo": {"prompts_per_step": 4}}, spec)
+    data = stages.write_data(
+        tmp_path, list(runs.values()), d, {"train_steps": 2, "grpo": {"prompts_per_step": 4}}, spec
+    )
     assert len(data) == 3  # BCR's N=3 groups, the uniform cap's and the oracle's single prompts
     rows = pq.read_table(data[oracle.data_key] / "train_n1.parquet").to_pylist()
     for row in rows:
@@ -74,13 +75,3 @@ def test_a_run_json_from_before_the_oracle_cap_is_still_finished(tmp_path):
     capped = stages.Run("truncation_n1_s0", "control", 1, 103, 0, single=True, token_caps=((1, 45),))
     with pytest.raises(ValueError, match="token_caps"):
         stages.finished(capped, tmp_path, 5)
-
-
-def test_cap_of_reads_the_chain_length_of_a_problem():
-    import random
-
-    from recipe_bcr.miniature.toy.task import make_problem
-
-    spec = load_specs(["config=toy_compete"])[0]
-    p = make_problem(random.Random(3), spec, 0)
-    assert cap_of({o: 10 * o for o in range(1, 7)})(p) == 10 * len(chain(p)[1])

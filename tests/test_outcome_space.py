@@ -256,3 +256,25 @@ def test_every_verdict_of_every_rule_is_reachable_at_the_registered_sizes():
     rows = space.designed(space.load_config())
     assert space.designed_table(rows).count("| 4/4 |") == len(space.SIMULATE)
     assert all(r["built_for"] in r["counts"] for r in rows)
+
+
+def test_the_third_registrations_format_gate_reads_the_last_window():
+    """paper_v3.yaml has no `format_by`: a run whose format passed 0.90 early and then sagged (a step-based gate
+    met it) misses; one that holds 0.95 over its last 20 steps meets it."""
+    from recipe_bcr.miniature.paper.rules import gates
+
+    v3 = space.load_config()["gates"]
+    v2 = {**v3, "format_by": 50}
+
+    def run(fmt):
+        return [
+            {"step": s + 1, "bcr/fmt": f, "bcr/truncation_rate": 0.8 if s < 20 else 0.1, "critic/score/mean": s}
+            | {"bcr/acc_pos1": 0.9, "bcr/acc_pos3": 0.8}
+            for s, f in enumerate(fmt)
+        ]
+
+    sagged = run([0.5] * 10 + [0.95] * 20 + [0.85] * 30)
+    held = run([0.5] * 20 + [0.95] * 40)
+    assert gates(sagged, 3, v2)["format"]["met"] and not gates(sagged, 3, v3)["format"]["met"]
+    assert gates(held, 3, v3)["format"]["met"] and gates(held, 3, v3)["all_met"]
+    assert gates(held, 3, v3)["format"]["mean_last_window"] == pytest.approx(0.95)

@@ -81,8 +81,14 @@ def test_an_override_that_would_move_a_registered_rule_is_refused(override, mess
 
 def test_command_keys_are_split_from_paper_yaml_overrides():
     keys, rest = paper.split_command_keys(["part=pilot", "train_steps=3", "allow_missed_preconditions=true"])
-    assert keys == {"part": "pilot", "allow_missed_preconditions": True, "jobs": 2}
+    assert keys == {"part": "pilot", "allow_missed_preconditions": True, "jobs": 2, "registration": "paper"}
     assert rest == ["train_steps=3"]
+    third = paper.split_command_keys(["registration=paper_v3", "part=toy_pilot"])[0]
+    assert (third["registration"], third["part"]) == ("paper_v3", "toy_pilot")
+    with pytest.raises(ValueError, match="part=toy_pilot belongs to the third registration"):
+        paper.split_command_keys(["part=toy_pilot"])
+    with pytest.raises(ValueError, match="part=pilot belongs to the second registration"):
+        paper.split_command_keys(["registration=paper_v3", "part=pilot"])
     assert paper.split_command_keys(["jobs=1"])[0]["jobs"] == 1
     with pytest.raises(ValueError, match="part=all"):
         paper.split_command_keys(["part=all"])
@@ -102,7 +108,7 @@ def test_stages_run_jobs_at_once_and_come_back_in_plan_order():
         return run
 
     work = [(n, stage(n)) for n in ("a", "b", "c", "d")]
-    assert paper.at_once(2, work, 0.0) == [(n, Path(n)) for n in ("a", "b", "c", "d")]
+    assert stages.at_once(2, work, 0.0) == [(n, Path(n)) for n in ("a", "b", "c", "d")]
 
 
 def test_one_job_runs_one_stage_at_a_time():
@@ -120,7 +126,7 @@ def test_one_job_runs_one_stage_at_a_time():
         return run
 
     with pytest.raises(threading.BrokenBarrierError):
-        paper.at_once(1, [(n, stage(n)) for n in ("a", "b")], 0.0)
+        stages.at_once(1, [(n, stage(n)) for n in ("a", "b")], 0.0)
     assert started == ["a"]
 
 
@@ -144,7 +150,7 @@ def test_a_failed_stage_lets_the_running_one_finish_and_starts_no_other():
 
     threading.Timer(0.5, gate.set).start()
     with pytest.raises(RuntimeError, match="training a failed"):
-        paper.at_once(2, [("b", slow), ("a", fails), ("c", later)], 0.0)
+        stages.at_once(2, [("b", slow), ("a", fails), ("c", later)], 0.0)
     assert finished == ["b"] and "c" not in started
 
 

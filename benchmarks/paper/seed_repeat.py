@@ -24,8 +24,8 @@ import time
 from functools import partial
 from pathlib import Path
 
-from recipe_bcr.miniature.paper.command import at_once, load_config, plan_arms
-from recipe_bcr.miniature.stages import train_run
+from recipe_bcr.miniature.paper.command import load_config, plan_arms
+from recipe_bcr.miniature.stages import at_once, train_run
 from recipe_bcr.miniature.toy.model import RESOURCES, ensure_model, load_specs
 
 UNTIMED = ("timing_s/", "timing_per_token_ms/", "perf/", "actor/perf/")

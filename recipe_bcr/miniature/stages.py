@@ -10,6 +10,8 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -241,3 +243,50 @@ def evaluate(
         cmd.append(f"engine_options.batch_size={int(ev['batch_size'])}")
     run_stage(cmd, root / "eval" / f"{label}.log", f"evaluating {label}")
     return run_dir
+
+
+def write_data(root: Path, runs: list[Run], d: dict[str, Any], cfg: dict[str, Any], task: Any) -> dict[tuple, Path]:
+    """Each (N, prompt style, caps) the runs train on, written once under DIR/data: `Run.data_key` -> its folder."""
+    from recipe_bcr.miniature.toy.task import chain, write_toy_data
+
+    train_groups = train_group_count(d, cfg)
+    data: dict[tuple, Path] = {}
+    for r in runs:
+        if r.data_key not in data:
+            name = f"single_n{r.n}" if r.single else f"group_n{r.n}"
+            data[r.data_key] = root / "data" / (f"{name}_oracle_caps" if r.token_caps else name)
+            style = "single" if r.single else "group"
+            caps = dict(r.token_caps)
+            cap = (lambda p, caps=caps: caps[len(chain(p)[1])]) if caps else None  # a row's cap: its chain length's
+            write_toy_data(
+                data[r.data_key], r.n, train_groups, d["val_groups"], d["seed"], task, prompt_style=style, token_cap=cap
+            )
+    return data
+
+
+def at_once(jobs: int, work: list[tuple[str, Callable[[], Path]]], t0: float) -> list[tuple[str, Path]]:
+    """Run the named stages, `jobs` at a time (each stage runs its own processes, so threads only wait), and return
+    their results in the given order. After a failure no stage starts; the running ones end (their outputs are
+    complete or absent, so a rerun resumes there), then the first failure is raised."""
+    done: dict[str, Path] = {}
+    pending, running, failure = list(work), {}, None
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        while pending or running:
+            while pending and len(running) < jobs and failure is None:
+                name, fn = pending.pop(0)
+                running[pool.submit(fn)] = name
+            if not running:
+                break
+            ended, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in ended:
+                name = running.pop(fut)
+                if fut.exception() is not None:
+                    failure = failure or fut.exception()
+                    continue
+                done[name] = fut.result()
+                print(
+                    f"      [{len(done)}/{len(work)}] {name} done, {(time.time() - t0) / 60:.1f} min so far", flush=True
+                )
+    if failure is not None:
+        raise failure
+    return [(name, done[name]) for name, _ in work]

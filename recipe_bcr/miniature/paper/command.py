@@ -24,12 +24,21 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from recipe_bcr.miniature.stages import Run, evaluate, train_group_count, train_run
+from recipe_bcr.miniature.paper.pilots import (
+    accepted_toy,
+    accuracy_n1,
+    baseline_runs,
+    judge_toy,
+    plateau_step,
+    read_steps,
+    steps_runs,
+    write_json,
+)
+from recipe_bcr.miniature.stages import Run, at_once, evaluate, train_run, write_data
 from recipe_bcr.verl_ext.threads import usable_cores
 
 # Keys of the command itself (not of paper.yaml): what to run, and whether a missed precondition stops it
@@ -41,8 +50,11 @@ COMMAND_KEYS = {
     "true: train anyway (recorded; every verdict stays not interpretable)",
     "jobs": "2 (default): GRPO runs and evaluations at once, each its own processes and its share of the cores "
     "(each run's seconds: runs/*/run.json) | 1: one at a time",
+    "registration": "paper (default): the second miniature, hydra_configs/paper.yaml | paper_v3: the third "
+    "(hydra_configs/paper_v3.yaml), whose parts begin with toy_pilot and steps_pilot",
 }
-PARTS = ("main", "ablations", "pilot", "findings")
+PARTS = ("main", "ablations", "pilot", "findings", "toy_pilot", "steps_pilot")
+THIRD_PARTS = ("toy_pilot", "steps_pilot")  # the third registration's pilots; `pilot` is the second's
 # torch threads of the evaluation harness unless paper.yaml sets `eval.threads`: on 2 shared cores the toy model
 # generated 400-600 tokens/s on one thread against 13 on two spinning OpenMP threads (issue 35's report)
 EVAL_THREADS = 1
@@ -54,12 +66,15 @@ JUDGING = (
     "gates",
     "findings",
     "toy",
+    "toy_pilot.accept",
+    "steps.max_slope_pts",
+    "steps.window",
 )
 
 
 def split_command_keys(overrides: list[str]) -> tuple[dict[str, Any], list[str]]:
     """(command keys with their defaults, paper.yaml overrides)."""
-    keys: dict[str, Any] = {"part": "main", "allow_missed_preconditions": False, "jobs": 2}
+    keys: dict[str, Any] = {"part": "main", "allow_missed_preconditions": False, "jobs": 2, "registration": "paper"}
     rest = []
     for o in overrides:
         k, _, v = o.partition("=")
@@ -75,29 +90,35 @@ def split_command_keys(overrides: list[str]) -> tuple[dict[str, Any], list[str]]
             rest.append(o)
     if keys["part"] not in PARTS:
         raise ValueError(f"part={keys['part']}: want one of {', '.join(PARTS)}")
+    third = keys["registration"] == "paper_v3"
+    if (keys["part"] in THIRD_PARTS) != third and keys["part"] in (*THIRD_PARTS, "pilot"):
+        raise ValueError(
+            f"part={keys['part']} belongs to the {'second' if keys['part'] == 'pilot' else 'third'} registration "
+            f"(registration={'paper' if keys['part'] == 'pilot' else 'paper_v3'})"
+        )
     return keys, rest
 
 
-def load_config(overrides: list[str]) -> dict[str, Any]:
-    """hydra_configs/paper.yaml with size overrides; refuses unknown keys, a judging key, and a train_steps above
+def load_config(overrides: list[str], name: str = "paper") -> dict[str, Any]:
+    """hydra_configs/<name>.yaml with size overrides; refuses unknown keys, a judging key, and a train_steps above
     the registered one (a pilot may lower it, never raise it)."""
     from recipe_bcr.miniature.toy.preconditions import load_preregistration
 
-    registered = load_preregistration()
+    registered = load_preregistration(name=name)
     for o in overrides:
         key = o.partition("=")[0]
         node: Any = registered
         for part in key.split("."):
             if not isinstance(node, dict) or part not in node:
-                raise ValueError(f"hydra_configs/paper.yaml has no key {key!r} (`python -m recipe_bcr paper --help`)")
+                raise ValueError(f"hydra_configs/{name}.yaml has no key {key!r} (`python -m recipe_bcr paper --help`)")
             node = node[part]
         if any(key == j or key.startswith(j + ".") for j in JUDGING):
             raise ValueError(
-                f"{key} is pre-registered in hydra_configs/paper.yaml: it moves only in a new commit of that file, "
+                f"{key} is pre-registered in hydra_configs/{name}.yaml: it moves only in a new commit of that file, "
                 "made before the run it judges"
             )
-    cfg = load_preregistration(overrides)
-    if int(cfg["train_steps"]) > int(registered["train_steps"]):
+    cfg = load_preregistration(overrides, name)
+    if "train_steps" in cfg and int(cfg["train_steps"]) > int(registered["train_steps"]):
         raise ValueError(
             f"train_steps={cfg['train_steps']}: the registered number is at most {registered['train_steps']} "
             "(a pilot may lower it, never raise it)"
@@ -116,6 +137,8 @@ def plan_arms(cfg: dict[str, Any], budget: int, caps: dict[int, int] | None = No
     for s in cfg["seeds"]:
         runs.append(Run(f"bcr_n{n}_s{s}", "main", n, budget, s))
         for name, c in cfg["controls"].items():
+            if s not in c.get("seeds", cfg["seeds"]):  # the third registration gives each control its own seeds
+                continue
             single = c["prompt"] == "single"
             if c["budget"] == "oracle":
                 if not caps:
@@ -125,7 +148,7 @@ def plan_arms(cfg: dict[str, Any], budget: int, caps: dict[int, int] | None = No
                 continue
             b = rule[c["budget"]]() if isinstance(c["budget"], str) else int(c["budget"])
             runs.append(Run(f"{name}_s{s}", "control", int(c["n"]), b, s, single=single))
-    for s in cfg["seeds"]:
+    for s in cfg["ablations"].get("seeds", cfg["seeds"]):
         for scale in cfg["ablations"]["budget_scales"]:
             b = round(budget * float(scale))
             if b != budget:
@@ -147,13 +170,13 @@ def plan_part(cfg: dict[str, Any], budget: int, part: str, caps: dict[int, int] 
     return [r for r in runs if r.group in groups]
 
 
-def base_preconditions(root: Path, overrides: list[str], key: str | None) -> dict[str, Any]:
-    """Stage (a): DIR/base_preconditions.json, measured now or read back when the same registration (paper.yaml's
+def base_preconditions(root: Path, overrides: list[str], key: str | None, name: str = "paper") -> dict[str, Any]:
+    """Stage (a): DIR/base_preconditions.json, measured now or read back when the same registration (the YAML's
     content, `registration`) judged the same base (`key`: its settings key)."""
     from recipe_bcr.miniature.toy.preconditions import registration
     from recipe_bcr.miniature.toy_command import measure_base
 
-    ident = registration()["id"]
+    ident = registration(name=name)["id"]
     path = root / "base_preconditions.json"
     if path.exists():
         pre = json.loads(path.read_text())
@@ -169,7 +192,8 @@ def base_preconditions(root: Path, overrides: list[str], key: str | None) -> dic
             )
         print(f"      done earlier ({path})")
         return pre
-    return measure_base(root, [o for o in overrides if o.startswith("preconditions.")])
+    sized = [o for o in overrides if o.startswith("preconditions.")]
+    return measure_base(root, [f"registration={name}", *sized] if name != "paper" else sized)
 
 
 def _state(root: Path, cfg: dict[str, Any], reg: dict[str, Any]) -> dict[str, Any]:
@@ -213,25 +237,6 @@ def write_findings(
     return paper_writeup.write(root, result, made_by)
 
 
-def write_data(root: Path, runs: list[Run], d: dict[str, Any], cfg: dict[str, Any], task: Any) -> dict[tuple, Path]:
-    """Each (N, prompt style, caps) the runs train on, written once under DIR/data: `Run.data_key` -> its folder."""
-    from recipe_bcr.miniature.paper.oracle_cap import cap_of
-    from recipe_bcr.miniature.toy.task import write_toy_data
-
-    train_groups = train_group_count(d, cfg)
-    data: dict[tuple, Path] = {}
-    for r in runs:
-        if r.data_key not in data:
-            name = f"single_n{r.n}" if r.single else f"group_n{r.n}"
-            data[r.data_key] = root / "data" / (f"{name}_oracle_caps" if r.token_caps else name)
-            style = "single" if r.single else "group"
-            cap = cap_of(dict(r.token_caps)) if r.token_caps else None
-            write_toy_data(
-                data[r.data_key], r.n, train_groups, d["val_groups"], d["seed"], task, prompt_style=style, token_cap=cap
-            )
-    return data
-
-
 def write_pilot(root: Path, run: Run, cfg: dict[str, Any], context: dict[str, Any]) -> None:
     """A pilot's gates, read from its run's metrics, printed and written to DIR/pilot.json."""
     from recipe_bcr.miniature.paper.gates import gates_table
@@ -247,15 +252,23 @@ def write_pilot(root: Path, run: Run, cfg: dict[str, Any], context: dict[str, An
 
 
 def evaluations(
-    root: Path, runs: list[Run], base: Path, models: dict[str, Path], bench: Path, ev: dict[str, Any], with_base: bool
+    root: Path,
+    runs: list[Run],
+    base: Path,
+    models: dict[str, Path],
+    bench: Path,
+    ev: dict[str, Any],
+    with_base: bool,
+    every_n: bool = False,
 ) -> list[tuple[str, Callable[[], Path]]]:
     """The evaluation stages of a part: the base (main part only) and BCR at every registered N, the controls and
-    ablations at N=1 (what F1, F4 and F5 read)."""
+    ablations at N=1 (what the second registration's F1, F4 and F5 read); `every_n`: every arm at every N (the
+    third's F2 compares BCR's fall over N with the baseline's)."""
     ns = [int(n) for n in ev["n"]]
     threads = int(ev.get("threads", EVAL_THREADS))
     todo = [("base", partial(evaluate, "base", base, ns, root, bench, ev, threads))] if with_base else []
     for run in runs:
-        at = ns if run.group == "main" else [1]
+        at = ns if run.group == "main" or every_n else [1]
         todo.append((run.name, partial(evaluate, run.name, models[run.name], at, root, bench, ev, threads)))
     return todo
 
@@ -275,14 +288,16 @@ def run_part(out: str, keys: dict[str, Any], overrides: list[str], ship_name: st
             file=sys.stderr,
         )
         return 2
+    name = keys["registration"]
+    third = name == "paper_v3"
     try:
-        cfg = load_config(overrides)
-        state = _state(root, cfg, registration())
+        cfg = load_config(overrides, name)
+        state = _state(root, cfg, registration(name=name))
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     made_by = "python -m recipe_bcr paper " + " ".join(
-        [f"out={out}", f"part={part}", f"jobs={keys['jobs']}", *overrides]
+        [f"out={out}", f"part={part}", f"jobs={keys['jobs']}", *([f"registration={name}"] if third else []), *overrides]
     )
     t0 = time.time()
     task, mspec, toy = load_specs([f"config={cfg['toy']}"])
@@ -295,14 +310,24 @@ def run_part(out: str, keys: dict[str, Any], overrides: list[str], ship_name: st
         "overrides": overrides,
         "allow_missed_preconditions": keys["allow_missed_preconditions"],
         "jobs": keys["jobs"],
-        "train_steps": int(cfg["train_steps"]),
-        "train_steps_registered": int(load_preregistration()["train_steps"]),
+        "train_steps": cfg.get("train_steps"),
+        "train_steps_registered": load_preregistration(name=name).get("train_steps"),
         "budget": None,
         "stopped": None,
     }
+    if part == "toy_pilot":
+        return toy_pilot_part(root, cfg, model, toy, task, keys["jobs"], context, t0)
+    try:  # the third registration's order, checked before the base is measured
+        if third and part == "steps_pilot":
+            accepted_toy(root)
+        elif third and part in ("main", "ablations"):
+            read_steps(root)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     print(f"[1/5] the base's preconditions ({cfg['toy']}) -> {root / 'base_preconditions.json'}")
     try:
-        pre = base_preconditions(root, overrides, built_with(model))
+        pre = base_preconditions(root, overrides, built_with(model), name)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -326,6 +351,8 @@ def run_part(out: str, keys: dict[str, Any], overrides: list[str], ship_name: st
 
         caps = caps_for(task, _counter(model), budget, int(cfg["bcr"]["n"]))
         context["oracle_caps"] = caps
+    if part == "steps_pilot":
+        return steps_pilot_part(root, cfg, model, toy, task, budget, keys["jobs"], context, t0)
     runs = plan_part(cfg, budget, part, caps)
     bcr_runs = [r.name for r in runs if r.group == "main"]
     if ship_name and (part != "main" or ship_name not in bcr_runs):
@@ -339,8 +366,13 @@ def run_part(out: str, keys: dict[str, Any], overrides: list[str], ship_name: st
         return 0
     print(f"[2/5] B = {budget} (Algorithm 3 at lambda {lam}); part={part}: {len(runs)} run(s)")
 
-    steps, ev = int(cfg["train_steps"]), cfg["eval"]
-    data = write_data(root, runs, toy["data"], cfg, task)
+    try:
+        steps = read_steps(root) if third else int(cfg["train_steps"])
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    context["train_steps"], ev = steps, cfg["eval"]
+    data = write_data(root, runs, toy["data"], {**cfg, "train_steps": steps}, task)
     bench = write_toy_benchmark(root / "data" / "toy_benchmark.jsonl", int(ev["problems"]), int(ev["seed"]), task)
 
     jobs = keys["jobs"]
@@ -363,7 +395,7 @@ def run_part(out: str, keys: dict[str, Any], overrides: list[str], ship_name: st
         return 0
 
     print(f"[4/5] evaluation on {ev['problems']} problems, {jobs} at once -> {root / 'eval'}")
-    at_once(jobs, evaluations(root, runs, model, models, bench, ev, with_base=part == "main"), t0)
+    at_once(jobs, evaluations(root, runs, model, models, bench, ev, with_base=part == "main", every_n=third), t0)
     print(f"[5/5] findings -> {root / 'findings.json'}, {root / 'report.md'}")
     report = write_findings(root, cfg, pre, model, context, made_by)
     _add_time(timing, part, time.time() - t0)
@@ -375,32 +407,59 @@ def run_part(out: str, keys: dict[str, Any], overrides: list[str], ship_name: st
     return 0
 
 
-def at_once(jobs: int, work: list[tuple[str, Callable[[], Path]]], t0: float) -> list[tuple[str, Path]]:
-    """Run the named stages, `jobs` at a time (each stage runs its own processes, so threads only wait), and return
-    their results in the given order. After a failure no stage starts; the running ones end (their outputs are
-    complete or absent, so a rerun resumes there), then the first failure is raised."""
-    done: dict[str, Path] = {}
-    pending, running, failure = list(work), {}, None
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        while pending or running:
-            while pending and len(running) < jobs and failure is None:
-                name, fn = pending.pop(0)
-                running[pool.submit(fn)] = name
-            if not running:
-                break
-            ended, _ = wait(running, return_when=FIRST_COMPLETED)
-            for fut in ended:
-                name = running.pop(fut)
-                if fut.exception() is not None:
-                    failure = failure or fut.exception()
-                    continue
-                done[name] = fut.result()
-                print(
-                    f"      [{len(done)}/{len(work)}] {name} done, {(time.time() - t0) / 60:.1f} min so far", flush=True
-                )
-    if failure is not None:
-        raise failure
-    return [(name, done[name]) for name, _ in work]
+def toy_pilot_part(
+    root: Path, cfg: dict[str, Any], model: Path, toy: dict[str, Any], task: Any, jobs: int, context: dict, t0: float
+) -> int:
+    """The third registration's toy pilot: the baseline alone at the pilot seeds to `steps.max`, each evaluated at N=1
+    on the held-out questions, judged by `toy_pilot.accept` -> DIR/toy_pilot.json."""
+    from recipe_bcr.miniature.toy.task import write_toy_benchmark
+
+    runs, steps, ev = baseline_runs(cfg), int(cfg["steps"]["max"]), cfg["eval"]
+    print(f"[toy pilot] {len(runs)} baseline run(s) of {steps} steps, then N=1 on {ev['problems']} held-out questions")
+    data = write_data(root, runs, toy["data"], {**cfg, "train_steps": steps}, task)
+    bench = write_toy_benchmark(root / "data" / "toy_benchmark.jsonl", int(ev["problems"]), int(ev["seed"]), task)
+    threads = max(1, usable_cores() // jobs)
+    work = [(r.name, partial(train_run, r, root, model, data[r.data_key], cfg, steps, threads)) for r in runs]
+    models = dict(at_once(jobs, work, t0))
+    ev1 = {**ev, "n": [1]}
+    at_once(jobs, evaluations(root, runs, model, models, bench, ev1, with_base=False), t0)
+    verdict = judge_toy({r.name: accuracy_n1(root / "eval" / r.name) for r in runs}, cfg["toy_pilot"])
+    write_json(root / "toy_pilot.json", {**context, "steps": steps, "toy": cfg["toy"], **verdict})
+    _add_time(root / "wall_seconds.json", "toy_pilot", time.time() - t0)
+    print(f"toy pilot: N=1 accuracy {verdict['accuracy_n1']} -> {verdict['decision']} ({root / 'toy_pilot.json'})")
+    return 0
+
+
+def steps_pilot_part(
+    root: Path,
+    cfg: dict[str, Any],
+    model: Path,
+    toy: dict[str, Any],
+    task: Any,
+    budget: int,
+    jobs: int,
+    context: dict,
+    t0: float,
+) -> int:
+    """The third registration's steps pilot: BCR at B and the toy pilot's baseline runs at the pilot seeds to
+    `steps.max`; the steps rule on their metrics -> DIR/steps_pilot.json (the main part's steps)."""
+    runs, steps = steps_runs(cfg, budget), int(cfg["steps"]["max"])
+    print(f"[steps pilot] {len(runs)} run(s) of {steps} steps at B = {budget}")
+    data = write_data(root, runs, toy["data"], {**cfg, "train_steps": steps}, task)
+    threads = max(1, usable_cores() // jobs)
+    at_once(
+        jobs, [(r.name, partial(train_run, r, root, model, data[r.data_key], cfg, steps, threads)) for r in runs], t0
+    )
+    metrics = {r.name: _metrics(root / "runs" / r.name) for r in runs}
+    chosen = plateau_step(metrics, cfg["steps"])
+    write_json(root / "steps_pilot.json", {**context, "budget": budget, **chosen})
+    _add_time(root / "wall_seconds.json", "steps_pilot", time.time() - t0)
+    print(f"steps pilot: the main part trains {chosen['steps']} steps ({root / 'steps_pilot.json'})")
+    return 0
+
+
+def _metrics(run_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in (run_dir / "metrics.jsonl").read_text().splitlines() if x.strip()]
 
 
 def _add_time(path: Path, part: str, seconds: float) -> None:

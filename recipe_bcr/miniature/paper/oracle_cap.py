@@ -6,7 +6,7 @@ of that over ops), so the caps average B/N over chain lengths drawn evenly (as t
 from __future__ import annotations
 
 from recipe_bcr.miniature.paper.design_checks import ChainCosts, Count, chain_costs
-from recipe_bcr.miniature.toy.task import ToySpec, chain
+from recipe_bcr.miniature.toy.task import ToySpec
 
 
 def oracle_caps(costs: dict[int, ChainCosts], budget: int, n: int) -> dict[int, int]:
@@ -20,8 +20,3 @@ def oracle_caps(costs: dict[int, ChainCosts], budget: int, n: int) -> dict[int, 
 def caps_for(spec: ToySpec, count: Count, budget: int, n: int) -> dict[int, int]:
     """The caps of a toy at budget B, its sections' tokens counted by the base's tokenizer."""
     return oracle_caps(chain_costs(spec, count), budget, n)
-
-
-def cap_of(caps: dict[int, int]):
-    """Problem -> its cap (write_toy_data's `token_cap`)."""
-    return lambda problem: caps[len(chain(problem)[1])]

@@ -48,7 +48,8 @@ def _mean(xs: Sequence[float]) -> float:
 
 def gates(rows: Sequence[dict[str, Any]], n: int, g: dict[str, Any]) -> dict[str, Any]:
     """The dynamics gates of one BCR seed (paper.yaml `gates`): each with its measured numbers and whether it is met.
-    A run too short for two windows, or without a key, misses the gate that needs it (NaN is never met)."""
+    A run too short for two windows, or without a key, misses the gate that needs it (NaN is never met). Without a
+    `format_by` step (paper_v3.yaml) the format gate reads the mean over the last window (`format_window`)."""
     w = int(g["window"])
     trunc = [v for _, v in _series(rows, "bcr/truncation_rate")]
     first_t, last_t = _mean(trunc[:w]), _mean(trunc[-w:])
@@ -71,7 +72,9 @@ def gates(rows: Sequence[dict[str, Any]], n: int, g: dict[str, Any]) -> dict[str
             "step_reached": reached,
             "max_5_step_mean": max((m for _, m in windows), default=float("nan")),
             "met": reached is not None and reached <= g["format_by"],
-        },
+        }
+        if "format_by" in g
+        else {"step_reached": reached, **format_window(rows, w, g["format_min"])},  # the third registration's
         "last_position": {"acc_pos1": pos1, f"acc_pos{n}": posn, "met": posn >= g["last_position_ratio"] * pos1},
         "reward_trend": {"kendall_tau": tau, "met": tau >= g["reward_tau_min"]},
     }
