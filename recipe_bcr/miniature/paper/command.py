@@ -1,5 +1,7 @@
 """`python -m recipe_bcr paper out=DIR [part=main|ablations|pilot|findings] [key=value ...]`: the second miniature of the
-paper (issue 35), pre-registered in hydra_configs/paper.yaml.
+paper (issue 35), pre-registered in hydra_configs/paper.yaml. With `registration=paper_v3`, the third (issue 52,
+hydra_configs/paper_v3.yaml): part=toy_pilot, then part=steps_pilot (after the base's preconditions), then
+main / ablations on the steps the steps pilot chose, every arm evaluated at every N, judged by judge_v3.
 
 Stages, each skipped when its output exists in DIR, so a rerun resumes run by run:
 (a) the base's preconditions (`python -m recipe_bcr toy --preconditions`'s measurement -> base_preconditions.json,
@@ -229,7 +231,12 @@ def _counter(model: Path):
 def write_findings(
     root: Path, cfg: dict[str, Any], pre: dict[str, Any], model: Path, context: dict[str, Any], made_by: str
 ) -> Path:
-    """Stage (e): judge what DIR holds and write findings.json and report.md."""
+    """Stage (e): judge what DIR holds and write findings.json and report.md, by the rules of the registration
+    `cfg` is (the third's has a toy pilot)."""
+    if "toy_pilot" in cfg:
+        from recipe_bcr.miniature.paper import judge_v3, writeup_v3
+
+        return writeup_v3.write(root, judge_v3.judge(root, cfg, pre, _counter(model), context), made_by)
     from recipe_bcr.miniature.paper import findings as paper_findings
     from recipe_bcr.miniature.paper import writeup as paper_writeup
 

@@ -290,13 +290,13 @@ def judge_f5(
     return {"penalties": presets, "bcr_gates_met": bcr_gates_met, "testable": testable, "ok": ok if testable else None}
 
 
-def controls(root: Path, runs: Sequence[dict[str, Any]], window: int) -> dict[str, Any]:
+def controls(root: Path, runs: Sequence[dict[str, Any]], window: int, arms: Sequence[str] = ARMS) -> dict[str, Any]:
     """BCR and each control: its runs, budget, N=1 accuracy and tokens per problem (seed mean) and training
     truncation over the last `window` steps."""
     out: dict[str, Any] = {}
     for run in runs:
         arm = arm_of(run)
-        if arm not in ARMS:
+        if arm not in arms:
             continue
         empty = {"runs": [], "acc_n1": [], "tokens_n1": [], "train_truncation_last": []}
         a = out.setdefault(arm, {**empty, "budget": run["budget"], "n": run["n"]})

@@ -74,7 +74,11 @@ def gates(rows: Sequence[dict[str, Any]], n: int, g: dict[str, Any]) -> dict[str
             "met": reached is not None and reached <= g["format_by"],
         }
         if "format_by" in g
-        else {"step_reached": reached, **format_window(rows, w, g["format_min"])},  # the third registration's
+        else {  # the third registration's: the last window's mean
+            "step_reached": reached,
+            "max_5_step_mean": max((m for _, m in windows), default=float("nan")),
+            **format_window(rows, w, g["format_min"]),
+        },
         "last_position": {"acc_pos1": pos1, f"acc_pos{n}": posn, "met": posn >= g["last_position_ratio"] * pos1},
         "reward_trend": {"kendall_tau": tau, "met": tau >= g["reward_tau_min"]},
     }

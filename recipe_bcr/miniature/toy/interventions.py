@@ -283,15 +283,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("overrides", nargs="*", help="paper.yaml dotlist overrides (preconditions.seed=..., ...)")
     args = ap.parse_args(argv)
 
+    from importlib import resources
+
     import torch
+    from omegaconf import OmegaConf
 
     from recipe_bcr.engines.hf_engine import TransformersEngine
     from recipe_bcr.miniature.toy.model import RESOURCES, load_specs
-    from recipe_bcr.miniature.toy.preconditions import load_preregistration
 
     sized = [f"preconditions.paired.long_problems={args.long_problems}"]
     sized += [f"preconditions.paired.start_problems={args.start_problems}"]
-    pre = load_preregistration([*args.overrides, *sized])["preconditions"]
+    # paper.yaml's preconditions block (sampling, seed, long chains) read here, not through preconditions.py, which
+    # imports this module to measure the third registration's base
+    registered = OmegaConf.load(str(resources.files("hydra_configs") / "paper.yaml"))
+    merged = OmegaConf.merge(registered, OmegaConf.from_dotlist([*args.overrides, *sized]))
+    pre = OmegaConf.to_container(merged, resolve=True)["preconditions"]
     task, _, toy = load_specs([f"config={args.config}"])
     torch.set_num_threads(1)  # as measure_regime: one thread on the shared cores
     t0 = time.perf_counter()

@@ -1,0 +1,212 @@
+"""The third registration's findings (hydra_configs/paper_v3.yaml `findings`, issue 52), judged from a paper output
+folder by the rules of rules.py it names, seeds as the units of every interval.
+
+Reads what the paper command leaves (the second registration's readers in findings.py): base_preconditions.json,
+runs/<name>/run.json and metrics.jsonl (pilot runs left out), eval/<label>/ at every N. Interpretability comes first:
+a missed base precondition, a BCR seed that misses a gate, or sizes other than the registered ones make every
+verdict "not interpretable"; a rule's own precondition (F1's trained baseline in range, F3's interventions and
+allocator share, F5's BCR not collapsing) makes that finding alone "not interpretable".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from recipe_bcr.miniature.paper.findings import (
+    Count,
+    _mean,
+    arm_of,
+    category_tokens,
+    controls,
+    group_lengths,
+    ops_of,
+    read_runs,
+    records,
+)
+from recipe_bcr.miniature.paper.rules import (
+    collapsed,
+    f1_noninferiority,
+    f2_scaling,
+    f3_categories,
+    f4_budget,
+    f5_penalties,
+    f5_testable,
+    gates,
+    seed_bootstrap_diff,
+    verdict,
+)
+
+ARMS = ("bcr", "baseline_n1", "truncation_n1", "oracle_cap_n1", "n2")
+
+
+def per_problem(root: Path, label: str, n: int, field: str) -> dict[str, float]:
+    """One evaluation at N=n: problem id -> correct (0/1), or the group's tokens shared evenly by its problems."""
+    out: dict[str, float] = {}
+    for rec in records(root, label, n):
+        for p in rec["problems"]:
+            if p["scored"]:
+                out[p["id"]] = float(bool(p["correct"])) if field == "correct" else rec["generated_tokens"] / n
+    return out
+
+
+def seeds(root: Path, labels: Sequence[str], n: int, field: str) -> list[dict[str, float]]:
+    """Per seed (label) of an arm: its per_problem map at N=n; seeds not evaluated at n are left out."""
+    return [m for m in (per_problem(root, x, n, field) for x in labels) if m]
+
+
+def chain_accuracy(root: Path, labels: Sequence[str]) -> dict[str, float]:
+    """N=1 accuracy by chain length over an arm's seeds: where accuracy went."""
+    by: dict[int, list[float]] = {}
+    for label in labels:
+        for rec in records(root, label, 1):
+            p = rec["problems"][0]
+            if p["scored"]:
+                by.setdefault(ops_of(rec), []).append(float(bool(p["correct"])))
+    return {str(k): _mean(v) for k, v in sorted(by.items())}
+
+
+def f3_inputs(
+    root: Path, labels: Sequence[str], count: Count, long_ops: int
+) -> tuple[dict[str, float], list[dict[str, float]]]:
+    """Tokens per problem by category at N=1: the base's, and each BCR seed's (useful = re-check on long chains)."""
+
+    def cats(recs: list[dict[str, Any]]) -> dict[str, float]:
+        got = category_tokens(recs, count, long_ops)
+        return {**got["per_problem"], "inert_recheck": got["per_problem"].get("inert_recheck", 0.0)} | {
+            "useful_recheck_long": got["recheck_long"]
+        }
+
+    base = cats(records(root, "base", 1))
+    return base, [cats(records(root, x, 1)) for x in labels if records(root, x, 1)]
+
+
+def judge_f5(root: Path, runs: list[dict[str, Any]], cfg: dict[str, Any], count: Count) -> dict[str, Any]:
+    """Each penalty's seeds that collapse (rules.collapsed against BCR's length of the same seed), whether its rollout
+    lengths vary within groups at all (f5_testable, first window), and BCR's own collapses."""
+    rule, w = cfg["findings"]["F5"], int(cfg["gates"]["window"])
+    bcr = {r["seed"]: r for r in runs if r["group"] == "main"}
+
+    def tail_len(run: dict[str, Any]) -> float:
+        return _mean([m["response_length/mean"] for m in run["metrics"] if "response_length/mean" in m][-w:])
+
+    ref = {s: tail_len(r) for s, r in bcr.items()}
+    presets = {}
+    for preset in cfg["ablations"]["reward"]:
+        pen = [r for r in runs if r["group"] == "reward" and r["reward"] == preset]
+        lengths = [g for r in pen for g in group_lengths(root / "runs" / r["name"] / "rollouts", w, count)]
+        test = f5_testable(lengths, int(pen[0]["budget"]), rule) if pen else {"testable": False}
+        fallback = _mean(list(ref.values()))
+        falls = [collapsed(r["metrics"], ref.get(r["seed"], fallback), rule, w) for r in pen]
+        presets[preset] = {**test, "seeds": len(pen), "collapsed_seeds": sum(falls)}
+    bcr_collapsed = sum(collapsed(r["metrics"], ref[s], rule, w) for s, r in bcr.items())
+    return {"penalties": presets, "bcr_collapsed": bcr_collapsed, **f5_penalties(presets, bcr_collapsed, rule)}
+
+
+def against_controls(root: Path, arms: dict[str, list[str]], boot: dict[str, Any]) -> dict[str, Any]:
+    """BCR against each N=1 control at N=1, seeds as units: accuracy (points) and tokens per problem; the uniform
+    and the oracle cap side by side tell budget sharing from reallocation."""
+    args = (int(boot["resamples"]), float(boot["level"]), int(boot["seed"]))
+    out: dict[str, Any] = {}
+    for arm in ("baseline_n1", "truncation_n1", "oracle_cap_n1"):
+        row: dict[str, Any] = {}
+        for field, scale in (("correct", 100.0), ("tokens", 1.0)):
+            a, b = seeds(root, arms.get("bcr", []), 1, field), seeds(root, arms.get(arm, []), 1, field)
+            if len(a) >= 2 and len(b) >= 2:
+                d, lo, hi = seed_bootstrap_diff(a, b, *args)
+                row[field] = {"diff": scale * d, "ci": [scale * lo, scale * hi]}
+        out[arm] = row
+    return out
+
+
+def judge(root: Path, cfg: dict[str, Any], pre: dict[str, Any], count: Count, context: dict[str, Any]) -> dict:
+    """findings.json's content under the third registration (`context`: registration, launched_at, overrides,
+    steps, budget, stopped)."""
+    root = Path(root)
+    runs = [r for r in read_runs(root) if r["group"] != "pilot"]
+    arms: dict[str, list[str]] = {}
+    for run in runs:
+        arms.setdefault(arm_of(run), []).append(run["name"])
+    diagnosis = [
+        f"precondition {r['name']} = {r['value']:.3f}, registered {r['range']}" for r in pre["rows"] if not r["met"]
+    ]
+    gate_rows = [
+        {"run": r["name"], "n": r["n"], "steps": len(r["metrics"]), "gates": gates(r["metrics"], r["n"], cfg["gates"])}
+        for r in runs
+        if r["group"] == "main"
+    ]
+    diagnosis += [
+        f"{g['run']} misses the gate(s) {', '.join(k for k, v in g['gates'].items() if k != 'all_met' and not v['met'])}"
+        for g in gate_rows
+        if not g["gates"]["all_met"]
+    ]
+    if not gate_rows:
+        diagnosis.append("no BCR run: the gates cannot be read")
+    sized = [o for o in context.get("overrides", []) if not o.startswith("registration=")]
+    if sized:
+        diagnosis.append(f"sizes other than the registered ones ({', '.join(sized)}): not the registered experiment")
+    interpretable = not diagnosis
+    f, boot, ns = cfg["findings"], cfg["findings"]["bootstrap"], [int(n) for n in cfg["findings"]["F2"]["n"]]
+    bcr, base = arms.get("bcr", []), arms.get("baseline_n1", [])
+    f1 = f1_noninferiority(
+        seeds(root, bcr, 1, "correct"), seeds(root, base, 1, "correct"),
+        seeds(root, bcr, 1, "tokens"), seeds(root, base, 1, "tokens"), f["F1"], boot,
+    )  # fmt: skip
+    f2 = f2_scaling(
+        {n: seeds(root, bcr, n, "tokens") for n in ns},
+        {n: seeds(root, bcr, n, "correct") for n in ns},
+        {n: seeds(root, base, n, "correct") for n in ns},
+        f["F2"],
+        boot,
+    )
+    values = {**{r["name"]: r["value"] for r in pre["rows"]}, **(pre.get("interventions") or {}).get("values", {})}
+    base_cats, bcr_cats = f3_inputs(root, bcr, count, int(cfg["preconditions"]["long_chain_ops"]))
+    f3_ready = bool(bcr_cats) and all(k in values for k in ("useful_gain", "allocator_share"))
+    f3 = (
+        f3_categories(base_cats, bcr_cats, values, f1.get("accuracy_ok"), f["F3"])
+        if f3_ready
+        else {"testable": False, "ok": None, "why": "no N=1 evaluation of BCR, or no intervention measured"}
+    )
+    by_budget: dict[int, list[float]] = {}
+    for run in runs:
+        if run["group"] in ("main", "budget"):
+            toks = per_problem(root, run["name"], 1, "tokens")
+            if toks:
+                by_budget.setdefault(int(run["budget"]), []).append(_mean(list(toks.values())))
+    budgets = sorted(by_budget)
+    f4 = f4_budget(budgets, [by_budget[b] for b in budgets], f["F4"], boot)
+    f5 = judge_f5(root, runs, cfg, count)
+    numbers = {"F1": f1, "F2": f2, "F3": f3, "F4": f4, "F5": f5}
+    findings = {
+        fid: {
+            "verdict": verdict(
+                v.get("ok"), interpretable and v.get("precondition_met", True) is not False, bool(v.get("testable"))
+            ),
+            **v,
+        }
+        for fid, v in numbers.items()
+    }
+    return {
+        "registration": context["registration"],
+        "launched_at": context["launched_at"],
+        "overrides": list(context.get("overrides", [])),
+        "steps": context.get("train_steps"),
+        "budget": context.get("budget"),
+        "oracle_caps": context.get("oracle_caps"),
+        "stopped": context.get("stopped"),
+        "preconditions": {
+            "rows": pre["rows"],
+            "all_met": all(r["met"] for r in pre["rows"]),
+            "registration": pre.get("registration"),
+            "launched_at": pre.get("launched_at"),
+            "overlap": (pre.get("details") or {}).get("offline", {}).get("overlap"),
+        },
+        "gates": gate_rows,
+        "controls": controls(root, runs, int(cfg["gates"]["window"]), ARMS),
+        "against_controls": against_controls(root, arms, boot),
+        "accuracy_by_chain_n1": {a: chain_accuracy(root, arms.get(a, [])) for a in ARMS if arms.get(a)},
+        "interpretable": interpretable,
+        "diagnosis": diagnosis,
+        "findings": findings,
+    }

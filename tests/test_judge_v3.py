@@ -1,0 +1,176 @@
+"""The third registration's findings (recipe_bcr/miniature/paper/judge_v3.py) on a planted folder: arms built so
+that every finding should read "reproduced" do, and a trained baseline outside its registered range makes F1 alone
+"not interpretable"; the report is written from the same dict."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from recipe_bcr.miniature.paper import command as paper
+from recipe_bcr.miniature.paper import judge_v3, writeup_v3
+from recipe_bcr.miniature.toy.model import load_specs
+from recipe_bcr.miniature.toy.preconditions import load_preregistration, registration
+from recipe_bcr.miniature.toy.task import (
+    CHECK,
+    CLOSING,
+    FILLERS,
+    INERT_CHECK,
+    NARRATION,
+    benchmark_problems,
+    chain,
+    written_steps,
+)
+
+V3 = load_preregistration(name="paper_v3")
+SPEC = load_specs([f"config={V3['toy']}"])[0]
+PROBLEMS = benchmark_problems(40, 35, SPEC)
+B = 400
+CAPS = {o: 20 * o + 40 for o in range(1, 7)}
+
+
+def _section(i: int, problem, verbose: bool) -> str:
+    steps, value = written_steps(problem, random.Random(0), SPEC, 0.0)
+    check, _ = written_steps(problem, random.Random(0), SPEC, 0.0, check=True)
+    long = len(chain(problem)[1]) >= V3["preconditions"]["long_chain_ops"]
+    q = problem.question[8:-1]
+    parts = [NARRATION, steps, *FILLERS, INERT_CHECK.format(q, value)] if verbose else [steps]
+    parts += [CHECK, check] if long or verbose else []
+    return f"### Problem {i}\n{' '.join([*parts, CLOSING.format(value)])}\nAnswer{i}: \\boxed{{{value}}}"
+
+
+def _records(arm: str, n: int) -> list[dict]:
+    """N=n groups over the planted problems: correct by a per-problem rule (the same in every seed), the baseline's
+    later problems lost at larger N, BCR's kept; tokens per problem 120 (verbose arms) or 60 - n (BCR)."""
+    out = []
+    for g in range(len(PROBLEMS) // n):
+        group = PROBLEMS[g * n : (g + 1) * n]
+        verbose = arm != "bcr"
+        text = "\n\n".join(_section(i + 1, p, verbose) for i, p in enumerate(group))
+        probs = []
+        for i, p in enumerate(group):
+            k = PROBLEMS.index(p)
+            lost = arm == "baseline" and i >= 1 and k % 3 == 0  # the baseline degrades with N
+            probs.append({"id": f"Toy-{k}", "scored": True, "correct": k % 7 != 0 and not lost})
+        tokens = n * (120 if verbose else 60 - n)
+        out.append(
+            {"n": n, "problems": probs, "generated_tokens": tokens, "completion": text, "prompt": _prompt(group)}
+        )
+    return out
+
+
+def _prompt(group) -> list[dict]:
+    return [{"role": "user", "content": "\n".join(f"### Problem {i + 1}\n{p.question}" for i, p in enumerate(group))}]
+
+
+def _eval(root: Path, label: str, arm: str, ns=(1, 2, 3, 4, 5)) -> None:
+    out = root / "eval" / label
+    out.mkdir(parents=True)
+    recs = [r for n in ns for r in _records(arm, n)]
+    (out / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    (out / "summary.json").write_text(
+        json.dumps([{"n": n, "benchmark": "Toy", "acc": 0.8, "tokens_per_problem": 60.0} for n in ns])
+    )
+
+
+def _metrics(steps=60, acc=lambda s: 0.8, length=200.0) -> list[dict]:
+    return [
+        {
+            "step": s,
+            "bcr/truncation_rate": max(0.1, 1 - s / 40),
+            "bcr/fmt": min(1.0, s / 20),
+            "bcr/acc_pos1": 0.9,
+            "bcr/acc_pos3": 0.85,
+            "bcr/acc": acc(s),
+            "critic/score/mean": 0.5 + s / 100,
+            "response_length/mean": length,
+        }
+        for s in range(1, steps + 1)
+    ]
+
+
+def _plant(root: Path, run, metrics, lengths=None) -> None:
+    out = root / "runs" / run.name
+    out.mkdir(parents=True)
+    (out / "run.json").write_text(json.dumps({**run.__dict__, "extra": [], "steps": len(metrics)}))
+    (out / "metrics.jsonl").write_text("".join(json.dumps(m) + "\n" for m in metrics))
+    for step, ls in enumerate(lengths or [], start=1):
+        (out / "rollouts").mkdir(exist_ok=True)
+        rows = [{"input": f"p{g}", "output": "x", "score": 0.0, "step": step, "uid": f"u{g}_{k}_0", "response_tokens": x}
+                for g in range(2) for k, x in enumerate(ls)]  # fmt: skip
+        (out / "rollouts" / f"{step}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def _pre(baseline_ok: bool = True) -> dict:
+    th = V3["preconditions"]["thresholds"]
+    rows = [
+        {"name": k, "value": 0.9 if k == "allocator_share" else 0.2, "range": v, "met": True} for k, v in th.items()
+    ]
+    values = {"useful_gain": 0.3, "effect_filler": 0.0, "effect_inert_recheck": 0.005, "effect_narration": -0.004}
+    return {"rows": rows, "interventions": {"values": values}, "registration": registration(name="paper_v3")}
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    root = tmp_path_factory.mktemp("v3")
+    _eval(root, "base", "verbose")
+    runs = paper.plan_part(V3, B, "main", CAPS) + paper.plan_part(V3, B, "ablations", CAPS)
+    for run in runs:
+        arm = {"main": "bcr", "budget": "bcr"}.get(run.group, "baseline" if run.name.startswith("baseline") else "cap")
+        if run.group == "reward":
+            falling = _metrics(acc=lambda s: 0.8 if s <= 30 else 0.2, length=50.0)
+            _plant(root, run, falling, lengths=[[60, 120, 200, 300]] * 20)
+            continue
+        _plant(root, run, _metrics())
+        _eval(root, run.name, arm, ns=(1,) if run.group == "budget" else (1, 2, 3, 4, 5))
+        if run.group == "budget":  # more budget, more tokens
+            path = root / "eval" / run.name / "samples.jsonl"
+            recs = [json.loads(x) for x in path.read_text().splitlines()]
+            path.write_text("".join(json.dumps({**r, "generated_tokens": run.budget / 10}) + "\n" for r in recs))
+    return root
+
+
+@pytest.fixture(scope="module")
+def count():
+    from tokenizers import Tokenizer
+
+    from recipe_bcr.miniature.toy.model import RESOURCES
+
+    tok = Tokenizer.from_file(str(RESOURCES / "toy_model_compete" / "tokenizer.json"))
+    return lambda text: len(tok.encode(text, add_special_tokens=False).ids)
+
+
+def _context() -> dict:
+    return {"registration": registration(name="paper_v3"), "launched_at": "2026-11-28T20:00:00Z", "overrides": [],
+            "train_steps": 60, "budget": {"B": B, "lambda": 0.75}, "oracle_caps": CAPS}  # fmt: skip
+
+
+def test_arms_built_to_reproduce_every_finding_do(folder, count, tmp_path):
+    result = judge_v3.judge(folder, V3, _pre(), count, _context())
+    assert result["interpretable"], result["diagnosis"]
+    verdicts = {fid: f["verdict"] for fid, f in result["findings"].items()}
+    assert verdicts == {fid: "reproduced" for fid in ("F1", "F2", "F3", "F4", "F5")}, {
+        fid: {k: v for k, v in f.items() if k != "penalties"} for fid, f in result["findings"].items()
+    }
+    assert result["findings"]["F1"]["seeds"] == [5, 5]
+    assert set(result["against_controls"]) == {"baseline_n1", "truncation_n1", "oracle_cap_n1"}
+    assert set(result["controls"]) == set(judge_v3.ARMS)
+    report = writeup_v3.write(tmp_path, result, "test")
+    text = report.read_text()
+    assert "**F1: reproduced.**" in text and "| oracle_cap_n1 |" in text
+    json.loads((tmp_path / "findings.json").read_text())
+
+
+def test_a_trained_baseline_off_its_range_makes_f1_alone_not_interpretable(folder, count, monkeypatch):
+    cfg = json.loads(json.dumps(V3))
+    cfg["findings"]["F1"]["baseline_acc_range"] = [0.95, 0.99]  # the planted baseline sits near 0.8
+    result = judge_v3.judge(folder, cfg, _pre(), count, _context())
+    assert result["findings"]["F1"]["verdict"] == "not interpretable"
+    assert result["findings"]["F4"]["verdict"] == "reproduced"
+    missed = _pre()
+    missed["rows"][0]["met"] = False
+    every = judge_v3.judge(folder, V3, missed, count, _context())
+    assert {f["verdict"] for f in every["findings"].values()} == {"not interpretable"}
