@@ -75,3 +75,24 @@ def test_a_run_json_from_before_the_oracle_cap_is_still_finished(tmp_path):
     capped = stages.Run("truncation_n1_s0", "control", 1, 103, 0, single=True, token_caps=((1, 45),))
     with pytest.raises(ValueError, match="token_caps"):
         stages.finished(capped, tmp_path, 5)
+
+
+def test_a_real_grpo_step_scores_each_row_at_its_own_cap(tmp_path):
+    """Through the stock main_ppo on the shipped toy_model_compete: the oracle arm's parquet rows carry their caps
+    into verl's reward loop, where BCRRewardManager cuts each response at its row's cap (caps far below the rollout's
+    length: every row truncated, the scored tokens below what the rollout wrote)."""
+    import json
+
+    from recipe_bcr.miniature.toy.model import RESOURCES
+    from recipe_bcr.miniature.toy.preconditions import load_preregistration
+
+    cfg = load_preregistration(["grpo.prompts_per_step=4"], name="paper_v3")  # 32 completions: one device batch
+    spec, _, toy = load_specs(["config=toy_compete"])
+    caps = {o: 15 + 5 * o for o in range(1, 7)}  # 20..45 tokens: below any written section
+    (run,) = [r for r in paper.plan_part(cfg, 309, "main", caps) if r.name == "oracle_cap_n1_s0"]
+    data = stages.write_data(tmp_path, [run], toy["data"], {**cfg, "train_steps": 1}, spec)
+    stages.train_run(run, tmp_path, RESOURCES / "toy_model_compete", data[run.data_key], cfg, 1, 1)
+    (row,) = [json.loads(x) for x in (tmp_path / "runs" / run.name / "metrics.jsonl").read_text().splitlines()]
+    assert row["response_length/max"] <= max(caps.values())  # the rollout's length: the largest cap
+    assert row["bcr/truncation_rate"] == 1.0 and row["bcr/reward_errors"] == 0.0
+    assert row["bcr/response_tokens"] < row["response_length/mean"]  # scored at the rows' caps, not the rollout's
