@@ -112,13 +112,6 @@ def test_equivalent_forms(verifier, gold, pred, method):
     assert verdict.correct and verdict.method == method
 
 
-def test_public_is_equivalent():
-    from recipe_bcr.grading.verify import is_equivalent
-
-    assert is_equivalent("\\frac{1}{2}", "0.5") and not is_equivalent("0.333", "1/3")
-    assert is_equivalent("6", ["5", "6"])
-
-
 def test_gold_list_means_any_of(verifier):
     assert verifier.check("6", ["5", "6"]).correct
     assert not verifier.check("7", ["5", "6"]).correct
