@@ -1,10 +1,5 @@
-"""The BCR reward (paper, Eq. 4-6): R = w_acc * mean per-problem accuracy + w_fmt * format.
-
-`format` is 1 only when every problem's answer sits in its own section as
-"Answer i: \\boxed{...}". The optional explicit length term of the paper's ablation,
-w_len * (-|y| / max_len), takes the true token length from the reward manager.
-Every breakdown has the same float keys, so verl can average them per step.
-"""
+"""The BCR reward (paper, Eq. 4-6): R = w_acc * mean per-problem accuracy + w_fmt * format (+ the ablation's
+w_len * (-|y| / max_len)). Every breakdown has the same float keys, so verl can average them per step."""
 
 from __future__ import annotations
 

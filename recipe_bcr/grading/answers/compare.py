@@ -1,13 +1,9 @@
-"""The rules of verification on two answer trees (recipe_bcr.grading.answers.tree): policy, then one rule per kind.
+"""The rules of verification on two answer trees: policy, then one rule per kind of the pair.
 
-`verdict` says (correct, method) when the trees decide, else the questions only the symbolic check can answer (an
-equality that holds to 50 digits but is not exact, an equation, an interval union). Before any mathematics: a choice's
-value, a function's variable renamed to the gold's (statements.py), the same tree, prose golds by their words. `judge`
-then compares piecewise functions and sets of reals whole (regions.py); otherwise it applies the policies (prose or
-words the gold does not carry, connectives it does not use: a hedge) and the rule for the kinds of the two trees:
-equations by their polynomials, a gold's statement by its value, relations, every stated value, collections and
-single values (containers.py, scalars.py, with the decimal rule of decimals.py).
-"""
+`verdict`: (correct, method) when the trees decide, else the questions only the symbolic check can answer. Before
+any mathematics: a choice's value, a function's variable renamed (statements.py), the same tree, prose golds by
+their words; `judge` then compares piecewise functions and sets of reals whole (regions.py), applies the policies
+(words or connectives the gold does not carry: a hedge) and the rule for the kinds of the two trees."""
 
 from __future__ import annotations
 
@@ -120,10 +116,9 @@ def shown_words(tree: Node) -> str:
 
 
 def judge(pred: Node, gold: Node, rel_tol: float) -> Decision:
-    """The verdict of the tree rules, or None when only the symbolic check can decide. Piecewise functions and sets of
-    reals are compared whole; otherwise the policies come first (words the gold does not carry, and connectives it
-    does not use, refuse an answer whatever its value), then the rule for the kinds of the two trees: equations, a
-    gold's statement and its value, intervals, relations, stated values, collections and single values."""
+    """The verdict of the tree rules, or None when only the symbolic check can decide: the policies first
+    (words the gold does not carry and connectives it does not use refuse an answer whatever its value), then the
+    rule for the kinds of the two trees."""
     if pred.kind == "piecewise" or gold.kind == "piecewise":
         return _piecewise(pred, gold, rel_tol)
     if states_a_region(pred) or states_a_region(gold):
@@ -211,8 +206,7 @@ def _every_stated_value(pred: Node, gold: Node, rel_tol: float) -> Decision:
 
 def questions(pred: Node, gold: Node) -> list[tuple[Node, Node, bool]]:
     """What the symbolic check must decide where `judge` could not: (answer part, gold part, claimed only
-    approximately) for every value the answer states, each against the gold's value; both whole when
-    both are relations."""
+    approximately) for every value the answer states; both whole when both are relations."""
     if pred.kind == "rel" and gold.kind == "rel":
         return [(pred, gold, False)]
     value = statement_value(gold)
@@ -262,9 +256,8 @@ def as_intervals(pred: Node, gold: Node) -> tuple[Node, Node] | None:
 
 
 def _piecewise(pred: Node, gold: Node, rel_tol: float) -> bool:
-    """The same pieces in any order: each value equal (by the tree rules alone) under the same condition, a
-    condition read as the interval it states (`x \\ge 2`, `2 \\le x`) and "otherwise" as what the other piece
-    leaves. What the trees cannot settle is no match: a piecewise answer is right only where that is certain."""
+    """The same pieces in any order, each value equal by the tree rules under the same condition (read as its
+    interval; "otherwise" as what the other piece leaves). What the trees cannot settle is no match."""
     if pred.kind != "piecewise" or gold.kind != "piecewise" or len(pred.children) != len(gold.children):
         return False
     p_conds, g_conds = _conditions(pred), _conditions(gold)

@@ -1,7 +1,6 @@
-"""Two values compared whole: units first (two quantities are one answer only scaled exactly), then containers (a tuple
-is only a tuple, an interval only the same interval, a matrix only a matrix of its shape, a set or bare list an
-unordered collection with multiplicity, `\\pm a` the two values it stands for, also inside a tuple), then single
-values (recipe_bcr.grading.answers.scalars)."""
+"""Two values compared whole: units first, then containers (a tuple only as a tuple, an interval only
+as the same interval, a matrix by its shape, a set or bare list unordered with multiplicity, `\\pm a` as its two
+values), then single values (recipe_bcr.grading.answers.scalars)."""
 
 from __future__ import annotations
 
@@ -40,8 +39,7 @@ def same_tree(a: Node, b: Node) -> bool:
 
 def _in_units(pred: Node, gold: Node) -> Decision:
     """Both answers name a unit, and not the same one: other quantities are never the same answer (`5 m^2`,
-    `5 cm^2`), and one quantity in two units is compared scaled, exactly (`0.5 m` is `50 cm`; `5 cents` is not
-    `\\$5`). None where a generic unit or none on either side, or the same unit, leaves the value to decide."""
+    `5 cm^2`); one quantity in two units is compared scaled, exactly (`0.5 m` is `50 cm`). None leaves it to the value."""
     (p_sign, pred), (g_sign, gold) = unsigned(pred), unsigned(gold)
     if pred.kind != "unit" or gold.kind != "unit" or pred.text == gold.text:
         return None

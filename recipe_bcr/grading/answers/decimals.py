@@ -1,7 +1,6 @@
-"""The decimal rule, on exact numbers and on the trees that write them: a decimal stands for an exact value only as
-that value, or (where the value has no finite decimal expansion) as its cut or rounding at the decimal's own last digit
-and within rel_tol; a percent may be read either way. Shared with the symbolic worker, which holds its float results to
-the same rule."""
+"""The decimal rule: a decimal stands for an exact value only as that value, or (where the value has no
+finite decimal expansion) as its cut or rounding at its own last digit, within rel_tol; a percent may be read
+either way. Shared with the symbolic worker."""
 
 from __future__ import annotations
 
@@ -60,9 +59,8 @@ def has_decimal(node: Node) -> bool:
 
 
 def _keeps_last_digit(node: Node) -> bool:
-    """Arithmetic after which a decimal still rounds at a digit it wrote: sums, products with integers and
-    quotients by powers of ten (`0.3333333 \\cdot 1`, `2 \\times 0.25`, `\\frac{0.5}{10}`). A product with a
-    fraction or a quotient by anything else moves the rounding (`\\frac{2.000001}{3}` is 0.666667 only by chance)."""
+    """Arithmetic after which a decimal still rounds at a digit it wrote: sums, products with integers,
+    quotients by powers of ten (`\\frac{2.000001}{3}` is 0.666667 only by chance)."""
     k, ch = node.kind, node.children
     if k == "num":
         return True
@@ -129,11 +127,8 @@ def terminates(q: Fraction) -> bool:
 
 
 def decimal_matches(exact: Fraction, written: Fraction, places: int, rel_tol: float) -> bool:
-    """Does a decimal written with `places` digits after the point stand for `exact`?
-
-    Only if it is `exact`, or, when `exact` has no finite decimal expansion (1/3, 1/7), if it
-    is `exact` rounded or cut at its own last digit and within `rel_tol` relative. A value
-    that can be written exactly must be: 1000000.0 is not 1000001, 0.0 is not 10^{-9}."""
+    """Does a decimal with `places` digits after the point stand for `exact`? Only as `exact`, or (no finite
+    decimal expansion: 1/3) as its cut or rounding at its last digit within `rel_tol`; 1000000.0 is not 1000001."""
     if written == exact:
         return True
     if terminates(exact) or exact == 0:
@@ -161,11 +156,8 @@ def rounding_candidates(x: Fraction) -> set[int]:
 
 
 def numbers_match(a: Number, b: Number, rel_tol: float) -> bool:
-    """Exact, or a decimal standing for the other side's exact value (see decimal_matches).
-
-    A percent sign may be read either way (MATH drops it: "28%" is 28; "25%" is also 0.25), so
-    when exactly one side carries one, its value divided by 100 is accepted too.
-    """
+    """Exact, or a decimal standing for the other side's value (decimal_matches); where one side only carries
+    a percent sign, its value divided by 100 is accepted too (MATH drops it: "28%" is 28, "25%" also 0.25)."""
     if _values_match(a, b, rel_tol):
         return True
     if a.percent != b.percent:

@@ -1,13 +1,6 @@
-"""Where the answer tree meets the verifier: read both answers whole, apply the tree rules, and
-prepare what the symbolic check may read.
-
-The tree is the only reader: an answer it cannot read is wrong (it is never handed, in part or as
-written, to a lenient parser), and a gold it cannot read is a scoring error the verifier counts. A
-prose gold (names, yes/no) is compared by the words its tree shows; a choice letter only as that
-letter. What reaches the symbolic check is the trees' rendering
-(recipe_bcr.grading.answers.render: every literal as its exact value), so the check's float
-tolerance can never stand in for the decimal rule.
-"""
+"""Where the answer tree meets the verifier: read both answers whole, apply the tree rules, and prepare what the
+symbolic check may read: the trees' rendering (render.py), so its float tolerance never stands in for the decimal
+rule. An answer the tree cannot read is wrong; a gold it cannot read is a scoring error the verifier counts."""
 
 from __future__ import annotations
 
@@ -47,9 +40,8 @@ class Question:
 
 
 def tree_verdict(pred: str, gold: str, rel_tol: float) -> tuple[bool, str] | list[Question]:
-    """(correct, method) when the trees decide; otherwise the questions for the symbolic check.
-    A gold the tree cannot read gives (False, "gold_unparsed"), unless the answer is the gold itself: an answer
-    identical to its gold after whitespace (squeeze) always scores."""
+    """(correct, method) when the trees decide; otherwise the questions for the symbolic check. An unread gold
+    gives (False, "gold_unparsed"), unless the answer is the gold itself after whitespace (squeeze)."""
     if squeeze(pred) == squeeze(gold):
         return True, "string"
     g_tree = read_answer(gold)
@@ -65,9 +57,8 @@ def tree_verdict(pred: str, gold: str, rel_tol: float) -> tuple[bool, str] | lis
 
 
 def squeeze(text: str) -> str:
-    """`text` without the whitespace TeX does not show: a run of whitespace is dropped, except between two letters
-    or digits (where it parts two words, or ends a command before a letter: `\\wr b`) and after a backslash (TeX's
-    control space), where it is one space. One linear scan."""
+    """`text` without the whitespace TeX does not show: a run is dropped, except between two letters or digits
+    and after a backslash, where it is one space."""
     out: list[str] = []
     gap = False
     for c in text:
@@ -82,10 +73,9 @@ def squeeze(text: str) -> str:
 
 
 def gives_answer(answer: str | None, gold: Gold) -> bool:
-    """Format credit means an answer was given: a box holding only prose or a stand-in (`\\text{pending}`,
-    a bare name such as `x` or `n`, a run of letters, the gold's label echoed as `y` or `x_{1}`) gives
-    none, unless the gold is prose or its value is written in those very names. An answer the tree
-    cannot read gives none either: nothing tells it from a stand-in (it earns no accuracy anyway)."""
+    """Format credit means an answer was given: prose or a stand-in (`\\text{pending}`, a bare name, a run
+    of letters, the gold's label echoed) gives none, unless the gold is prose or written in those names; an unread
+    answer gives none."""
     if answer is None:
         return False
     golds = [gold] if isinstance(gold, str) else [str(g) for g in gold]

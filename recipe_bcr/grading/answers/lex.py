@@ -1,11 +1,6 @@
-"""The tokens of an answer: every character of it becomes part of exactly one token, or the answer is refused.
-
-One left-to-right scan (no regex that can backtrack: each pattern below is anchored at the scan
-position and matches a bounded class run). Spacing that TeX does not render as content (`\\,`,
-`\\quad`, `~`, `\\left`, `\\displaystyle`) becomes a space flag on the next token, so "5 6" (two
-numbers) is never read as 56 or 30. Anything outside the closed vocabulary (an unknown command, a
-character that is no ASCII math) makes `tokens` return None.
-"""
+"""The tokens of an answer: every character becomes part of exactly one token, or the answer is refused
+(None). One left-to-right scan; spacing TeX does not render (`\\,`, `\\quad`, `~`, `\\left`) is a space flag on the
+next token, so "5 6" is never 56."""
 
 from __future__ import annotations
 

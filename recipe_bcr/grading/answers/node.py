@@ -1,8 +1,5 @@
-"""A node of an answer tree: plain data. What a rule reads about a node is computed by the module that knows it
-(value: its exact value, its unknowns, its 50-digit value; poly: its polynomial; regions: the set of reals it states;
-units: what its unit measures), once per node: the first read keeps the result in `memo`, every later read (by any
-rule, or by a parent's computation) is a lookup. A node calls nothing back: its modules import it, never the reverse.
-"""
+"""A node of an answer tree: plain data. A fact about a node (value.py, poly.py, regions.py, units.py) is
+computed once by its module and kept in `memo`; a node calls nothing back."""
 
 from __future__ import annotations
 

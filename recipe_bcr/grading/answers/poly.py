@@ -1,9 +1,5 @@
-"""Polynomials with rational coefficients, expanded exactly: `(x+3)^2` and `x^2+6x+9` are one
-polynomial, so an honest algebraic answer is confirmed in process (an exact symbolic difference of
-zero) instead of waiting for a symbolic worker. Only sums, products, integer powers and rational
-constants of unknowns are read; anything else (a root, a quotient by an unknown, a function) gives
-None, and bounded sizes keep every expansion to milliseconds.
-"""
+"""Polynomials with rational coefficients, expanded exactly (`(x+3)^2` is `x^2+6x+9`): sums, products,
+integer powers and rational constants of unknowns; anything else gives None, and size bounds keep it fast."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
 """What every reader of an answer shares: the closed vocabulary, the token cursor, and small tree helpers.
-
-The reader (recipe_bcr.grading.answers.tree) is one class assembled from a reader per family of forms, each in a
-file of its own: numbers (read_numbers.py), functions and big operators (read_functions.py), brackets, matrices,
-pieces and set-builders (read_structures.py), and what `\\text{...}` holds (read_text.py). Each family subclasses
-`ReaderBase` (the cursor over the tokens) and calls the grammar's entry points (`expr`, `factor`, `argument`, ...)
-through `self`.
-"""
+The reader (tree._Reader) is one class assembled from a reader per family of forms (read_*.py), each subclassing
+`ReaderBase` and calling the grammar's entry points through `self`."""
 
 from __future__ import annotations
 
@@ -22,16 +17,8 @@ FUNCTIONS = frozenset(
     "\\sin \\cos \\tan \\cot \\sec \\csc \\arcsin \\arccos \\arctan \\sinh \\cosh \\tanh \\log \\ln \\lg \\exp "
     "\\gcd \\lcm \\max \\min \\det".split()
 )
-INVERTIBLE = {
-    "\\sin": "\\arcsin",
-    "\\cos": "\\arccos",
-    "\\tan": "\\arctan",
-    "\\cot": "\\arccot",
-    "\\sec": "\\arcsec",
-    "\\csc": "\\arccsc",
-    "\\sinh": "\\arsinh",
-    "\\cosh": "\\arcosh",
-    "\\tanh": "\\artanh",
+INVERTIBLE = {f"\\{f}": f"\\arc{f}" for f in "sin cos tan cot sec csc".split()} | {
+    f"\\{f}h": f"\\ar{f}h" for f in "sin cos tan".split()
 }
 GREEK = frozenset(
     "\\alpha \\beta \\gamma \\delta \\epsilon \\varepsilon \\zeta \\eta \\theta \\vartheta \\iota \\kappa \\lambda "
@@ -39,21 +26,12 @@ GREEK = frozenset(
     "\\Lambda \\Xi \\Pi \\Sigma \\Phi \\Psi \\Omega \\ell \\hbar \\partial".split()
 )
 RELATIONS = {
-    "=": "=",
-    "<": "<",
-    ">": ">",
+    **{op: op for op in "= < >".split()},
+    **dict.fromkeys("\\le \\leq \\leqslant \\leqq".split(), "<="),
+    **dict.fromkeys("\\ge \\geq \\geqslant \\geqq".split(), ">="),
+    **dict.fromkeys("\\ne \\neq".split(), "!="),
     "\\lt": "<",
     "\\gt": ">",
-    "\\le": "<=",
-    "\\leq": "<=",
-    "\\leqslant": "<=",
-    "\\leqq": "<=",
-    "\\ge": ">=",
-    "\\geq": ">=",
-    "\\geqslant": ">=",
-    "\\geqq": ">=",
-    "\\ne": "!=",
-    "\\neq": "!=",
     "\\approx": "~",
     "\\equiv": "==",
     "\\sim": "sim",
@@ -63,25 +41,12 @@ RELATIONS = {
     ":": "ratio",
 }
 CONNECTIVES = {
-    "\\lor": "or",
-    "\\vee": "or",
-    "\\land": "and",
-    "\\wedge": "and",
-    "\\Rightarrow": "implies",
-    "\\implies": "implies",
-    "\\Longrightarrow": "implies",
-    "\\therefore": "implies",
-    "\\to": "to",
-    "\\rightarrow": "to",
-    "\\mapsto": "to",
-    "\\iff": "iff",
-    "\\Leftrightarrow": "iff",
-    "\\mid": "mid",
-    "\\cup": "cup",
-    "\\cap": "cap",
-    "\\setminus": "setminus",
-    "\\oplus": "oplus",
-    "\\odot": "odot",
+    **dict.fromkeys("\\lor \\vee".split(), "or"),
+    **dict.fromkeys("\\land \\wedge".split(), "and"),
+    **dict.fromkeys("\\Rightarrow \\implies \\Longrightarrow \\therefore".split(), "implies"),
+    **dict.fromkeys("\\to \\rightarrow \\mapsto".split(), "to"),
+    **dict.fromkeys("\\iff \\Leftrightarrow".split(), "iff"),
+    **{f"\\{op}": op for op in "mid cup cap setminus oplus odot".split()},
     "\\\\": "linebreak",
 }
 STYLES = frozenset("\\mathbf \\boldsymbol \\mathit \\mathsf \\bm \\boxed \\fbox \\mathnormal".split())

@@ -129,9 +129,8 @@ def _bound_index(node: Node) -> Node:
 
 
 def expand_bigop(node: Node) -> Node | None:
-    """A sum or product over `k = a` to `b` as what it stands for: with integer bounds, its terms written out
-    (`\\sum_{k=1}^{3} k^2` is 1 + 4 + 9); a geometric series `\\sum c r^k` in closed form, to a symbolic bound or
-    (|r| < 1) to infinity. None where it is neither (the symbolic check reads it as written)."""
+    """A sum or product over `k = a` to `b` written out (integer bounds), or a geometric series in closed
+    form (to a symbolic bound, or to infinity when |r| < 1); None otherwise."""
     if len(node.children) != 3:
         return None
     body, lower, upper = node.children

@@ -1,10 +1,5 @@
-"""Sets of real numbers as unions of intervals: what an inequality (`2 \\le x < 5`, `x \\ne 3`), an interval, a
-union (`\\cup`), a difference (`\\mathbb{R} \\setminus \\{0\\}`) and set-builder notation (`\\{x : x > 2\\}`) state.
-
-`region` reads a tree into sorted, merged intervals with exact endpoints, so two spellings of one set compare equal
-(`\\{x \\mid x \\ne 0\\}`, `(-\\infty, 0) \\cup (0, \\infty)`); None where an endpoint is not exact. Each is a
-read of a node (`region` is kept on it).
-"""
+"""Sets of real numbers as sorted, merged unions of intervals with exact endpoints: what an inequality, an
+interval, a union, a difference or set-builder notation states, so two spellings of one set compare equal."""
 
 from __future__ import annotations
 
@@ -80,9 +75,8 @@ Piece = tuple[Bound, Bound, str, str]  # (low, high, left bracket, right bracket
 
 
 def states_a_region(node: Node) -> bool:
-    """Set-builder notation, a set difference (`\\setminus`, or a minus between sets: `\\mathbb{R} - \\{1\\}`), a union,
-    `\\mathbb{R}`, `x \\in` a set, or an inequality of an absolute value (`|x - 3| < 2`): compared as the set of reals
-    it states."""
+    """Set-builder notation, a set difference, a union, `\\mathbb{R}`, `x \\in` a set, or an inequality of
+    an absolute value: compared as the set of reals it states."""
     if node.kind == "rel":
         inequality = node.text in _FLIP and any(c.kind == "abs" for c in node.children)
         return inequality or (node.text == "in" and states_a_region(node.children[-1]))

@@ -1,9 +1,5 @@
-"""An answer tree written back as plain LaTeX: what the symbolic check reads, never the raw answer.
-
-The rendering has one spelling per meaning (every number literal as its exact value, `\\over` as
-`\\frac`, `\\mathrm{i}` as `i`, units and styles dropped, brackets explicit), so the symbolic parser
-sees exactly what the tree read and nothing it could read more leniently.
-"""
+"""An answer tree written back as plain LaTeX, one spelling per meaning (literals as exact values, `\\frac`,
+`i`, no units or styles, explicit brackets): what the symbolic check reads, never the raw answer."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""Two single values compared (no container, no relation): infinities by identity, degrees against multiples of pi,
-percents and decimals by the decimal rule (recipe_bcr.grading.answers.decimals), rationals exactly, powers of one base
-by their exponents, anything else refuted by a certain 50-digit difference or confirmed by an exact polynomial
-expansion; None where only the symbolic check can decide."""
+"""Two single values: infinities by identity, degrees against multiples of pi, percents and decimals by the
+decimal rule, rationals exactly, powers of one base by their exponents, else refuted by a certain 50-digit
+difference or confirmed by an exact polynomial expansion; None where only the symbolic check can decide."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""A unit read by a small grammar: an SI prefix, a base unit, an exponent (`kpc`, `g/mol`, `m/s^2`, `erg s^{-1}`,
-`\\mu F`, `kg m^{-3}`, `microfarads`), into base dimensions and a scale to the SI reference unit.
-
-Symbols are case-sensitive (`mW` is not `MW`); names are not (`Farads`, `kilometres`). A whole symbol is tried before
-a prefix and a symbol (`Pa` is the pascal, `pc` the parsec, `min` the minute), and a word read by neither is no unit
-here. Nothing here decides whether two answers are equal: units.py compares what this reads.
-"""
+"""A unit read by a small grammar (SI prefix, base unit, exponent: `kpc`, `g/mol`, `\\mu F`, `microfarads`)
+into base dimensions and a scale. Symbols keep their case (`mW` is not `MW`), names do not; a whole symbol is
+tried before a prefix and a symbol (`Pa`, `pc`, `min`)."""
 
 from __future__ import annotations
 
@@ -80,9 +76,8 @@ def unit_word(word: str) -> tuple[Dims, Fraction] | None:
 
 
 def read_unit(text: str, own_bases: bool = False) -> tuple[Dims, Fraction] | None:
-    """A unit phrase: units with exponents (`^2`, `^{-1}`), multiplied (a space, `\\cdot`, `*`) or divided (`/`,
-    `per`), maybe `square`/`cubic` before one; the product of their dimensions and scales, or None. With `own_bases`,
-    a word that is no unit here is a base of its own (`gallons`: its singular)."""
+    """A unit phrase (units with exponents, multiplied or divided, maybe `square`/`cubic`): its dimensions and
+    scale, or None. With `own_bases`, a word that is no unit here is a base of its own."""
     tokens = text.replace("\\cdot", " ").replace("*", " ").replace("/", " / ").replace("\\mu ", "μ").split()
     dims: Dims = {}
     scale, sign, power = Fraction(1), 1, 1

@@ -1,7 +1,5 @@
-"""What an answer states: a label and the value assigned to it (`x = 5`, `f(2) = 3 = \\frac{6}{2}`,
-`\\frac{V_o(s)}{V_i(s)} = ...`), the values of a chain, a value claimed only approximately (`\\approx`), and a
-function's definition up to the name of its variable. Policies applied before the comparison: nothing here compares
-two values."""
+"""What an answer states: a label and its value (`x = 5`, `f(2) = 3 = \\frac{6}{2}`), a value claimed only
+approximately, a function's definition up to its variable's name. Nothing here compares two values."""
 
 from __future__ import annotations
 

@@ -1,21 +1,10 @@
-"""An answer read into a tree in which every token is accounted for, or not read at all.
+"""An answer read into a tree in which every token is accounted for, or not read at all (None).
 
-`parse` is a recursive-descent reader over recipe_bcr.grading.answers.lex tokens (linear: each token is
-consumed once; nesting deeper than MAX_DEPTH is refused). This file is the grammar: lists, connectives,
-relations, sums, products (written or implied), factors with their marks (`!`, `!!`, a prime, `%`, degrees,
-powers), single-token arguments (`\\frac12` is 1/2; a digit right after a finished factor, as in `\\frac123` or
-`2^10`, is refused, since it renders as neither reading), names, subscripts, and TeX's `a \\over b` and
-`n \\choose k`. Each family of forms has its reader, in a file of its own:
-  * read_numbers.py: numbers with their written form (exact value, places, scientific notation, a base subscript,
-    repeating digits, mixed numbers);
-  * read_functions.py: `\\frac`, `\\binom`, `\\sqrt`, functions (powers, inverses, arguments without parentheses),
-    sums and products over a range;
-  * read_structures.py: brackets (tuple, set, interval, list), `|x|`, floors and ceilings, matrices, piecewise
-    functions, set-builder notation;
-  * read_text.py: what a `\\text{...}` holds (a number, number words, a number with its unit, a choice, a name, a
-    function name, prose) and the units and words after a value.
-Anything else (an unknown command or environment, a dangling brace, "5 6") returns None.
-"""
+`parse` is a recursive-descent reader over the lexer's tokens (each token consumed once; nesting deeper than
+MAX_DEPTH refused). This file is the grammar: lists, connectives, relations, sums, products (written or implied),
+factors and their marks, single-token arguments (`\\frac12`; `\\frac123` is refused), names, subscripts, `\\over`
+and `\\choose`. Each family of forms has its reader in a file of its own (read_numbers, read_functions,
+read_structures, read_text)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""What a unit after a value measures, so that two answers in different units are never the same answer.
-
-A unit node's text (`cm`, `cm^2`, `square centimeters`, `km/h`, `miles per hour`, `g mol^-1`, `$`) is read by the unit
-grammar (recipe_bcr.grading.answers.si) into a quantity: base dimensions with powers and a scale to one reference unit
-per dimension. `5 m^2` is then not `5 cm^2`, and `5 cents` not `$5`, while `5 centimeters` is `5 cm` and `0.5 m` is
-`50 cm` (the value is compared after scaling, exactly). A unit the grammar does not know is a base of its own (two
-of them are two quantities: `gallons`, `cups`). Count words and generic units (`units`, `square units`, `ways`)
-measure nothing: an answer with or without them is compared by its value alone.
-"""
+"""What a unit after a value measures (si.py's dimensions and scale), so that two answers in different units
+are never the same answer. A unit the grammar does not know is a base of its own; generic units (`units`, `ways`)
+measure nothing."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
 """Values of answer trees, in process and bounded: exact (Fractions) where the tree is rational, else a
-50-digit complex number that can only *refute* an equality (a nonzero difference far above the
-working precision), never confirm one; an equality that is not exact goes to the symbolic check.
-
-Every operation has a size guard (no power, factorial or root of a size that could take more than
-milliseconds); a guarded operation gives None ("cannot say here"), never an approximation.
-Unknowns take fixed values (the same for both sides), so two different expressions in x are
-refuted at that point; `i` is the imaginary unit when it is the only unknown on both sides, `e` is
-Euler's number.
-"""
+50-digit complex number that can only refute an equality, never confirm one. Every operation has a size guard (a
+guarded one gives None); unknowns take fixed values, the same on both sides."""
 
 from __future__ import annotations
 
@@ -222,30 +215,10 @@ def _point(name: str) -> Any:
     return _CTX.mpf(h % 99991 + 7) / 9973 + _CTX.sqrt(2) / (h % 97 + 3)
 
 
-_FUNCS = {
-    "sin": _CTX.sin,
-    "cos": _CTX.cos,
-    "tan": _CTX.tan,
-    "cot": _CTX.cot,
-    "sec": _CTX.sec,
-    "csc": _CTX.csc,
-    "arcsin": _CTX.asin,
-    "arccos": _CTX.acos,
-    "arctan": _CTX.atan,
-    "sinh": _CTX.sinh,
-    "cosh": _CTX.cosh,
-    "tanh": _CTX.tanh,
-    "arccot": _CTX.acot,
-    "arcsec": _CTX.asec,
-    "arccsc": _CTX.acsc,
-    "arsinh": _CTX.asinh,
-    "arcosh": _CTX.acosh,
-    "artanh": _CTX.atanh,
-    "ln": _CTX.ln,
-    "log": _CTX.ln,
-    "exp": _CTX.exp,
-    "lg": lambda x: _CTX.log(x, 10),
-}
+_FUNCS = {name: getattr(_CTX, name) for name in "sin cos tan cot sec csc sinh cosh tanh ln exp".split()}
+_FUNCS |= {"arc" + name: getattr(_CTX, "a" + name) for name in "sin cos tan cot sec csc".split()}
+_FUNCS |= {"ar" + name: getattr(_CTX, "a" + name) for name in "sinh cosh tanh".split()}
+_FUNCS |= {"log": _CTX.ln, "lg": lambda x: _CTX.log(x, 10)}
 
 
 _TRIG = frozenset("sin cos tan cot sec csc".split())
@@ -379,9 +352,8 @@ _TOWER = frozenset(("num", "pow", "mul", "fact"))
 
 
 def _tower(node: Node) -> float | None:
-    """A lower bound of log10 of a value built only from positive numbers by products, powers and factorials (a power
-    tower), possibly infinite; None for anything else. Refutes `7^{7^{7^7}}` against a small gold without computing
-    it."""
+    """A lower bound of log10 of a power tower of positive numbers (products, powers, factorials), maybe
+    infinite; None for anything else."""
     if any(n.kind not in _TOWER for n in node.walk()):
         return None
     try:

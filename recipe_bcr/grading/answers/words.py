@@ -1,9 +1,5 @@
-"""The words an answer may carry, as closed lists: units (dropped or kept, never changing the value),
-magnitude words (which change it), the connective words "or"/"and", and what a `\\text{...}` holds.
-
-Anything else written in words is prose: it is compared as prose with a prose gold and makes an
-answer to a mathematical gold wrong (`4 \\text{, possibly 5}`, `3 \\text{ billion}`).
-"""
+"""The words an answer may carry, as closed lists: units (never changing the value), magnitude words
+(which do), "or"/"and", and what a `\\text{...}` holds; anything else is prose."""
 
 from __future__ import annotations
 
@@ -140,9 +136,8 @@ def number_words(content: str) -> int | None:
 
 
 def is_unit_phrase(text: str, grammar: bool = False) -> bool:
-    """Units from the closed list, maybe squared or cubed, `a/b` or `a per b` of two of them (`miles per hour`, `km/h`):
-    a phrase that never changes the value it follows. With `grammar` (in a `\\text{...}`, never for letters written
-    in math, where `mg` may be a product), also any unit the SI grammar reads (`kpc`, `g mol^{-1}`, `erg/s`)."""
+    """Units from the closed list, maybe squared or cubed, `a/b` or `a per b` of two of them; with `grammar`
+    (in a `\\text{...}`), also any unit the SI grammar reads."""
     if grammar and read_unit(text) is not None:
         return True
     words = [_UNIT_POWER.sub("", w.lower()) for w in text.split()]

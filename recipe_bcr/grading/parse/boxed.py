@@ -1,15 +1,6 @@
-"""Stack-based `\\boxed{...}` parser (paper, Algorithm 2).
-
-Braces are matched once per text with one left-to-right scan in which a backslash escapes
-the next character (so `\\{` and `\\}` never count), which keeps the cost linear even on
-adversarial input such as 10,000 unclosed boxes. `\\boxed {x}` (space before the brace) and
-`\\fbox{x}` count as boxes; an unclosed box has no content (None). A box that holds any of the
-caller's `barriers` (answer labels, section headers) never closed where it should have (its
-brace was matched by a stray one far later): it is no box, and the boxes inside it are read
-on their own. A box holding only another box is that box; one holding a box beside other
-text is one answer (which the verifier refuses as a hedge). Box contents are sliced only when asked for, so thousands of
-nested boxes cost linear time and memory.
-"""
+"""Stack-based `\\boxed{...}` parser (paper, Algorithm 2), linear on any input: braces matched once by one
+scan (a backslash escapes the next character). `\\boxed {x}` and `\\fbox{x}` are boxes; an unclosed box has no
+content; a box holding a caller's barrier (a label, a header) is no box; a box holding only a box is that box."""
 
 from __future__ import annotations
 
@@ -35,25 +26,6 @@ def match_braces(text: str) -> dict[int, int]:
         elif tok == "}" and stack:
             pairs[stack.pop()] = m.start()
     return pairs
-
-
-def extract_boxed_at(text: str, pos: int) -> str | None:
-    """Paper's Algorithm 2: content from `pos` (just past an opening brace) to its match, or None."""
-    depth = 1
-    i = pos
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return text[pos:i]
-        elif c == "\\" and i + 1 < n:
-            i += 1
-        i += 1
-    return None
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,8 @@
 """Per-problem answer extraction from one grouped completion (paper, Algorithm 1), under the answer policy.
 
-One pass over headers, answer labels (`Answer 2:`, `**Answer to Problem 2:**`, `Answer (2):`, `Answer 2 (revised):`,
-...), "back to Problem i" and boxes says whose text each stretch is; each problem's text goes clause by clause to
-the answer policy (below), which keeps the candidates it commits to; the paper's position order decides only
-for boxes no text assigns. A box that shows no answer (empty to the eye, a template's placeholder) is no answer, a
-box that swallowed a label or a header is no box (parse.boxed). Every scan is linear. A thinking model's text after
-its last `</think>` is read, or all of it when the block never closed. The rules and reasons: docs/grading.md.
-"""
+One pass over headers, answer labels, "back to Problem i" and boxes says whose text each stretch is; each
+problem's text goes clause by clause to the answer policy (below); the paper's position order decides only for
+boxes no text assigns. Every scan is linear. The rules and reasons: docs/grading.md."""
 
 from __future__ import annotations
 

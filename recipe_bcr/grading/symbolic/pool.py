@@ -1,21 +1,12 @@
 """A pool of kill-able symbolic-check processes, safe to call from any thread.
 
-verl runs the reward in worker threads and Ray actors, where `signal.alarm` cannot be used, and a SymPy computation
-(10^{10^{10^{10}}}) cannot be interrupted from another thread. So each check goes to a separate process
-(recipe_bcr.grading.symbolic.worker) that is killed when its deadline passes. An honest answer's credit does not
-depend on what else is in the batch, nor on how busy the machine is:
-  * replacements are forks of a warmed-up fork server (milliseconds, not the 2-3 s of a fresh interpreter), started
-    the moment a worker is killed;
-  * the pool grows with the concurrency it is given (up to `max_size`): every check found slow, and every check that
-    waited GROW_AFTER_S for a worker, adds one; waiting for a worker is not the check's time;
-  * a check's deadline measures its own work, in CPU time: a check that has had less CPU than its limit is starved,
-    not slow, and waits for the time it would have had alone, past the hard cap of HARD_CAP times the limit (the
-    target for a whole reward call is twice the limit), ending by its CPU time (STARVED_CAP only guards a hang);
-  * a check that has used more CPU than any honest answer needs (NICE_AFTER_CPU_S) is moved to the lowest CPU
-    priority and ends by the hard cap (its worker is replaced afterwards), so slow answers cannot starve the short
-    checks of honest ones, nor linger past the limit themselves.
-Whatever happens between taking a worker and returning it (a timeout, a dead worker, a garbled reply, an exception in
-this process), the worker is either returned or killed and replaced, so the pool never shrinks.
+The reward runs in threads and Ray actors (no `signal.alarm`), and SymPy cannot be interrupted from another thread:
+each check goes to a worker process (recipe_bcr.grading.symbolic.worker) killed at its deadline. Replacements are
+forks of a warm fork server (milliseconds); the pool grows by one for every check found slow and every check that
+waited GROW_AFTER_S for a worker (waiting is not the check's time); a check's deadline is its own CPU time, so a
+starved check waits for the time it would have had alone (HARD_CAP, STARVED_CAP), and one past NICE_AFTER_CPU_S
+of CPU drops to the lowest priority and ends by the hard cap. Whatever happens between taking a worker and returning
+it, the worker is returned or killed and replaced, so the pool never shrinks.
 """
 
 from __future__ import annotations

@@ -1,33 +1,16 @@
 """Symbolic equivalence worker: JSON lines in and out over a Unix socket, one process per check.
 
-The pool (recipe_bcr.grading.symbolic.pool) starts one *fork server* per pool: a process that imports
-math-verify, warms its parser and then only forks. Each fork is a worker that serves
-checks on its own socket and can be killed at any moment; a replacement is a fork (a few
-milliseconds), not a fresh interpreter (2-3 s of imports), so a killed worker is replaced
-before the next check needs it. math-verify's own wall-clock timeouts are off: under CPU
-contention they would refuse honest answers (and a refused gold would be cached); the
-parent's deadline, which counts the worker's CPU time, is the one limit, enforced by a
-kill. Each worker's address space is capped (MEMORY_LIMIT), so an answer that builds a huge
-number fails with MemoryError instead of taking the machine's memory, and a worker dies with
-its fork server, which dies with the pool's process. Extra rules on top
-of math-verify, each closing a false-credit case:
-  * what it reads is the trees' rendering (recipe_bcr.grading.answers.render), read whole or not at
-    all: only the LaTeX reading of the full text counts (math-verify's fallback to the last number it
-    can find reads "3 \\lor 5" as 5);
-  * a numeric equality whose left side holds no unknown ("4 = 5") is not an answer;
-  * exact numbers are equal only when SymPy proves it; a difference it evaluates to a nonzero value at
-    a certified precision refutes the equality however small (no tolerance: 1 + e^{-1000} is not 1);
-  * numbers where one side carries a decimal compare by the rules of
-    recipe_bcr.grading.answers.decimals (a decimal stands for an exact value only if it is that value
-    rounded or cut at its own last digit, and within 1e-6 relative; a value with a finite
-    decimal expansion must be written exactly). math-verify's own number comparison, which
-    rounds to 6 decimals and chops tiny values to 0, is replaced by these rules everywhere
-    it is used (inside tuples, sets, intervals, matrices and equations too);
-  * a number never equals an expression in unknowns other than an assignment ("x = 5")
-    (12 vs 8n^2+4n+1, 8 vs y = -2x), nor an interval, union, list, tuple or matrix of
-    other than one element; both are decided before math-verify's (slower) search;
-  * `i` is the imaginary unit when it is the only unknown (e^{i\\pi} is -1), and infinities
-    compare by identity (+\\infty is \\infty; math-verify errors on oo - oo).
+The pool's fork server (recipe_bcr.grading.symbolic.pool) imports math-verify, warms its parser and forks one
+worker per request; the parent's deadline, on the worker's CPU time, is the one limit (math-verify's wall-clock
+timeouts are off: under contention they would refuse honest answers), enforced by a kill; the address space is
+capped (MEMORY_LIMIT). Rules on top of math-verify, each closing a false-credit case:
+  * it reads the trees' rendering (recipe_bcr.grading.answers.render) whole or not at all (math-verify's fallback
+    to the last number it finds reads "3 \\lor 5" as 5); "4 = 5" is no answer;
+  * exact numbers are equal only when SymPy proves it; a nonzero difference at a certified precision refutes;
+  * a decimal compares by recipe_bcr.grading.answers.decimals' rule, everywhere math-verify compares numbers
+    (inside tuples, sets, intervals, matrices and equations too);
+  * a number never equals an expression in unknowns other than an assignment ("x = 5"), nor a container of
+    other than one element; `i` is the imaginary unit when it is the only unknown; infinities by identity.
 """
 
 from __future__ import annotations
