@@ -51,9 +51,11 @@ def clear_caches() -> None:
     for name, module in list(sys.modules.items()):
         if not name.startswith(PACKAGE):
             continue
-        for value in list(vars(module).values()):
+        for key, value in list(vars(module).items()):
             if hasattr(value, "cache_clear"):
                 value.cache_clear()
+            elif key == "_CACHE" and isinstance(value, dict):
+                value.clear()
 
 
 # The answer reader is one class (tree._Reader) whose methods are split over these modules for their size: a

@@ -5,27 +5,19 @@ rule. An answer the tree cannot read is wrong; a gold it cannot read is a scorin
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from recipe_bcr.grading.answers.compare import is_prose, verdict
-from recipe_bcr.grading.answers.render import render
+from recipe_bcr.grading.answers.render import render, render_all
 from recipe_bcr.grading.answers.statements import is_label, stated_values, statement_value
-from recipe_bcr.grading.answers.tree import Node, parse
+from recipe_bcr.grading.answers.tree import Node, parse_all
 from recipe_bcr.grading.answers.value import exact, unknowns
 
 Gold = str | list[str]
 
-_CACHE_CHARS = 256  # longer answers are rarely repeated and would fill the caches
-
 
 def read_answer(text: str) -> Node | None:
     """The tree of an answer (its delimiters, box, leading "=" and closing period are the tree's to read)."""
-    return _read_cached(text) if len(text) <= _CACHE_CHARS else parse(text)
-
-
-@lru_cache(maxsize=65536)
-def _read_cached(text: str) -> Node | None:
-    return parse(text)
+    return parse_all((text,))[0]
 
 
 @dataclass(frozen=True)
@@ -44,16 +36,16 @@ def tree_verdict(pred: str, gold: str, rel_tol: float) -> tuple[bool, str] | lis
     gives (False, "gold_unparsed"), unless the answer is the gold itself after whitespace (squeeze)."""
     if squeeze(pred) == squeeze(gold):
         return True, "string"
-    g_tree = read_answer(gold)
+    g_tree, p_tree = parse_all((gold, pred))
     if g_tree is None:
         return False, "gold_unparsed"
-    p_tree = read_answer(pred)
     if p_tree is None:
         return False, "unparsed"
     decided = verdict(p_tree, g_tree, rel_tol)
     if isinstance(decided, tuple):
         return decided
-    return [Question(render(p), render(gd), p_hint, g_hint, approx) for p, gd, approx, p_hint, g_hint in decided]
+    shown = iter(render_all([side for question in decided for side in question[:2]]))
+    return [Question(next(shown), next(shown), p_hint, g_hint, approx) for _, _, approx, p_hint, g_hint in decided]
 
 
 def squeeze(text: str) -> str:

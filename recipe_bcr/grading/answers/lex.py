@@ -29,40 +29,15 @@ _SPACING = frozenset(
     "\\left \\right \\bigl \\bigr \\Bigl \\Bigr \\biggl \\biggr \\big \\Big \\bigg \\Bigg \\limits".split()
 ) | {"\\ "}
 _MATH_DELIMITERS = frozenset(("\\(", "\\)", "\\[", "\\]", "\\"))  # math mode opens or closes: no content
-_UNICODE = {
-    "∞": "\\infty",
-    "π": "\\pi",
-    "√": "\\sqrt",
-    "≤": "\\le",
-    "≥": "\\ge",
-    "≠": "\\ne",
-    "×": "\\times",
-    "·": "\\cdot",
-    "÷": "\\div",
-    "−": "-",
-    "°": "\\degree",
-    "±": "\\pm",
-    "∓": "\\mp",
-    "≈": "\\approx",
-    "∨": "\\lor",
-    "∧": "\\land",
-    "⇒": "\\Rightarrow",
-    "→": "\\to",
-    "⇔": "\\iff",
-    "∪": "\\cup",
-    "∩": "\\cap",
-    "∣": "\\mid",
-    "≡": "\\equiv",
-    "∼": "\\sim",
-    "⊕": "\\oplus",
-    "∈": "\\in",
-    "∖": "\\setminus",
-    "∅": "\\emptyset",
-    "Ø": "\\emptyset",
-    "μ": "\\mu",
-    "µ": "\\mu",
-    "⊙": "\\odot",
-}
+_UNICODE = dict(  # a symbol written as a character is its command
+    zip(
+        "∞π√≤≥≠×·÷−°±∓≈∨∧⇒→⇔∪∩∣≡∼⊕∈∖∅Øμµ⊙",
+        (
+            "\\infty \\pi \\sqrt \\le \\ge \\ne \\times \\cdot \\div - \\degree \\pm \\mp \\approx \\lor \\land "
+            "\\Rightarrow \\to \\iff \\cup \\cap \\mid \\equiv \\sim \\oplus \\in \\setminus \\emptyset \\emptyset \\mu \\mu \\odot"
+        ).split(),
+    )
+)
 _BLACKBOARD = {"ℝ": "R", "ℤ": "Z", "ℕ": "N", "ℚ": "Q", "ℂ": "C"}  # ℝ is \mathbb{R}
 _INFINITY_WORDS = frozenset(("infinity", "infty"))  # [2, infinity), \text{infinity}: the sign in words
 _VULGAR = {
@@ -108,6 +83,11 @@ def _text_group(s: str, i: int) -> int | None:
 TEXT_COMMANDS = frozenset(
     "\\text \\textrm \\textnormal \\textbf \\textit \\textsf \\texttt \\mbox \\mathrm \\operatorname".split()
 )
+
+
+def tokens_all(texts: list[str]) -> list[list[Token] | None]:
+    """The tokens of each text (see `tokens`)."""
+    return [tokens(text) for text in texts]
 
 
 def tokens(s: str) -> list[Token] | None:

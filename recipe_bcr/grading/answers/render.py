@@ -5,57 +5,14 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from recipe_bcr.grading.answers.read_base import CONNECTIVES, RELATIONS
 from recipe_bcr.grading.answers.tree import Node
 
-_REL = {
-    "=": "=",
-    "<": "<",
-    ">": ">",
-    "<=": "\\le",
-    ">=": "\\ge",
-    "!=": "\\ne",
-    "~": "\\approx",
-    "==": "\\equiv",
-    "sim": "\\sim",
-    "cong": "\\cong",
-    "in": "\\in",
-    "prop": "\\propto",
-    "ratio": ":",
-}
-_CONN = {
-    "or": "\\lor",
-    "and": "\\land",
-    "implies": "\\Rightarrow",
-    "to": "\\to",
-    "iff": "\\iff",
-    "mid": "\\mid",
-    "cup": "\\cup",
-    "cap": "\\cap",
-    "setminus": "\\setminus",
-    "oplus": "\\oplus",
-    "odot": "\\odot",
-    "linebreak": "\\\\",
-}
+# each operator in its first spelling of the reader's tables (`<=` as `\\le`)
+_REL = {op: sign for sign, op in reversed(RELATIONS.items())}
+_CONN = {op: sign for sign, op in reversed(CONNECTIVES.items())}
 TRIG = frozenset("sin cos tan cot sec csc".split())
-_ATOMS = frozenset(
-    (
-        "num",
-        "sym",
-        "const",
-        "func",
-        "abs",
-        "floor",
-        "ceil",
-        "binom",
-        "div",
-        "root",
-        "tuple",
-        "set",
-        "interval",
-        "matrix",
-        "list1",
-    )
-)
+_ATOMS = frozenset("num sym const func abs floor ceil binom div root tuple set interval matrix list1".split())
 
 
 def number(value: Fraction) -> str:
@@ -63,6 +20,11 @@ def number(value: Fraction) -> str:
     if value.denominator == 1:
         return str(value.numerator)
     return f"\\frac{{{value.numerator}}}{{{value.denominator}}}"
+
+
+def render_all(nodes: list[Node]) -> list[str]:
+    """Each node rendered (see `render`)."""
+    return [render(node) for node in nodes]
 
 
 def render(node: Node) -> str:  # noqa: C901 - one case per node kind

@@ -8,9 +8,11 @@ read_structures, read_text)."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Sequence
 from fractions import Fraction
 
-from recipe_bcr.grading.answers.lex import Token, tokens
+from recipe_bcr.grading.answers.lex import Token, tokens, tokens_all
 from recipe_bcr.grading.answers.node import Node
 from recipe_bcr.grading.answers.read_base import (
     ACCENTS,
@@ -33,7 +35,7 @@ from recipe_bcr.grading.answers.read_structures import StructureReader
 from recipe_bcr.grading.answers.read_text import TextReader
 from recipe_bcr.grading.answers.words import connective, text_kind
 
-__all__ = ["MAX_DEPTH", "MAX_TOKENS", "Node", "Refused", "parse"]
+__all__ = ["MAX_DEPTH", "MAX_TOKENS", "Node", "Refused", "parse", "parse_all"]
 
 
 class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
@@ -472,7 +474,30 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
 
 def parse(text: str) -> Node | None:
     """The tree of `text` (without outer delimiters), or None when some part of it cannot be read."""
-    toks = tokens(text)
+    return _tree(tokens(text), text)
+
+
+def parse_all(texts: Sequence[str]) -> list[Node | None]:
+    """The trees of several answers (a check's two), lexed together; a short answer's tree is kept, since
+    rollouts repeat answers and golds."""
+    with _LOCK:
+        known = {text: _CACHE[text] for text in texts if text in _CACHE}
+    fresh = [text for text in dict.fromkeys(texts) if text not in known]
+    for text, toks in zip(fresh, tokens_all(fresh)):
+        known[text] = _tree(toks, text)
+    with _LOCK:
+        _CACHE.update((text, known[text]) for text in fresh if len(text) <= _CACHE_CHARS)
+        while len(_CACHE) > _CACHE_SIZE:
+            del _CACHE[next(iter(_CACHE))]
+    return [known[text] for text in texts]
+
+
+_CACHE: dict[str, Node | None] = {}
+_CACHE_CHARS, _CACHE_SIZE = 256, 65536  # longer answers are rarely repeated and would fill the memory
+_LOCK = threading.Lock()
+
+
+def _tree(toks: list[Token] | None, text: str) -> Node | None:
     if not toks or len(toks) > MAX_TOKENS:
         return None
     try:
