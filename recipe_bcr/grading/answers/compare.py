@@ -10,17 +10,10 @@ from __future__ import annotations
 from recipe_bcr.grading.answers.containers import collection_kind, decide, plus_minus, same_tree
 from recipe_bcr.grading.answers.decimals import decimal_hint
 from recipe_bcr.grading.answers.node import Node
-from recipe_bcr.grading.answers.poly import polynomial
-from recipe_bcr.grading.answers.regions import as_interval, complement, region, states_a_region
+from recipe_bcr.grading.answers.poly import same_equation
+from recipe_bcr.grading.answers.regions import Shape, as_interval, complement, read_regions
 from recipe_bcr.grading.answers.scalars import Decision
-from recipe_bcr.grading.answers.statements import (
-    claims,
-    is_open,
-    renamed_variable,
-    stated_elements,
-    stated_values,
-    statement_value,
-)
+from recipe_bcr.grading.answers.statements import Said, read_statements
 from recipe_bcr.grading.answers.words import MAGNITUDES
 
 _CONTAINERS = frozenset(("tuple", "set", "interval", "list", "list1", "matrix", "rel", "conn"))
@@ -62,18 +55,21 @@ Question = tuple[Node, Node, bool, list[int | bool] | None, list[int | bool] | N
 
 def verdict(pred: Node, gold: Node, rel_tol: float) -> tuple[bool, str] | list[Question]:
     """(correct, method) when the trees decide; otherwise what the symbolic check must decide: (answer part,
-    gold part, claimed only approximately, and each side's number when the tree reads it as one)."""
+    gold part, claimed only approximately, and each side's number when the tree reads it as one). What the answers
+    state (statements.py) and the sets of reals they state (regions.py) are read once, first."""
     pred, gold = _choice_value(pred, gold), _choice_value(gold, pred)
-    pred = renamed_variable(pred, gold)
+    said = read_statements(pred, gold)
+    pred = said.pred
     if same_tree(pred, gold):
         return True, "string"
     if is_prose(gold) or pred.kind == "choice":
         return _same_words(pred, gold), "string"
     if is_prose(pred) and pred.kind == gold.kind == "rel" and pred.ops == gold.ops:
         return _same_names(pred, gold), "string"
-    decided = judge(pred, gold, rel_tol)
+    shape = read_regions(pred, gold, said.target)
+    decided = judge(pred, gold, said, shape, rel_tol)
     if decided is None:
-        return [(p, g, approx, decimal_hint(p), decimal_hint(g)) for p, g, approx in questions(pred, gold)]
+        return [(p, g, approx, decimal_hint(p), decimal_hint(g)) for p, g, approx in questions(pred, gold, said, shape)]
     if decided:
         return True, "numeric"
     return False, "structure" if pred.kind in _CONTAINERS or gold.kind in _CONTAINERS else "numeric"
@@ -115,34 +111,31 @@ def shown_words(tree: Node) -> str:
     return "".join(c for c in "".join(shown).lower() if c.isascii() and c.isalnum())
 
 
-def judge(pred: Node, gold: Node, rel_tol: float) -> Decision:
+def judge(pred: Node, gold: Node, said: Said, shape: Shape, rel_tol: float) -> Decision:
     """The verdict of the tree rules, or None when only the symbolic check can decide: the policies first
     (words the gold does not carry and connectives it does not use refuse an answer whatever its value), then the
     rule for the kinds of the two trees."""
     if pred.kind == "piecewise" or gold.kind == "piecewise":
         return _piecewise(pred, gold, rel_tol)
-    if states_a_region(pred) or states_a_region(gold):
-        p_region, g_region = region(pred), region(gold)
+    if shape.regions is not None:
+        p_region, g_region = shape.regions
         if p_region is not None and g_region is not None:
             return p_region == g_region
         if "setbuilder" in (pred.kind, gold.kind):
             return False if p_region is not None or g_region is not None or pred.kind != gold.kind else None
-    claimed = claims(pred)
-    if _wordy(claimed, gold):
+    if _wordy(said.claimed, gold):
         return False
-    equation = _equation(pred, gold)
+    equation = same_equation(pred, gold)
     if equation is not None:
         return equation
-    value = statement_value(gold)
-    intervals = as_intervals(pred, gold if value is None else value)
-    if intervals is not None:
-        return decide(*intervals, rel_tol)
-    if value is not None and pred.kind == "rel" and pred.text != "in":
+    if shape.intervals is not None:
+        return decide(*shape.intervals, rel_tol)
+    if said.value is not None and pred.kind == "rel" and pred.text != "in":
         # both statements, or equations of a curve (y = 2x + 1, 2x + 1 = y), are compared whole; k = 1 is not
         # answered by an equation between values
-        return None if statement_value(pred) is not None or is_open(value) else False
-    gold = plus_minus(gold if value is None else value)  # a gold \pm 3 is the list -3, 3 (`-3 \text{ or } 3`)
-    extra = _hedges(claimed, gold)
+        return None if said.pred_value is not None or said.open_value else False
+    gold = plus_minus(said.target)  # a gold \pm 3 is the list -3, 3 (`-3 \text{ or } 3`)
+    extra = _hedges(said.claimed, gold)
     if extra - {"relation", "approx"}:
         return False
     if gold.kind == "rel":
@@ -150,9 +143,9 @@ def judge(pred: Node, gold: Node, rel_tol: float) -> Decision:
     if any(n.kind == "rel" for n in gold.walk()):
         return None  # relations inside a gold collection (p = 5, q = 2; ...): the symbolic check
     if pred.kind == "rel":
-        return _every_stated_value(pred, gold, rel_tol)
+        return _every_stated_value(said.stated, gold, rel_tol)
     if gold.kind in ("list", "set") and pred.kind in ("list", "set"):
-        pred = stated_elements(pred)  # x = 1 \text{ or } x = 2 states the elements 1 and 2
+        pred = said.elements  # x = 1 \text{ or } x = 2 states the elements 1 and 2
         if pred is None:
             return False
         extra = _families(pred) - _families(gold)
@@ -193,9 +186,8 @@ def _against_relation(pred: Node, gold: Node) -> Decision:
     return None if inequality and pred.kind == "conn" else False
 
 
-def _every_stated_value(pred: Node, gold: Node, rel_tol: float) -> Decision:
+def _every_stated_value(stated: list[tuple[Node, bool]] | None, gold: Node, rel_tol: float) -> Decision:
     """`x = 5`, `f(2) = 3 = \\frac{6}{2}`: every value the answer states must be the gold's."""
-    stated = stated_values(pred)
     if stated is None:
         return False
     verdicts = [decide(p, gold, rel_tol, top=True, approx=a) for p, a in stated]
@@ -204,55 +196,16 @@ def _every_stated_value(pred: Node, gold: Node, rel_tol: float) -> Decision:
     return True if all(v is True for v in verdicts) else None
 
 
-def questions(pred: Node, gold: Node) -> list[tuple[Node, Node, bool]]:
+def questions(pred: Node, gold: Node, said: Said, shape: Shape) -> list[tuple[Node, Node, bool]]:
     """What the symbolic check must decide where `judge` could not: (answer part, gold part, claimed only
     approximately) for every value the answer states; both whole when both are relations."""
     if pred.kind == "rel" and gold.kind == "rel":
         return [(pred, gold, False)]
-    value = statement_value(gold)
-    target = gold if value is None else value
-    intervals = as_intervals(pred, target)
-    if intervals is not None:
-        return [(*intervals, False)]
-    stated = stated_values(pred) if pred.kind == "rel" else None
-    if stated is None:
-        return [(pred, target, False)]
-    return [(p, target, approx) for p, approx in stated]
-
-
-def _equation(pred: Node, gold: Node) -> Decision:
-    """Two polynomial equations `P = Q`: the same equation when P - Q are proportional (`y = 2x + 1`,
-    `2x - y + 1 = 0`); two different linear ones are different; anything else the symbolic check decides."""
-    sides = []
-    for node in (pred, gold):
-        if node.kind != "rel" or node.text != "=":
-            return None
-        lhs, rhs = node.children
-        poly = polynomial(Node("add", (lhs, Node("neg", (rhs,)))))
-        if not poly or all(not m for m in poly):
-            return None  # not a polynomial, or no unknown: a statement of a value
-        sides.append(poly)
-    p, g = sides
-    m = next(iter(g))
-    if m in p:
-        ratio = p[m] / g[m]
-        if p.keys() == g.keys() and all(p[k] == ratio * g[k] for k in g):
-            return True
-    degree = max(sum(e for _, e in m) for poly in sides for m in poly)
-    return False if degree <= 1 else None
-
-
-def as_intervals(pred: Node, gold: Node) -> tuple[Node, Node] | None:
-    """An interval answered as an inequality, or the reverse (`[2, 5]` and `2 \\le x \\le 5`, `\\mathbb{R}`
-    and `(-\\infty, \\infty)`): both read as intervals. None unless one side is an inequality and the other an interval."""
-    p_iv, g_iv = as_interval(pred), as_interval(gold)
-    if p_iv is None and g_iv is None:
-        return None
-    p_iv = p_iv or (pred if pred.kind in ("interval", "tuple") and len(pred.children) == 2 else None)
-    g_iv = g_iv or (gold if gold.kind in ("interval", "tuple") and len(gold.children) == 2 else None)
-    if p_iv is None or g_iv is None or (pred.kind == "rel" and gold.kind == "rel"):
-        return None  # two inequalities (t \\le 4, x \\le 4): the symbolic check
-    return p_iv, g_iv
+    if shape.intervals is not None:
+        return [(*shape.intervals, False)]
+    if said.stated is None:
+        return [(pred, said.target, False)]
+    return [(p, said.target, approx) for p, approx in said.stated]
 
 
 def _piecewise(pred: Node, gold: Node, rel_tol: float) -> bool:

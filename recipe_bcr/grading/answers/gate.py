@@ -10,7 +10,7 @@ from recipe_bcr.grading.answers.compare import is_prose, verdict
 from recipe_bcr.grading.answers.render import render, render_all
 from recipe_bcr.grading.answers.statements import is_label, stated_values, statement_value
 from recipe_bcr.grading.answers.tree import Node, parse_all
-from recipe_bcr.grading.answers.value import exact, unknowns
+from recipe_bcr.grading.answers.value import annotate, exact, unknowns
 
 Gold = str | list[str]
 
@@ -41,6 +41,7 @@ def tree_verdict(pred: str, gold: str, rel_tol: float) -> tuple[bool, str] | lis
         return False, "gold_unparsed"
     if p_tree is None:
         return False, "unparsed"
+    annotate(g_tree, p_tree)
     decided = verdict(p_tree, g_tree, rel_tol)
     if isinstance(decided, tuple):
         return decided

@@ -1,8 +1,10 @@
-"""A node of an answer tree: plain data. A fact about a node (value.py, poly.py, regions.py, units.py) is
-computed once by its module and kept in `memo`; a node calls nothing back."""
+"""A node of an answer tree: plain data. A fact about a node (value.py, poly.py, regions.py) is computed once by
+the module that knows it and kept in `memo`: a `Fact` read after the first is a lookup here, which runs none of that
+module's code."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -35,3 +37,19 @@ class Node:
     def ops(self) -> tuple[str, ...]:
         """The operators of a relation or a connective, in order (`2 < x \\le 5`: `<`, `<=`); none for other nodes."""
         return tuple(self.text.split(",")) if self.kind in ("rel", "conn") else ()
+
+
+class Fact:
+    """A fact about a node (`value.exact`, `poly.polynomial`, ...): `compute` runs once per node (and variant), its
+    result kept in the node's memo under `name`."""
+
+    def __init__(self, name: str, compute: Callable[..., Any]) -> None:
+        self.name = name
+        self.compute = compute
+
+    def __call__(self, node: Node, *variant: Any) -> Any:
+        key = (self.name, *variant) if variant else self.name
+        memo = node.memo
+        if key not in memo:
+            memo[key] = self.compute(node, *variant)
+        return memo[key]

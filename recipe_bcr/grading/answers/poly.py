@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.node import Fact, Node
 from recipe_bcr.grading.answers.value import exact
 
 Monomial = tuple[tuple[str, int], ...]  # sorted (unknown, power) pairs
@@ -16,14 +16,6 @@ MAX_POWER = 32
 
 class _TooBig(Exception):
     pass
-
-
-def polynomial(node: Node) -> Poly | None:
-    """The expanded polynomial of the tree, or None when it is not one (or too large to expand here); kept."""
-    memo = node.memo
-    if "poly" not in memo:
-        memo["poly"] = _polynomial(node)
-    return memo["poly"]
 
 
 def _polynomial(node: Node) -> Poly | None:
@@ -102,3 +94,28 @@ def _mul(a: Poly, b: Poly) -> Poly:
     if len(out) > MAX_TERMS:
         raise _TooBig
     return out
+
+
+def same_equation(pred: Node, gold: Node) -> bool | None:
+    """Two polynomial equations `P = Q`: the same equation when P - Q are proportional (`y = 2x + 1`,
+    `2x - y + 1 = 0`); two different linear ones are different; anything else the symbolic check decides."""
+    sides = []
+    for node in (pred, gold):
+        if node.kind != "rel" or node.text != "=":
+            return None
+        lhs, rhs = node.children
+        poly = polynomial(Node("add", (lhs, Node("neg", (rhs,)))))
+        if not poly or all(not m for m in poly):
+            return None  # not a polynomial, or no unknown: a statement of a value
+        sides.append(poly)
+    p, g = sides
+    m = next(iter(g))
+    if m in p:
+        ratio = p[m] / g[m]
+        if p.keys() == g.keys() and all(p[k] == ratio * g[k] for k in g):
+            return True
+    degree = max(sum(e for _, e in m) for poly in sides for m in poly)
+    return False if degree <= 1 else None
+
+
+polynomial = Fact("poly", _polynomial)  # the expanded polynomial, or None (not one, or too large); kept on the node

@@ -4,9 +4,10 @@ interval, a union, a difference or set-builder notation states, so two spellings
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from fractions import Fraction
 
-from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.node import Fact, Node
 from recipe_bcr.grading.answers.poly import polynomial
 from recipe_bcr.grading.answers.value import exact, unknowns
 
@@ -98,13 +99,9 @@ def _set_minus_set(node: Node) -> bool:
     return (reals or first.kind in ("set", "interval")) and (second.kind in ("set", "interval") or reals)
 
 
-def region(node: Node) -> list[Piece] | None:
-    """The set `node` states, as sorted disjoint intervals; None where it states none (or not exactly); kept."""
-    memo = node.memo
-    if "region" not in memo:
-        pieces = _pieces(node, None)
-        memo["region"] = None if pieces is None or len(pieces) > _MAX_PIECES else _merged(pieces)
-    return memo["region"]
+def _region(node: Node) -> list[Piece] | None:
+    pieces = _pieces(node, None)
+    return None if pieces is None or len(pieces) > _MAX_PIECES else _merged(pieces)
 
 
 _MAX_PIECES = 64  # intersections pair pieces: a bound keeps them to milliseconds
@@ -242,3 +239,29 @@ def _merged(pieces: list[Piece]) -> list[Piece]:
                 continue
         out.append((low, high, left, right))
     return out
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The sets of reals two answers state, read once before the comparison."""
+
+    regions: tuple[list[Piece] | None, list[Piece] | None] | None  # each side's set, where either states one
+    intervals: tuple[Node, Node] | None  # an interval against an inequality (`[2, 5]`, `2 \le x \le 5`): both
+
+
+def read_regions(pred: Node, gold: Node, target: Node) -> Shape:
+    """The sets `pred` and `gold` state (None unless one of them states a set), and `pred` against `target` (the
+    gold's value) as two intervals where one is an inequality and the other an interval (`\\mathbb{R}` and
+    `(-\\infty, \\infty)`); None for two inequalities (`t \\le 4`, `x \\le 4`: the symbolic check)."""
+    regions = (region(pred), region(gold)) if states_a_region(pred) or states_a_region(gold) else None
+    p_iv, g_iv = as_interval(pred), as_interval(target)
+    if p_iv is None and g_iv is None:
+        return Shape(regions, None)
+    p_iv = p_iv or (pred if pred.kind in ("interval", "tuple") and len(pred.children) == 2 else None)
+    g_iv = g_iv or (target if target.kind in ("interval", "tuple") and len(target.children) == 2 else None)
+    if p_iv is None or g_iv is None or (pred.kind == "rel" and target.kind == "rel"):
+        return Shape(regions, None)
+    return Shape(regions, (p_iv, g_iv))
+
+
+region = Fact("region", _region)  # the set a node states as sorted disjoint intervals; None where none (or not exact)

@@ -137,8 +137,8 @@ def _refute(pred: Node, gold: Node) -> Decision:
     """False when the 50-digit values certainly differ; None (symbolic) otherwise."""
     im = _imaginary(pred, gold)
     a, b = (
-        (approximate(pred, imaginary=True) if im else approximate(pred)),
-        (approximate(gold, imaginary=True) if im else approximate(gold)),
+        approximate(pred, True) if im else approximate(pred),
+        approximate(gold, True) if im else approximate(gold),
     )
     if a is None or b is None:
         return False if _beyond(pred, b) is False or _beyond(gold, a) is False else None
@@ -174,7 +174,7 @@ def _decimal(
         return numbers_match(Number(other_exact, False), dec, rel_tol)
     if unknowns(other) - {"e", "i"}:
         return False  # a number never equals an expression in unknowns
-    value = approximate(other, imaginary=True)
+    value = approximate(other, True)
     if value is None or real_and_imaginary(value[0])[1] != 0:
         return None if value is None else False
     return _rounds(dec, value[0], rel_tol, approx)
@@ -199,7 +199,7 @@ def _complex_decimals(node: Node) -> bool:
 def _complex(pred: Node, gold: Node, rel_tol: float) -> Decision:
     """Each decimal part of a + bi held to the decimal rule against the gold's part."""
     parts = _complex_parts(pred)
-    value = approximate(gold, imaginary=True)
+    value = approximate(gold, True)
     if parts is None or value is None:
         return None
     for (dec, exact_part), target in zip(parts, real_and_imaginary(value[0])):

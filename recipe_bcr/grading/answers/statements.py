@@ -3,6 +3,8 @@ approximately, a function's definition up to its variable's name. Nothing here c
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from recipe_bcr.grading.answers.node import Node
 from recipe_bcr.grading.answers.value import unknowns
 from recipe_bcr.grading.answers.words import CONNECTIVE_WORDS
@@ -120,3 +122,32 @@ def stated_elements(node: Node) -> Node | None:
             child = stated[0][0]
         out.append(child)
     return Node(node.kind, tuple(out), node.text, span=node.span)
+
+
+@dataclass(frozen=True)
+class Said:
+    """What two answers state, read once before the comparison."""
+
+    pred: Node  # the answer, its function's variable renamed to the gold's
+    claimed: Node  # the answer without a leading label
+    value: Node | None  # the gold's statement's value (`k = 1`: 1)
+    target: Node  # what the answer must equal: that value, else the gold
+    pred_value: Node | None  # the answer's own statement's value
+    open_value: bool  # the gold's value is written in unknowns
+    stated: list[tuple[Node, bool]] | None  # the values a relation answer states (see stated_values)
+    elements: Node | None  # a list or set answer with its statements' values in place (see stated_elements)
+
+
+def read_statements(pred: Node, gold: Node) -> Said:
+    pred = renamed_variable(pred, gold)
+    value = statement_value(gold)
+    return Said(
+        pred,
+        claims(pred),
+        value,
+        gold if value is None else value,
+        statement_value(pred),
+        value is not None and is_open(value),
+        stated_values(pred) if pred.kind == "rel" else None,
+        stated_elements(pred) if pred.kind in ("list", "set") else None,
+    )

@@ -12,7 +12,7 @@ from typing import Any
 
 import mpmath
 
-from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.node import Fact, Node
 from recipe_bcr.grading.answers.normalize import MAX_DIGITS
 
 _CTX = mpmath.MPContext()  # private: never changes the precision another thread's mpmath uses
@@ -63,37 +63,12 @@ def _double_factorial(n: int) -> int:
 _EXACT_FUNCS = {"max": max, "min": min, "gcd": lambda a: math.gcd(*a), "lcm": lambda a: math.lcm(*a)}
 
 
-def exact(node: Node) -> Fraction | None:
-    """The exact rational value of a tree, or None (an irrational, an unknown, a size guard); kept on the node."""
-    memo = node.memo
-    if "exact" not in memo:
-        memo["exact"] = _exact(node)
-    return memo["exact"]
-
-
-def unknowns(node: Node) -> frozenset[str]:
-    """The names written in a tree (`e`, `i` included; a sum's index is bound, not written); kept on the node."""
-    memo = node.memo
-    if "names" not in memo:
-        memo["names"] = _names(node)
-    return memo["names"]
-
-
-def approximate(node: Node, imaginary: bool = False) -> tuple[Any, Any] | None:
-    """A 50-digit value (unknowns at fixed points; `i` the imaginary unit where `imaginary`) and the largest magnitude
-    met on the way, or None where it cannot be bounded; kept on the node."""
-    memo, key = node.memo, "approx_i" if imaginary else "approx"
-    if key not in memo:
-        memo[key] = _numeric(node, imaginary)
-    return memo[key]
-
-
-def tower_floor(node: Node) -> float | None:
-    """A lower bound of log10 of a power tower, or None; kept on the node."""
-    memo = node.memo
-    if "tower" not in memo:
-        memo["tower"] = _tower(node)
-    return memo["tower"]
+def annotate(*trees: Node) -> None:
+    """Every node's exact value and unknowns, computed once after reading: the rules then read them from the nodes."""
+    for tree in trees:
+        for node in tree.walk():
+            exact(node)
+            unknowns(node)
 
 
 def _exact(node: Node) -> Fraction | None:
@@ -228,7 +203,7 @@ class _Guard(Exception):
     pass
 
 
-def _numeric(node: Node, imaginary: bool) -> tuple[Any, Any] | None:
+def _numeric(node: Node, imaginary: bool = False) -> tuple[Any, Any] | None:
     """A 50-digit value of the tree (unknowns at fixed points, `i` the imaginary unit where `imaginary`) and the
     largest magnitude met on the way (the scale of its rounding noise), or None where it cannot be bounded."""
     mags: list[Any] = [_CTX.mpf(0)]
@@ -382,3 +357,10 @@ def _log_floor(node: Node) -> float | None:
         whole = math.inf if n > 300 else 10**n * (n - 0.4343)  # log10(N!) >= N (log10 N - log10 e)
         return whole / 2 if node.text == "!!" else whole  # N!!^2 >= N! (N! = N!! (N-1)!!)
     return None
+
+
+# each kept on the node (node.Fact): a read after the first is a lookup
+exact = Fact("exact", _exact)  # the exact rational value, or None (an irrational, an unknown, a size guard)
+unknowns = Fact("names", _names)  # the names written (`e`, `i` included; a sum's index is bound, not written)
+approximate = Fact("approx", _numeric)  # (node, imaginary): a 50-digit value and the largest magnitude met, or None
+tower_floor = Fact("tower", _tower)  # a lower bound of log10 of a power tower, or None
