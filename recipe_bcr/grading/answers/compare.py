@@ -8,11 +8,10 @@ their words; `judge` then compares piecewise functions and sets of reals whole (
 from __future__ import annotations
 
 from recipe_bcr.grading.answers.containers import collection_kind, decide, plus_minus, same_tree
-from recipe_bcr.grading.answers.decimals import decimal_hint
 from recipe_bcr.grading.answers.node import Node
 from recipe_bcr.grading.answers.poly import same_equation
 from recipe_bcr.grading.answers.regions import Shape, as_interval, complement, read_regions
-from recipe_bcr.grading.answers.scalars import Decision
+from recipe_bcr.grading.answers.scalars import Decision, decimal_hint
 from recipe_bcr.grading.answers.statements import Said, read_statements
 from recipe_bcr.grading.answers.words import MAGNITUDES
 

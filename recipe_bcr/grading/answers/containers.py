@@ -7,7 +7,7 @@ from __future__ import annotations
 from itertools import product
 
 from recipe_bcr.grading.answers.node import Node
-from recipe_bcr.grading.answers.scalars import Decision, decide_scalar, unsigned
+from recipe_bcr.grading.answers.scalars import Decision, decide_scalar
 from recipe_bcr.grading.answers.statements import is_open
 from recipe_bcr.grading.answers.units import unit_quantity
 from recipe_bcr.grading.answers.value import exact
@@ -40,7 +40,7 @@ def same_tree(a: Node, b: Node) -> bool:
 def _in_units(pred: Node, gold: Node) -> Decision:
     """Both answers name a unit, and not the same one: other quantities are never the same answer (`5 m^2`,
     `5 cm^2`); one quantity in two units is compared scaled, exactly (`0.5 m` is `50 cm`). None leaves it to the value."""
-    (p_sign, pred), (g_sign, gold) = unsigned(pred), unsigned(gold)
+    (p_sign, pred), (g_sign, gold) = pred.unsigned, gold.unsigned
     if pred.kind != "unit" or gold.kind != "unit" or pred.text == gold.text:
         return None
     p, g = unit_quantity(pred), unit_quantity(gold)

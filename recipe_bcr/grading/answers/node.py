@@ -34,6 +34,20 @@ class Node:
         return memo["walk"]
 
     @property
+    def unsigned(self) -> tuple[int, Node]:
+        """(sign, node) without the leading minus signs: `-40^\\circ C` is -1 times 40 degrees C."""
+        sign, node = 1, self
+        while node.kind == "neg":
+            sign, node = -sign, node.children[0]
+        return sign, node
+
+    @property
+    def infinite(self) -> int:
+        """+1 for `\\infty`, -1 for `-\\infty`, 0 for anything else."""
+        sign, node = self.unsigned
+        return sign if node.kind == "const" and node.text == "infty" else 0
+
+    @property
     def ops(self) -> tuple[str, ...]:
         """The operators of a relation or a connective, in order (`2 < x \\le 5`: `<`, `<=`); none for other nodes."""
         return tuple(self.text.split(",")) if self.kind in ("rel", "conn") else ()

@@ -96,6 +96,12 @@ def _mul(a: Poly, b: Poly) -> Poly:
     return out
 
 
+def same_polynomial(pred: Node, gold: Node) -> bool | None:
+    """Both polynomials: equal exactly when their expansions are (the symbolic difference is zero or it is not)."""
+    p_poly, g_poly = polynomial(pred), polynomial(gold)
+    return None if p_poly is None or g_poly is None else p_poly == g_poly
+
+
 def same_equation(pred: Node, gold: Node) -> bool | None:
     """Two polynomial equations `P = Q`: the same equation when P - Q are proportional (`y = 2x + 1`,
     `2x - y + 1 = 0`); two different linear ones are different; anything else the symbolic check decides."""

@@ -51,22 +51,14 @@ def interval(low: Node, high: Node, left: str, right: str) -> Node:
     return Node("tuple" if left + right == "()" else "interval", (low, high), text=left + right)
 
 
-def infinite(node: Node) -> int:
-    """+1 for `\\infty`, -1 for `-\\infty`, 0 for anything else."""
-    sign = 1
-    while node.kind == "neg":
-        sign, node = -sign, node.children[0]
-    return sign if node.kind == "const" and node.text == "infty" else 0
-
-
 def complement(iv: Node) -> Node | None:
     """The other half of the line beside a half-line (`(-\\infty, 2)` -> `[2, \\infty)`); None for anything else."""
     if iv.kind not in ("tuple", "interval") or len(iv.children) != 2 or len(iv.text) != 2:
         return None
     low, high = iv.children
-    if infinite(low) == -1 and not infinite(high):
+    if low.infinite == -1 and not high.infinite:
         return interval(high, INF, "(" if iv.text[1] == "]" else "[", ")")
-    if infinite(high) == 1 and not infinite(low):
+    if high.infinite == 1 and not low.infinite:
         return interval(Node("neg", (INF,)), low, "(", ")" if iv.text[0] == "[" else "]")
     return None
 
@@ -197,7 +189,7 @@ def _names_var(node: Node, var: str | None) -> bool:
 
 
 def _bound(node: Node) -> Bound | None:
-    side = infinite(node)
+    side = node.infinite
     return side * _INFINITY if side else exact(node)
 
 

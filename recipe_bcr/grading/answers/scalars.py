@@ -7,24 +7,15 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from recipe_bcr.grading.answers.decimals import (
-    Number,
-    as_number,
-    decimal_literal,
-    decimal_value,
-    numbers_match,
-    percent,
-    rounding_candidates,
-)
+from recipe_bcr.grading.answers.decimals import Number, numbers_match, rounding_candidates
 from recipe_bcr.grading.answers.node import Node
-from recipe_bcr.grading.answers.poly import polynomial
-from recipe_bcr.grading.answers.regions import infinite
+from recipe_bcr.grading.answers.poly import same_polynomial
 from recipe_bcr.grading.answers.value import (
     approximate,
     as_mp,
-    below_power_of_ten,
     exact,
     real_and_imaginary,
+    refute,
     refutes,
     scaled_fraction,
     tower_floor,
@@ -34,16 +25,8 @@ from recipe_bcr.grading.answers.value import (
 Decision = bool | None
 
 
-def unsigned(node: Node) -> tuple[int, Node]:
-    """(sign, node) without its leading minus signs: `-40^\\circ C` is -1 times the quantity 40 degrees C."""
-    sign = 1
-    while node.kind == "neg":
-        sign, node = -sign, node.children[0]
-    return sign, node
-
-
 def decide_scalar(pred: Node, gold: Node, rel_tol: float, approx: bool) -> Decision:
-    p_inf, g_inf = infinite(pred), infinite(gold)
+    p_inf, g_inf = pred.infinite, gold.infinite
     if p_inf or g_inf:
         return p_inf == g_inf  # infinities by identity
     angle = _angle(pred, gold)
@@ -67,13 +50,8 @@ def decide_scalar(pred: Node, gold: Node, rel_tol: float, approx: bool) -> Decis
     same_base = _same_base_powers(pred, gold)
     if same_base is not None:
         return same_base
-    refuted = _refute(pred, gold)
-    if refuted is not None:
-        return refuted
-    p_poly, g_poly = polynomial(pred), polynomial(gold)
-    if p_poly is not None and g_poly is not None:
-        return p_poly == g_poly  # exact expansion: the symbolic difference is zero or it is not
-    return None
+    refuted = refute(pred, gold)
+    return refuted if refuted is not None else same_polynomial(pred, gold)
 
 
 def _angle(pred: Node, gold: Node) -> Decision:
@@ -89,7 +67,7 @@ def _angle(pred: Node, gold: Node) -> Decision:
 
 def _degrees(node: Node) -> Fraction | None:
     """The exact number of degrees of `x^\\circ`, maybe negated; None for anything else."""
-    sign, node = unsigned(node)
+    sign, node = node.unsigned
     while node.kind == "unit":
         node = node.children[0]
     value = exact(node.children[0]) if node.kind == "degree" else None
@@ -127,30 +105,6 @@ def _same_base_powers(pred: Node, gold: Node) -> Decision:
     if tower_floor(pred.children[1]) is None or tower_floor(gold.children[1]) is None:
         return None  # exponents that are not positive towers: the symbolic check
     return decide_scalar(pred.children[1], gold.children[1], 0.0, False)
-
-
-def _imaginary(pred: Node, gold: Node) -> bool:
-    return (unknowns(pred) | unknowns(gold)) <= {"i", "e"}
-
-
-def _refute(pred: Node, gold: Node) -> Decision:
-    """False when the 50-digit values certainly differ; None (symbolic) otherwise."""
-    im = _imaginary(pred, gold)
-    a, b = (
-        approximate(pred, True) if im else approximate(pred),
-        approximate(gold, True) if im else approximate(gold),
-    )
-    if a is None or b is None:
-        return False if _beyond(pred, b) is False or _beyond(gold, a) is False else None
-    return False if refutes(a, b) else None
-
-
-def _beyond(tower: Node, other: tuple[object, object] | None) -> Decision:
-    """False when `tower` is provably more than 10^1000 and the other side a number far below it."""
-    floor = tower_floor(tower)
-    if other is None or floor is None or floor <= 1000:
-        return None
-    return False if below_power_of_ten(other[0], 900) else None
 
 
 def _decimal(
@@ -218,10 +172,8 @@ def _complex_parts(node: Node) -> list[tuple[Number | None, Fraction | None]] | 
     terms = list(node.children) if node.kind == "add" else [node]
     real: tuple[Number | None, Fraction | None] = (None, Fraction(0))
     imag: tuple[Number | None, Fraction | None] = (None, Fraction(0))
-    for t in terms:
-        sign = 1
-        while t.kind == "neg":
-            sign, t = -sign, t.children[0]
+    for term in terms:
+        sign, t = term.unsigned
         coef: Node | None = None
         if t.kind == "sym" and t.text == "i":
             coef = Node("num", value=Fraction(1))
@@ -244,3 +196,99 @@ def _complex_parts(node: Node) -> list[tuple[Number | None, Fraction | None]] | 
 
 def _candidates(x: Fraction, places: int) -> set[int]:
     return rounding_candidates(x * Fraction(10) ** places)
+
+
+def decimal_hint(node: Node) -> list[int | bool] | None:
+    """[numerator, denominator, is a decimal, places] of a value the tree reads as one number (the
+    symbolic check then skips its parse and holds a decimal to the decimal rule); None otherwise."""
+    dec = decimal_value(node)
+    if dec is not None:
+        return [dec.value.numerator, dec.value.denominator, True, dec.places]
+    value = exact(node) if node.kind in ARITHMETIC else None
+    return None if value is None else [value.numerator, value.denominator, False, 0]
+
+
+def decimal_literal(node: Node) -> Number | None:
+    """A whole value that is one decimal literal (maybe negated, with degrees): its exact reading."""
+    sign = 1
+    while node.kind in ("neg", "degree"):
+        if node.kind == "neg":
+            sign = -sign
+        node = node.children[0]
+    if node.kind == "num" and node.places is not None and node.value is not None:
+        return Number(sign * node.value, True, False, node.places)
+    return None
+
+
+ARITHMETIC = frozenset(("num", "neg", "add", "mul", "div"))
+
+
+def decimal_value(node: Node) -> Number | None:
+    """A whole value written in decimals: a decimal literal, or sums and products of decimals and exact
+    numbers whose value is a finite decimal (`0.3333333 \\cdot 1` is the decimal 0.3333333)."""
+    literal = decimal_literal(node)
+    if literal is not None or node.kind not in ARITHMETIC:
+        return literal
+    kinds = {n.kind for n in node.walk()}
+    if not kinds <= ARITHMETIC or not any(n.kind == "num" and n.places is not None for n in node.walk()):
+        return None
+    if not _keeps_last_digit(node):
+        return None  # \frac{2.000001}{3}: each decimal stands for its own value, and 2.000001 is not 2
+    value = exact(node)
+    if value is None:
+        return None
+    places = next((k for k in range(61) if (value * 10**k).denominator == 1), None)
+    return None if places is None else Number(value, True, False, places)
+
+
+def has_decimal(node: Node) -> bool:
+    return any(n.kind == "num" and n.places is not None for n in node.walk())
+
+
+def _keeps_last_digit(node: Node) -> bool:
+    """Arithmetic after which a decimal still rounds at a digit it wrote: sums, products with integers,
+    quotients by powers of ten (`\\frac{2.000001}{3}` is 0.666667 only by chance)."""
+    k, ch = node.kind, node.children
+    if k == "num":
+        return True
+    if k in ("neg", "add"):
+        return all(_keeps_last_digit(c) for c in ch)
+    if k == "mul":
+        return all(_keeps_last_digit(c) if has_decimal(c) else is_integer_value(c) for c in ch)
+    if k == "div":
+        den = None if has_decimal(ch[1]) else exact(ch[1])
+        return _keeps_last_digit(ch[0]) and den is not None and den > 0 and _power_of_ten(den)
+    return False
+
+
+def is_integer_value(node: Node) -> bool:
+    v = exact(node)
+    return v is not None and v.denominator == 1
+
+
+def _power_of_ten(v: Fraction) -> bool:
+    if v.denominator != 1:
+        return False
+    n = v.numerator
+    while n % 10 == 0:
+        n //= 10
+    return n == 1
+
+
+def percent(node: Node) -> Number | None:
+    """A percent, maybe negated (`-5\\%` is -(5%): a negative percent is read as a percent too)."""
+    sign, node = node.unsigned
+    if node.kind == "percent":
+        v = exact(node.children[0])
+        lit = decimal_literal(node.children[0])
+        if v is not None:
+            return Number(sign * v, lit is not None, True, lit.places if lit else 0)
+    return None
+
+
+def as_number(node: Node) -> Number | None:
+    dec = decimal_literal(node)
+    if dec is not None:
+        return dec
+    v = exact(node)
+    return None if v is None else Number(v, False)

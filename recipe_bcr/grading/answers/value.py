@@ -155,6 +155,21 @@ def refutes(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:
     return abs(a[0] - b[0]) > REFUTE_REL * noise
 
 
+def refute(pred: Node, gold: Node) -> bool | None:
+    """False when the 50-digit values of two trees certainly differ (`i` the imaginary unit where it is the only
+    unknown), or one is a power tower provably above 10^1000 and the other a number far below it; None otherwise."""
+    im = (unknowns(pred) | unknowns(gold)) <= {"i", "e"}
+    a, b = approximate(pred, im), approximate(gold, im)
+    if a is None or b is None:
+        return False if _beyond(pred, b) or _beyond(gold, a) else None
+    return False if refutes(a, b) else None
+
+
+def _beyond(tower: Node, other: tuple[Any, Any] | None) -> bool:
+    floor = tower_floor(tower)
+    return other is not None and floor is not None and floor > 1000 and below_power_of_ten(other[0], 900)
+
+
 def as_mp(q: Fraction) -> Any:
     """An exact rational as a 50-digit number of this module's own context."""
     return _CTX.mpf(q.numerator) / q.denominator
