@@ -8,8 +8,7 @@ from fractions import Fraction
 
 from recipe_bcr.grading.answers.lex import Token
 from recipe_bcr.grading.answers.node import Node
-from recipe_bcr.grading.answers.si import read_unit
-from recipe_bcr.grading.answers.words import UNITS, text_content, text_kind
+from recipe_bcr.grading.answers.words import Text, read_text
 
 MAX_DEPTH = 40  # brackets, fractions and powers nested deeper than this are no answer a reader checks
 MAX_TOKENS = 4000  # more than any answer the verifier reads (normalize.MAX_ANSWER_CHARS characters)
@@ -83,6 +82,11 @@ class ReaderBase:
     i: int
     depth: int
     src: str
+    texts: dict[str, Text]  # each `\\text{...}` token's content, read once (words.read_texts)
+
+    def said(self, tok: Token) -> Text:
+        """What a text token holds."""
+        return self.texts[tok.text]
 
     def peek(self, k: int = 0) -> Token | None:
         j = self.i + k
@@ -143,10 +147,8 @@ def literal(k: int, span: tuple[int, int]) -> Node:
 
 
 def is_unit(content: str) -> bool:
-    """A `\\text{...}` that is a unit: words from the closed list, or one letter of it (`8 \\text{ m}`, `5 \\mathrm{~g}`)."""
-    kind = text_kind(content)
-    letter = text_content(content)
-    return kind == "unit" or (kind == "letter" and (letter in UNITS or read_unit(letter) is not None))
+    """A text that is a unit: words from the closed list, or one letter of it (`8 \\text{ m}`, `5 \\mathrm{~g}`)."""
+    return read_text(content).unit
 
 
 def respan(node: Node, span: tuple[int, int], paren: bool = False) -> Node:

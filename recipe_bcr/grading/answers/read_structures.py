@@ -17,7 +17,6 @@ from recipe_bcr.grading.answers.read_base import (
     Refused,
     respan,
 )
-from recipe_bcr.grading.answers.words import connective, text_content
 
 _ISO = {"][": "()", "[[": "[)", "]]": "(]"}  # ISO 80000-2: a bracket turned outward leaves its endpoint out
 _DELIMITED = {"\\lvert": ("\\rvert", "abs"), "\\lfloor": ("\\rfloor", "floor"), "\\lceil": ("\\rceil", "ceil")}
@@ -211,16 +210,16 @@ class StructureReader(ReaderBase):
 
     def _condition(self) -> Node:
         tok = self.peek()
-        if tok is not None and tok.kind == "text" and text_content(tok.text).lower() in OTHERWISE:
+        if tok is not None and tok.kind == "text" and self.said(tok).content.lower() in OTHERWISE:
             self.take()
             return Node("otherwise", span=(tok.start, tok.end))
-        if tok is not None and tok.kind == "text" and text_content(tok.text).lower() in CONDITION_WORDS:
+        if tok is not None and tok.kind == "text" and self.said(tok).content.lower() in CONDITION_WORDS:
             self.take()
         start, parts, ops = self.i, [self.relation()], []
         while (tok := self.peek()) is not None:
             if tok.kind == "cmd" and tok.text in CONNECTIVES and tok.text != "\\\\":  # a line break ends a row
                 ops.append(CONNECTIVES[self.take().text])
-            elif tok.kind == "text" and (word := connective(tok.text)) is not None:
+            elif tok.kind == "text" and (word := self.said(tok).connective) is not None:
                 self.take()
                 ops.append(word)  # x < 0 \text{ or } x > 1
             else:

@@ -33,7 +33,7 @@ from recipe_bcr.grading.answers.read_functions import FunctionReader
 from recipe_bcr.grading.answers.read_numbers import NumberReader
 from recipe_bcr.grading.answers.read_structures import StructureReader
 from recipe_bcr.grading.answers.read_text import TextReader
-from recipe_bcr.grading.answers.words import connective, text_kind
+from recipe_bcr.grading.answers.words import Text, read_texts
 
 __all__ = ["MAX_DEPTH", "MAX_TOKENS", "Node", "Refused", "parse", "parse_all"]
 
@@ -42,8 +42,9 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
     """The grammar of an answer (lists, relations, sums, products, factors and their marks); each family of forms is
     read by its own reader (read_numbers.py, read_functions.py, read_structures.py, read_text.py)."""
 
-    def __init__(self, toks: list[Token], source: str) -> None:
+    def __init__(self, toks: list[Token], source: str, texts: dict[str, Text]) -> None:
         self.t = toks
+        self.texts = texts
         self.i = 0
         self.depth = 0
         self.src = source
@@ -75,10 +76,10 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
             if tok is not None and tok.kind == "char" and tok.text in ",;":
                 seps.append(self.take().text)
                 nxt = self.peek()
-                if nxt is not None and nxt.kind == "text" and text_kind(nxt.text) == "connective":
-                    seps.append(connective(self.take().text))  # type: ignore[arg-type] # 2, 3, and 4
-            elif tok is not None and tok.kind == "text" and text_kind(tok.text) == "connective":
-                seps.append(connective(tok.text))  # type: ignore[arg-type]
+                if nxt is not None and nxt.kind == "text" and self.said(nxt).kind == "connective":
+                    seps.append(self.said(self.take()).connective)  # type: ignore[arg-type] # 2, 3, and 4
+            elif tok is not None and tok.kind == "text" and self.said(tok).kind == "connective":
+                seps.append(self.said(tok).connective)  # type: ignore[arg-type]
                 self.take()
             else:
                 break
@@ -212,7 +213,7 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
         if tok.kind in ("num", "letter"):
             return True
         if tok.kind == "text":
-            return text_kind(tok.text) in ("number", "math", "letter", "function")
+            return self.said(tok).kind in ("number", "math", "letter", "function")
         if tok.kind == "char":  # "|" never starts an implied product: 3 | 5 is no product; nor a "[" that closes
             return tok.text == "(" or (tok.text == "[" and not self._closes(1))  # an ISO interval: `[2, 5[`
         return tok.text in FACTOR_STARTS or tok.text in FUNCTIONS or tok.text in GREEK or tok.text in ACCENTS
@@ -474,7 +475,8 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
 
 def parse(text: str) -> Node | None:
     """The tree of `text` (without outer delimiters), or None when some part of it cannot be read."""
-    return _tree(tokens(text), text)
+    toks = tokens(text)
+    return _tree(toks, text, read_texts([t.text for t in toks or () if t.kind == "text"]))
 
 
 def parse_all(texts: Sequence[str]) -> list[Node | None]:
@@ -483,8 +485,10 @@ def parse_all(texts: Sequence[str]) -> list[Node | None]:
     with _LOCK:
         known = {text: _CACHE[text] for text in texts if text in _CACHE}
     fresh = [text for text in dict.fromkeys(texts) if text not in known]
-    for text, toks in zip(fresh, tokens_all(fresh)):
-        known[text] = _tree(toks, text)
+    lexed = tokens_all(fresh)
+    said = read_texts([t.text for toks in lexed for t in toks or () if t.kind == "text"]) if fresh else {}
+    for text, toks in zip(fresh, lexed):
+        known[text] = _tree(toks, text, said)
     with _LOCK:
         _CACHE.update((text, known[text]) for text in fresh if len(text) <= _CACHE_CHARS)
         while len(_CACHE) > _CACHE_SIZE:
@@ -497,10 +501,10 @@ _CACHE_CHARS, _CACHE_SIZE = 256, 65536  # longer answers are rarely repeated and
 _LOCK = threading.Lock()
 
 
-def _tree(toks: list[Token] | None, text: str) -> Node | None:
+def _tree(toks: list[Token] | None, text: str, texts: dict[str, Text]) -> Node | None:
     if not toks or len(toks) > MAX_TOKENS:
         return None
     try:
-        return _Reader(toks, text).answer()
+        return _Reader(toks, text, texts).answer()
     except (Refused, RecursionError):
         return None

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from recipe_bcr.grading.answers.si import read_unit
 
@@ -150,3 +152,31 @@ def is_unit_phrase(text: str, grammar: bool = False) -> bool:
 def words_key(text: str) -> str:
     """Words as compared between an answer and its gold: lowercase letters and digits, single spaces."""
     return " ".join("".join(c for c in w.lower() if c.isascii() and c.isalnum()) for w in text.split()).strip()
+
+
+@dataclass(frozen=True)
+class Text:
+    """A `\\text{...}` read once: what it shows (TeX's spacing as spaces), its kind (`text_kind`) and what that
+    kind carries."""
+
+    content: str
+    kind: str
+    letter: str | None  # a choice's letter (`(B)`)
+    connective: str | None  # "or" / "and"
+    number: int | None  # a number in words
+    quantity: tuple[str, str] | None  # a number and its unit (`5 cm`)
+    key: str  # the words as compared (words_key)
+    unit: bool  # a unit: words from the closed list, or one letter of it or of the SI grammar (`8 \\text{ m}`)
+
+
+def read_text(content: str) -> Text:
+    shown, kind = text_content(content), text_kind(content)
+    unit = kind == "unit" or (kind == "letter" and (shown in UNITS or read_unit(shown) is not None))
+    number = number_words(content) if kind == "numberword" else None
+    quantity = quantity_parts(content) if kind == "quantity" else None
+    return Text(shown, kind, choice_letter(content), connective(content), number, quantity, words_key(content), unit)
+
+
+def read_texts(contents: Iterable[str]) -> dict[str, Text]:
+    """The readings of the `\\text{...}` contents of the answers a check reads (each read once)."""
+    return {content: read_text(content) for content in set(contents)}
