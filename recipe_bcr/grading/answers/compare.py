@@ -7,7 +7,7 @@ their words; `judge` then compares piecewise functions and sets of reals whole (
 
 from __future__ import annotations
 
-from recipe_bcr.grading.answers.containers import collection_kind, decide, plus_minus, same_tree
+from recipe_bcr.grading.answers.containers import decide, settle
 from recipe_bcr.grading.answers.node import Node
 from recipe_bcr.grading.answers.poly import same_equation
 from recipe_bcr.grading.answers.regions import Shape, as_interval, complement, read_regions
@@ -25,30 +25,6 @@ def has_prose(node: Node) -> bool:
     return any(n.kind == "text" for n in node.walk())
 
 
-def _families(node: Node) -> set[str]:
-    """Connective families used anywhere in the tree, and "relation" for a relation sign."""
-    out: set[str] = set()
-    for n in _outside_bounds(node):
-        if n.kind == "conn":
-            out.update(n.ops)
-        elif n.kind == "rel":
-            out.update("approx" if op == "~" else "relation" for op in n.ops)
-        elif n.kind == "pm":
-            out.add("pm")
-        elif n.kind == "list" and ("or" in n.text or "and" in n.text):
-            out.add("words")
-    return out
-
-
-def _outside_bounds(node: Node):  # noqa: ANN202 - a generator of Nodes
-    """Every node but the index of a sum or product (`k = 1` under `\\sum` is no relation the answer states)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(n.children if n.kind != "bigop" else (n.children[0], *n.children[1].children[1:])))
-
-
 Question = tuple[Node, Node, bool, list[int | bool] | None, list[int | bool] | None]
 
 
@@ -59,7 +35,7 @@ def verdict(pred: Node, gold: Node, rel_tol: float) -> tuple[bool, str] | list[Q
     pred, gold = _choice_value(pred, gold), _choice_value(gold, pred)
     said = read_statements(pred, gold)
     pred = said.pred
-    if same_tree(pred, gold):
+    if pred.same(gold):
         return True, "string"
     if is_prose(gold) or pred.kind == "choice":
         return _same_words(pred, gold), "string"
@@ -133,24 +109,7 @@ def judge(pred: Node, gold: Node, said: Said, shape: Shape, rel_tol: float) -> D
         # both statements, or equations of a curve (y = 2x + 1, 2x + 1 = y), are compared whole; k = 1 is not
         # answered by an equation between values
         return None if said.pred_value is not None or said.open_value else False
-    gold = plus_minus(said.target)  # a gold \pm 3 is the list -3, 3 (`-3 \text{ or } 3`)
-    extra = _hedges(said.claimed, gold)
-    if extra - {"relation", "approx"}:
-        return False
-    if gold.kind == "rel":
-        return _against_relation(pred, gold)
-    if any(n.kind == "rel" for n in gold.walk()):
-        return None  # relations inside a gold collection (p = 5, q = 2; ...): the symbolic check
-    if pred.kind == "rel":
-        return _every_stated_value(said.stated, gold, rel_tol)
-    if gold.kind in ("list", "set") and pred.kind in ("list", "set"):
-        pred = said.elements  # x = 1 \text{ or } x = 2 states the elements 1 and 2
-        if pred is None:
-            return False
-        extra = _families(pred) - _families(gold)
-    if "relation" in extra or "approx" in extra:
-        return False  # a relation inside a container or bracket: (3 \approx 5), \{x > 2\}
-    return decide(pred, gold, rel_tol, top=True)
+    return settle(pred, said, rel_tol)
 
 
 def _wordy(claimed: Node, gold: Node) -> bool:
@@ -161,38 +120,6 @@ def _wordy(claimed: Node, gold: Node) -> bool:
     carried = {n.text for n in gold.walk() if n.kind == "words"}
     stated = {n.text for n in claimed.walk() if n.kind == "words"}
     return bool(stated - carried) or any(MAGNITUDES & set(words.split()) for words in carried - stated)
-
-
-def _hedges(claimed: Node, gold: Node) -> set[str]:
-    """The connective families the answer uses and the gold does not (a label's own brackets, P(A \\cap B), hold
-    none): a hedge, but `\\pm` against a list, a union against an inequality, "or" in a list against a list."""
-    extra = _families(claimed) - _families(gold)
-    if gold.kind in ("list", "set") and len(gold.children) > 1:
-        extra.discard("pm")  # \pm 3 is the list -3, 3
-    if "relation" in _families(gold):
-        extra -= {"cup", "cap"}  # an interval union may answer an inequality gold
-    if gold.kind in ("list", "set"):
-        extra.discard("words")
-    return extra
-
-
-def _against_relation(pred: Node, gold: Node) -> Decision:
-    """A relation gold is never answered by its right side; another relation, or an interval or union against an
-    inequality, goes to the symbolic check (`t \\le 4` against `x \\le 4`)."""
-    inequality = any(op in ("<", ">", "<=", ">=") for op in gold.ops)
-    if pred.kind == "rel" or (inequality and (collection_kind(pred) or "").startswith(("tuple", "interval"))):
-        return None
-    return None if inequality and pred.kind == "conn" else False
-
-
-def _every_stated_value(stated: list[tuple[Node, bool]] | None, gold: Node, rel_tol: float) -> Decision:
-    """`x = 5`, `f(2) = 3 = \\frac{6}{2}`: every value the answer states must be the gold's."""
-    if stated is None:
-        return False
-    verdicts = [decide(p, gold, rel_tol, top=True, approx=a) for p, a in stated]
-    if any(v is False for v in verdicts):
-        return False
-    return True if all(v is True for v in verdicts) else None
 
 
 def questions(pred: Node, gold: Node, said: Said, shape: Shape) -> list[tuple[Node, Node, bool]]:
@@ -242,7 +169,7 @@ def _conditions(node: Node) -> list[Node]:
 
 
 def _same_condition(a: Node, b: Node) -> bool:
-    if same_tree(a, b):
+    if a.same(b):
         return True
     intervals = ("tuple", "interval")
     if a.kind in intervals and b.kind in intervals and a.text == b.text and len(a.children) == len(b.children) == 2:

@@ -33,6 +33,16 @@ class Node:
             memo["walk"] = out
         return memo["walk"]
 
+    def same(self, other: Node) -> bool:
+        """The same tree, literal for literal (where it is written aside)."""
+        mine, theirs = (
+            (self.kind, self.text, self.value, self.places),
+            (other.kind, other.text, other.value, other.places),
+        )
+        if mine != theirs or len(self.children) != len(other.children):
+            return False
+        return all(a.same(b) for a, b in zip(self.children, other.children))
+
     @property
     def unsigned(self) -> tuple[int, Node]:
         """(sign, node) without the leading minus signs: `-40^\\circ C` is -1 times 40 degrees C."""

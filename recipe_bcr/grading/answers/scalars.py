@@ -25,6 +25,11 @@ from recipe_bcr.grading.answers.value import (
 Decision = bool | None
 
 
+def decide_scalars(pairs: list[tuple[Node, Node, bool]], rel_tol: float) -> list[Decision]:
+    """Each pair of single values (answer, gold, claimed only approximately) judged."""
+    return [decide_scalar(pred, gold, rel_tol, approx) for pred, gold, approx in pairs]
+
+
 def decide_scalar(pred: Node, gold: Node, rel_tol: float, approx: bool) -> Decision:
     p_inf, g_inf = pred.infinite, gold.infinite
     if p_inf or g_inf:
