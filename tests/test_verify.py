@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import pytest
 
-from recipe_bcr.grading.answers.decimals import Number, numbers_match
+from recipe_bcr.grading.answers.scalars import Number, numbers_match
 
 
 def _cases(shared):

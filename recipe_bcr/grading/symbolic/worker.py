@@ -7,7 +7,7 @@ capped (MEMORY_LIMIT). Rules on top of math-verify, each closing a false-credit 
   * it reads the trees' rendering (recipe_bcr.grading.answers.render) whole or not at all (math-verify's fallback
     to the last number it finds reads "3 \\lor 5" as 5); "4 = 5" is no answer;
   * exact numbers are equal only when SymPy proves it; a nonzero difference at a certified precision refutes;
-  * a decimal compares by recipe_bcr.grading.answers.decimals' rule, everywhere math-verify compares numbers
+  * a decimal compares by the decimal rule (recipe_bcr.grading.answers.scalars), everywhere math-verify compares numbers
     (inside tuples, sets, intervals, matrices and equations too);
   * a number never equals an expression in unknowns other than an assignment ("x = 5"), nor a container of
     other than one element; `i` is the imaginary unit when it is the only unknown; infinities by identity.
@@ -29,8 +29,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from recipe_bcr.grading.answers.decimals import decimal_matches, rounding_candidates, rounds_to, terminates
 from recipe_bcr.grading.answers.render import render
+from recipe_bcr.grading.answers.scalars import decimal_matches, rounding_candidates, rounds_to, terminates
 from recipe_bcr.grading.answers.tree import parse
 
 Status = str  # "true" | "false" | "gold_unparsed" | "pred_unparsed" | "error"
