@@ -68,9 +68,7 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
 
     def items(self) -> Node:
         """A list: items separated by commas, semicolons or the words or/and."""
-        start = self.i
-        parts = [self.connected()]
-        seps = []
+        start, parts, seps = self.i, [self.connected()], []
         while True:
             tok = self.peek()
             if tok is not None and tok.kind == "char" and tok.text in ",;":
@@ -98,9 +96,7 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
         return Node("list", tuple(parts), text="".join(sorted(set(seps))), span=self._span(start))
 
     def connected(self) -> Node:
-        start = self.i
-        parts = [self.relation()]
-        ops = []
+        start, parts, ops = self.i, [self.relation()], []
         while (tok := self.peek()) is not None and tok.kind in ("cmd", "char") and tok.text in CONNECTIVES:
             ops.append(CONNECTIVES[self.take().text])
             parts.append(self.relation())
@@ -109,9 +105,7 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
         return Node("conn", tuple(parts), text=",".join(ops), span=self._span(start))
 
     def relation(self) -> Node:
-        start = self.i
-        parts = [self.expr()]
-        ops = []
+        start, parts, ops = self.i, [self.expr()], []
         while (op := self._relop()) is not None:
             ops.append(op)
             parts.append(self.expr())
@@ -135,22 +129,16 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
     def expr(self) -> Node:
         """Terms joined by + - \\pm \\mp; a leading sign is allowed (an empty side of a relation is not)."""
         start = self.i
-        terms: list[Node] = []
-        ops: list[str] = []
-        sign = self._sign()
-        if sign is not None:
-            ops.append(sign)
-        else:
-            ops.append("+")
-        terms.append(self.term())
+        ops, terms = [self._sign() or "+"], [self.term()]
         while (sign := self._sign()) is not None:
             ops.append(sign)
             terms.append(self.term())
         if len(terms) == 1 and ops[0] == "+":
             return terms[0]
-        out = []
-        for op, t in zip(ops, terms):
-            out.append(t if op == "+" else Node("neg" if op == "-" else "pm", (t,), text=op, span=t.span))
+        out = [
+            t if op == "+" else Node("neg" if op == "-" else "pm", (t,), text=op, span=t.span)
+            for op, t in zip(ops, terms)
+        ]
         return out[0] if len(out) == 1 else Node("add", tuple(out), span=self._span(start))
 
     def _sign(self) -> str | None:
@@ -163,9 +151,7 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
         return op
 
     def term(self) -> Node:
-        start = self.i
-        factors = [self.signed_factor()]
-        ops = ["*"]
+        start, factors, ops = self.i, [self.signed_factor()], ["*"]
         while True:
             tok = self.peek()
             if tok is None:
@@ -185,8 +171,7 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
                 break
         if len(factors) == 1:
             return factors[0]
-        node = factors[0]
-        prod: list[Node] = [node]
+        prod = [factors[0]]
         for op, f in zip(ops[1:], factors[1:]):
             if op == "/":
                 prod = [Node("div", (self._product(prod), f), span=(prod[0].span[0], f.span[1]))]
