@@ -8,8 +8,7 @@ import numpy as np
 
 
 def training_metrics(breakdowns: Iterable[Mapping[str, float]], prefix: str = "bcr/") -> dict[str, float]:
-    """Accuracy, format, answered, per-position accuracy, truncation and tokens per problem, from each
-    completion's `compute_score` breakdown (samples without our keys are skipped)."""
+    """The per-step metrics from each completion's `compute_score` breakdown (others' samples skipped)."""
     rows = [b for b in breakdowns if b and "correct_bits" in b and "n" in b]
     if not rows:
         return {}

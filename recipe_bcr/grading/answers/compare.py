@@ -1,9 +1,5 @@
-"""The rules of verification on two answer trees: policy, then one rule per kind of the pair.
-
-`verdict`: (correct, method) when the trees decide, else the questions only the symbolic check can answer. Before
-any mathematics: a choice's value, a function's variable renamed (statements.py), the same tree, prose golds by
-their words; `judge` then compares piecewise functions and sets of reals whole (regions.py), applies the policies
-(words or connectives the gold does not carry: a hedge) and the rule for the kinds of the two trees."""
+"""The policies of verification on two answer trees (choices, prose, words the gold does not carry), then the
+rule for the kinds of the pair (containers.py), what the answers state and the sets they state read once first."""
 
 from __future__ import annotations
 
@@ -29,9 +25,8 @@ Question = tuple[Node, Node, bool, list[int | bool] | None, list[int | bool] | N
 
 
 def verdict(pred: Node, gold: Node, rel_tol: float) -> tuple[bool, str] | list[Question]:
-    """(correct, method) when the trees decide; otherwise what the symbolic check must decide: (answer part,
-    gold part, claimed only approximately, and each side's number when the tree reads it as one). What the answers
-    state (statements.py) and the sets of reals they state (regions.py) are read once, first."""
+    """(correct, method) when the trees decide; otherwise the questions for the symbolic check: (answer part, gold
+    part, claimed only approximately, and each side's number when the tree reads it as one)."""
     pred, gold = _choice_value(pred, gold), _choice_value(gold, pred)
     said = read_statements(pred, gold)
     pred = said.pred
@@ -60,14 +55,12 @@ def is_prose(tree: Node) -> bool:
 
 
 def _choice_value(tree: Node, other: Node) -> Node:
-    """A choice with its value (`\\textbf{(B)}\\ 32`) answers, and is answered by, the letter or the value:
-    against a choice or a letter (`B`) the letter counts, against anything else the value."""
+    """A choice with its value (`\\textbf{(B)}\\ 32`) is the letter against a choice or a letter, else the value."""
     return tree.children[0] if tree.kind == "choice" and tree.children and other.kind not in ("choice", "sym") else tree
 
 
 def _same_words(pred: Node, gold: Node) -> bool:
-    """A prose gold or a choice: the same words; a choice letter (`\\text{(E)}`) only as that letter,
-    case kept (`e` is Euler's number, never the choice E)."""
+    """The same words; a choice letter only as that letter, case kept (`e` is Euler's number, never E)."""
     if gold.kind in ("choice", "sym") or pred.kind == "choice":
         return pred.kind in ("choice", "sym") and gold.kind in ("choice", "sym") and pred.text == gold.text
     key = shown_words(gold)
@@ -87,9 +80,7 @@ def shown_words(tree: Node) -> str:
 
 
 def judge(pred: Node, gold: Node, said: Said, shape: Shape, rel_tol: float) -> Decision:
-    """The verdict of the tree rules, or None when only the symbolic check can decide: the policies first
-    (words the gold does not carry and connectives it does not use refuse an answer whatever its value), then the
-    rule for the kinds of the two trees."""
+    """The verdict of the tree rules, or None when only the symbolic check can decide."""
     if pred.kind == "piecewise" or gold.kind == "piecewise":
         return _piecewise(pred, gold, rel_tol)
     if shape.regions is not None:
@@ -113,8 +104,7 @@ def judge(pred: Node, gold: Node, said: Said, shape: Shape, rel_tol: float) -> D
 
 
 def _wordy(claimed: Node, gold: Node) -> bool:
-    """Prose in a mathematical answer, words the gold does not carry (`4 \\text{, possibly 5}`), or a gold's magnitude
-    word dropped (`3 \\text{ billion}` changes its value)."""
+    """Prose in a mathematical answer, words the gold does not carry, or a gold's magnitude word dropped."""
     if has_prose(claimed):
         return True
     carried = {n.text for n in gold.walk() if n.kind == "words"}
@@ -123,8 +113,7 @@ def _wordy(claimed: Node, gold: Node) -> bool:
 
 
 def questions(pred: Node, gold: Node, said: Said, shape: Shape) -> list[tuple[Node, Node, bool]]:
-    """What the symbolic check must decide where `judge` could not: (answer part, gold part, claimed only
-    approximately) for every value the answer states; both whole when both are relations."""
+    """(answer part, gold part, claimed only approximately) for every value the answer states."""
     if pred.kind == "rel" and gold.kind == "rel":
         return [(pred, gold, False)]
     if shape.intervals is not None:
@@ -135,8 +124,7 @@ def questions(pred: Node, gold: Node, said: Said, shape: Shape) -> list[tuple[No
 
 
 def _piecewise(pred: Node, gold: Node, rel_tol: float) -> bool:
-    """The same pieces in any order, each value equal by the tree rules under the same condition (read as its
-    interval; "otherwise" as what the other piece leaves). What the trees cannot settle is no match."""
+    """The same pieces in any order, each value equal under the same condition; what the trees cannot settle fails."""
     if pred.kind != "piecewise" or gold.kind != "piecewise" or len(pred.children) != len(gold.children):
         return False
     p_conds, g_conds = _conditions(pred), _conditions(gold)

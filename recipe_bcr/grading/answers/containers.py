@@ -1,7 +1,5 @@
-"""The rule for the kinds of two answers, after the policies: hedges (connectives the gold does not use), relations,
-the values an answer states, then two values compared whole: units first, then containers (a tuple only as a
-tuple, an interval only as the same interval, a matrix by its shape, a set or bare list unordered with
-multiplicity, `\\pm a` as its two values), then single values, all in one call to scalars."""
+"""The rule for the kinds of two answers, after the policies: hedges, relations, the values an answer states,
+then two values compared whole (units, containers), every pair of single values in one call to scalars."""
 
 from __future__ import annotations
 
@@ -33,8 +31,7 @@ def _unwrap_singleton(node: Node) -> Node:
 
 
 def _in_units(pred: Node, gold: Node) -> Decision:
-    """Both answers name a unit, and not the same one: other quantities are never the same answer (`5 m^2`,
-    `5 cm^2`); one quantity in two units is compared scaled, exactly (`0.5 m` is `50 cm`). None leaves it to the value."""
+    """Two different units: other quantities are never one answer; one quantity compares scaled (`0.5 m`, `50 cm`)."""
     (p_sign, pred), (g_sign, gold) = pred.unsigned, gold.unsigned
     if pred.kind != "unit" or gold.kind != "unit" or pred.text == gold.text:
         return None
@@ -48,8 +45,7 @@ def _in_units(pred: Node, gold: Node) -> Decision:
 
 
 def settle(pred: Node, said: Said, rel_tol: float) -> Decision:
-    """The rule for the kinds of the two trees, once the policies have passed: connectives the gold does not use (a
-    hedge), a relation gold, every value a relation answer states, the statements in a list, then the values."""
+    """The rule for the kinds of the two trees, once the policies have passed."""
     gold = plus_minus(said.target)  # a gold \\pm 3 is the list -3, 3 (`-3 \\text{ or } 3`)
     extra = _hedges(said.claimed, gold)
     if extra - {"relation", "approx"}:
@@ -71,8 +67,7 @@ def settle(pred: Node, said: Said, rel_tol: float) -> Decision:
 
 
 def decide(pred: Node, gold: Node, rel_tol: float, top: bool = False, approx: bool = False) -> Decision:
-    """Two values compared whole; every pair of single values the comparison reaches is judged in one call to
-    scalars."""
+    """Two values compared whole; every pair of single values reached is judged in one call to scalars."""
     leaves: list[tuple[Node, Node, bool]] = []
     plan = _plan(pred, gold, top, approx, leaves)
     return _settled(plan, decide_scalars(leaves, rel_tol) if leaves else [])
@@ -115,8 +110,7 @@ def _plan(pred: Node, gold: Node, top: bool, approx: bool, leaves: list[tuple[No
 
 
 def _settled(plan: Plan, verdicts: list[Decision]) -> Decision:
-    """A plan's verdict from its single values' verdicts: in order, every element equal; a bag (unordered, with
-    multiplicity), every gold element matched by its own predicted element."""
+    """A plan's verdict: in order, every element; a bag (with multiplicity), each gold element matched once."""
     if not isinstance(plan, tuple):
         return plan
     kind, parts = plan
@@ -177,8 +171,7 @@ def _inner_container(node: Node) -> bool:
 
 
 def collection_kind(node: Node) -> str | None:
-    """The kind of container, for comparison: "ordered" tuples, intervals by their brackets, matrices
-    by shape, "bag" for sets and bare lists; None for a scalar."""
+    """Tuples and intervals by their brackets, matrices by shape, "bag" for sets and lists; None for a scalar."""
     if node.kind == "tuple":
         return "tuple" + node.text
     if node.kind == "interval":
@@ -224,8 +217,7 @@ def _outside_bounds(node: Node):  # noqa: ANN202 - a generator of Nodes
 
 
 def _hedges(claimed: Node, gold: Node) -> set[str]:
-    """The connective families the answer uses and the gold does not (a label's own brackets, P(A \\cap B), hold
-    none): a hedge, but `\\pm` against a list, a union against an inequality, "or" in a list against a list."""
+    """The connective families the answer uses and the gold does not (but `\\pm` against a list, and the like)."""
     extra = _families(claimed) - _families(gold)
     if gold.kind in ("list", "set") and len(gold.children) > 1:
         extra.discard("pm")  # \pm 3 is the list -3, 3
@@ -237,8 +229,7 @@ def _hedges(claimed: Node, gold: Node) -> set[str]:
 
 
 def _against_relation(pred: Node, gold: Node) -> Decision:
-    """A relation gold is never answered by its right side; another relation, or an interval or union against an
-    inequality, goes to the symbolic check (`t \\le 4` against `x \\le 4`)."""
+    """A relation gold is never answered by its right side; another relation goes to the symbolic check."""
     inequality = any(op in ("<", ">", "<=", ">=") for op in gold.ops)
     if pred.kind == "rel" or (inequality and (collection_kind(pred) or "").startswith(("tuple", "interval"))):
         return None

@@ -1,6 +1,5 @@
-"""Where the answer tree meets the verifier: read both answers whole, apply the tree rules, and prepare what the
-symbolic check may read: the trees' rendering (render.py), so its float tolerance never stands in for the decimal
-rule. An answer the tree cannot read is wrong; a gold it cannot read is a scoring error the verifier counts."""
+"""Where the answer trees meet the verifier: read both, apply the tree rules, and render what the symbolic check
+may read. An answer the tree cannot read is wrong; a gold it cannot read is a scoring error."""
 
 from __future__ import annotations
 
@@ -32,8 +31,7 @@ class Question:
 
 
 def tree_verdict(pred: str, gold: str, rel_tol: float) -> tuple[bool, str] | list[Question]:
-    """(correct, method) when the trees decide; otherwise the questions for the symbolic check. An unread gold
-    gives (False, "gold_unparsed"), unless the answer is the gold itself after whitespace (squeeze)."""
+    """(correct, method) when the trees decide, else the symbolic questions; the gold itself always scores."""
     if squeeze(pred) == squeeze(gold):
         return True, "string"
     g_tree, p_tree = parse_all((gold, pred))
@@ -50,8 +48,7 @@ def tree_verdict(pred: str, gold: str, rel_tol: float) -> tuple[bool, str] | lis
 
 
 def squeeze(text: str) -> str:
-    """`text` without the whitespace TeX does not show: a run is dropped, except between two letters or digits
-    and after a backslash, where it is one space."""
+    """`text` without the whitespace TeX does not show (one space between two words, and after a backslash)."""
     out: list[str] = []
     gap = False
     for c in text:
@@ -66,9 +63,7 @@ def squeeze(text: str) -> str:
 
 
 def gives_answer(answer: str | None, gold: Gold) -> bool:
-    """Format credit means an answer was given: prose or a stand-in (`\\text{pending}`, a bare name, a run
-    of letters, the gold's label echoed) gives none, unless the gold is prose or written in those names; an unread
-    answer gives none."""
+    """Format credit: no prose or stand-in (a bare name, the gold's label), unless the gold is written so."""
     if answer is None:
         return False
     golds = [gold] if isinstance(gold, str) else [str(g) for g in gold]
@@ -89,8 +84,7 @@ def gives_answer(answer: str | None, gold: Gold) -> bool:
 
 
 def restatement_key(answer: str) -> tuple[str, object]:
-    """What two spellings of one answer share (`2^{3}` and `8`, `y = 4` and `4`, `x+1` and `x + 1`): the
-    exact value of the value it states, else its tree's rendering; an unreadable answer only its own text."""
+    """What two spellings of one answer share: the exact value it states, else its rendering."""
     tree = read_answer(answer)
     if tree is None:
         return ("unread", answer.strip())
@@ -103,8 +97,7 @@ def restatement_key(answer: str) -> tuple[str, object]:
 
 
 def same_answer(a: str, b: str, rel_tol: float = 1e-6) -> bool:
-    """Two candidates state one answer: the same restatement key, or the trees alone judge them equal
-    (`x+1` and `1 + x`). What only the symbolic check could settle counts as two answers."""
+    """Two candidates state one answer: the same restatement key, or the trees alone judge them equal."""
     if restatement_key(a) == restatement_key(b):
         return True
     verdict = tree_verdict(b, a, rel_tol)

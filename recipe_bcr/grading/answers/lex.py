@@ -1,6 +1,5 @@
-"""The tokens of an answer: every character becomes part of exactly one token, or the answer is refused
-(None). One left-to-right scan; spacing TeX does not render (`\\,`, `\\quad`, `~`, `\\left`) is a space flag on the
-next token, so "5 6" is never 56."""
+"""The tokens of an answer, one left-to-right scan: every character is part of one token, or the answer is refused;
+spacing TeX does not render is a space flag on the next token, so "5 6" is never 56."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""A node of an answer tree: plain data. A fact about a node (value.py, poly.py, regions.py) is computed once by
-the module that knows it and kept in `memo`: a `Fact` read after the first is a lookup here, which runs none of that
-module's code."""
+"""A node of an answer tree: plain data, its structural reads, and the facts other modules compute about it,
+each once (`Fact`: a read after the first is a lookup here)."""
 
 from __future__ import annotations
 
@@ -64,8 +63,7 @@ class Node:
 
 
 class Fact:
-    """A fact about a node (`value.exact`, `poly.polynomial`, ...): `compute` runs once per node (and variant), its
-    result kept in the node's memo under `name`."""
+    """A fact about a node: `compute` runs once per node (and variant), its result kept in the node's memo."""
 
     def __init__(self, name: str, compute: Callable[..., Any]) -> None:
         self.name = name

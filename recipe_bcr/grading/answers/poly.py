@@ -1,5 +1,4 @@
-"""Polynomials with rational coefficients, expanded exactly (`(x+3)^2` is `x^2+6x+9`): sums, products,
-integer powers and rational constants of unknowns; anything else gives None, and size bounds keep it fast."""
+"""Polynomials with rational coefficients, expanded exactly (`(x+3)^2` is `x^2+6x+9`); anything else is None."""
 
 from __future__ import annotations
 
@@ -103,8 +102,7 @@ def same_polynomial(pred: Node, gold: Node) -> bool | None:
 
 
 def same_equation(pred: Node, gold: Node) -> bool | None:
-    """Two polynomial equations `P = Q`: the same equation when P - Q are proportional (`y = 2x + 1`,
-    `2x - y + 1 = 0`); two different linear ones are different; anything else the symbolic check decides."""
+    """Two polynomial equations are one when P - Q are proportional; two linear ones that are not differ."""
     sides = []
     for node in (pred, gold):
         if node.kind != "rel" or node.text != "=":

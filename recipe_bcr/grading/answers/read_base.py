@@ -1,6 +1,4 @@
-"""What every reader of an answer shares: the closed vocabulary, the token cursor, and small tree helpers.
-The reader (tree._Reader) is one class assembled from a reader per family of forms (read_*.py), each subclassing
-`ReaderBase` and calling the grammar's entry points through `self`."""
+"""What every reader of an answer shares: the closed vocabulary, the token cursor, and small tree helpers."""
 
 from __future__ import annotations
 

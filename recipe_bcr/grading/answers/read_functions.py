@@ -1,6 +1,5 @@
-"""Functions and big operators: `\\frac`, `\\binom`, `\\sqrt`, named functions with their powers and inverses
-(`\\cos^2 x`, `\\tan^{-1} x`), arguments without parentheses (`\\sin 2x`), `\\max\\{a, b\\}`, factorial products
-(`8!2!`), and sums and products over a range (written out, or a geometric series in closed form)."""
+"""Functions and big operators: fractions, binomials, roots, named functions (powers, inverses, arguments
+without parentheses), factorial products, and sums and products over a range."""
 
 from __future__ import annotations
 
@@ -93,8 +92,7 @@ class FunctionReader(ReaderBase):
         return node
 
     def _function_argument(self) -> Node:
-        """A function's argument without parentheses: TeX's implied product up to the next operator, bracket or
-        function (`\\sin 2x` is sin(2x), `\\sin x \\cos x` is sin(x) cos(x), `\\sin 30^\\circ` is sin of 30 degrees)."""
+        """An argument without parentheses: the implied product up to the next operator (`\\sin 2x`)."""
         start = self.i
         factors = [self.factor()]
         while (tok := self.peek()) is not None and (tok.kind == "letter" or tok.text in GREEK or tok.text == "\\pi"):
@@ -111,8 +109,7 @@ _INDEX_NAMES = ("k", "j", "m", "r", "q")
 
 
 def _bound_index(node: Node) -> Node:
-    """A sum's or product's index under one name (`\\sum_{i=1}^{n} i` is `\\sum_{k=1}^{n} k`): it is bound, so its
-    name says nothing (and `i` is then never read as the imaginary unit); unchanged where no name is free."""
+    """A sum's or product's index under one name (it is bound: `i` is then never the imaginary unit)."""
     if len(node.children) < 2 or node.children[1].kind != "rel" or node.children[1].text != "=":
         return node
     body, lower, *upper = node.children
@@ -129,8 +126,7 @@ def _bound_index(node: Node) -> Node:
 
 
 def expand_bigop(node: Node) -> Node | None:
-    """A sum or product over `k = a` to `b` written out (integer bounds), or a geometric series in closed
-    form (to a symbolic bound, or to infinity when |r| < 1); None otherwise."""
+    """A sum or product written out (integer bounds) or a geometric series in closed form; None otherwise."""
     if len(node.children) != 3:
         return None
     body, lower, upper = node.children

@@ -1,6 +1,4 @@
-"""Numbers as written: digits with their places, scientific notation (`1.5e6`, `1.5 \\times 10^{6}`), a base
-subscript (`1010_2`), a repeating decimal (`0.1\\overline{6}`, `0.\\bar{3}`), a mixed number (`918\\frac{1}{2}`).
-Digit groups and styled digits are the lexer's (recipe_bcr.grading.answers.lex)."""
+"""Numbers as written: places, scientific notation, a base subscript, repeating decimals, mixed numbers."""
 
 from __future__ import annotations
 
@@ -68,8 +66,7 @@ class NumberReader(ReaderBase):
         )
 
     def _repetend(self) -> tuple[str, int]:
-        """The repeating digits after a decimal's point and where they end: under a bar (`\\overline{16}`, `\\bar{3}`),
-        or from a dot over the first to a dot over the last (`\\dot{1}\\dot{2}`, `\\dot{1}2\\dot{3}`)."""
+        """The repeating digits after a point and where they end: under a bar, or between two dots."""
         mark = self.take().text
         if mark == "(":
             period = self.take().text
@@ -96,8 +93,7 @@ class NumberReader(ReaderBase):
         return rep.text, rep.span[1]
 
     def _mixed(self, tok: Token, whole: Fraction) -> Node:
-        """`918\\frac{1}{2}` (or `918 \\frac{1}{2}`: TeX drops the space) renders as the mixed number 918 1/2; `2\\frac{\\pi}{3}` is a product.
-        Integer literals over integer literals that do not form a proper fraction are refused."""
+        """`918\\frac{1}{2}` is the mixed number 918 1/2 (`2\\frac{\\pi}{3}` a product); an improper part is refused."""
         save, mark = self.i, len(self.undo)
         frac = self.primary()
         a, b = frac.children

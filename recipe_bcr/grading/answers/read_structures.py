@@ -1,5 +1,4 @@
-"""Structures: brackets as tuples, intervals, sets and lists; absolute values, floors and ceilings; matrices;
-piecewise functions (`cases`, `\\left\\{ \\begin{array} ... \\right.`); set-builder notation (`\\{x : x > 2\\}`)."""
+"""Brackets (tuples, intervals, sets, lists), absolute values, floors, matrices, piecewise functions, set-builders."""
 
 from __future__ import annotations
 
@@ -85,8 +84,7 @@ class StructureReader(ReaderBase):
         raise Refused(f"mismatched brackets {pair}")
 
     def _set_builder_ahead(self) -> bool:
-        """`\\{x : ...`, `\\{x \\mid ...`, `\\{x | ...`, `\\{x \\in \\mathbb{R} : ...`: a name, maybe its domain, then
-        the bar."""
+        """`\\{x : ...`, `\\{x \\mid ...`, `\\{x \\in \\mathbb{R} : ...`: a name, maybe its domain, then the bar."""
         tok = self.peek()
         if tok is None or tok.kind != "letter":
             return False
@@ -116,8 +114,7 @@ class StructureReader(ReaderBase):
         return Node("setbuilder", kids, span=(open_tok.start, close.end))
 
     def _braced_pieces(self, open_tok: Token) -> Node | None:
-        """`\\left\\{ \\begin{array}{ll} ... \\end{array} \\right.`: a piecewise function (the brace opens it, and
-        `\\right.` closes nothing); None (nothing read) before any other environment."""
+        """`\\left\\{ \\begin{array}...\\right.`: a piecewise function; None before any other environment."""
         save = self.i
         begin = self.take()
         if self._env_name() != "array":
@@ -183,8 +180,7 @@ class StructureReader(ReaderBase):
         )
 
     def piecewise(self, begin: Token, env: str) -> Node:
-        """`\\begin{cases} value & condition \\\\ ... \\end{cases}` (also `array` after `\\left\\{`): pieces of
-        (value, condition); a condition may open with "if"/"for"/"when" and may be "otherwise"."""
+        """Pieces of (value, condition); a condition may open with "if"/"for"/"when" or be "otherwise"."""
         if env == "array":
             self._env_name()  # the column specification
         pieces: list[Node] = []

@@ -1,6 +1,4 @@
-"""What a `\\text{...}` holds, read as the tree reads it (recipe_bcr.grading.answers.words says which kind): a
-number, number words, a number with its unit (`\\text{5 cm}`), math (`\\text{$12$}`), a choice (`\\text{(B)}`), a
-letter or function name, prose; and the units and words after a value (`5 \\text{ cm}^2`, `25^\\circ\\text{C}`)."""
+"""What a `\\text{...}` holds, read as the tree reads it, and the units and words after a value."""
 
 from __future__ import annotations
 
@@ -25,8 +23,7 @@ class TextReader(ReaderBase):
     """Texts as values, and units and words after a value."""
 
     def text_value(self) -> Node:
-        """A `\\text{...}`: a number, number words, a number with its unit, math, a choice letter, a name, a function
-        name, or prose."""
+        """A `\\text{...}` as the value it holds (its kind: words.read_text)."""
         tok = self.take()
         said = self.said(tok)
         kind = said.kind
@@ -65,8 +62,7 @@ class TextReader(ReaderBase):
         return Node("text", text=" ".join(tok.text.lower().split()), span=(tok.start, tok.end))
 
     def _units(self, node: Node) -> Node:
-        """Units after a value, from the closed list (`5 \\text{ cm}^2`, `3\\text{ square units}`), then words. After
-        a degree sign, C or F is its scale (`25^\\circ\\text{C}`, `25^\\circ C`, `25℃`)."""
+        """Units after a value, then words; after a degree sign, C or F is its scale."""
         if node.kind == "degree" and (scale := self._temperature_scale()) is not None:
             node = Node("unit", (node,), text=scale, span=(node.span[0], self.t[self.i - 1].end))
         units = []  # units side by side multiply (`\mathrm{~m} \mathrm{~s}^{-2}`): one unit
@@ -83,8 +79,7 @@ class TextReader(ReaderBase):
         return node
 
     def _unit(self) -> str | None:
-        """A unit after a value, with its power, taken (`\\text{ cm}^2`, `\\mathrm{g\\,mol}^{-1}`, `\\mu\\text{F}`, case
-        kept: `mW` is not `MW`); None (nothing taken) when the next token is none."""
+        """A unit after a value, with its power, taken (case kept); None (nothing taken) when none."""
         tok, nxt = self.peek(), self.peek(1)
         if tok is not None and tok.text == "\\mu" and nxt is not None and nxt.kind in ("text", "letter"):
             k = 2  # \mu\text{F}, \mu F, \mu m: the prefix micro, then the unit in text or in letters
@@ -125,8 +120,7 @@ class TextReader(ReaderBase):
         return "/".join((top, *bottom.split()))  # every unit of the denominator divides
 
     def _unit_not_called(self, tok: Token) -> bool:
-        """A word that names a unit and a function (`9\\text{ min}`, `\\min(3, 5)`): after a value and not applied
-        to a bracket, the unit."""
+        """A word naming a unit and a function (`9\\text{ min}`, `\\min(3, 5)`): not applied to a bracket, the unit."""
         nxt = self.peek(1)
         called = nxt is not None and nxt.text in ("(", "\\{", "\\lbrace")
         return self.said(tok).content.lower() in UNITS and not called
@@ -144,8 +138,7 @@ class TextReader(ReaderBase):
         return scale
 
     def _take_unit_power(self) -> str:
-        """A unit's power after it, taken: `^2`, `^{3}`, `^{-1}` as `^2`, `^3`, `^-1` (what units.quantity reads), or ""
-        when none."""
+        """A unit's power after it (`^2`, `^{3}`, `^{-1}` as `^2`, `^3`, `^-1`), taken; "" when none."""
         if not self.is_("^"):
             return ""
         texts = [tok.text if (tok := self.peek(k)) is not None else "" for k in range(1, 5)]

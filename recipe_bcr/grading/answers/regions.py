@@ -1,5 +1,4 @@
-"""Sets of real numbers as sorted, merged unions of intervals with exact endpoints: what an inequality, an
-interval, a union, a difference or set-builder notation states, so two spellings of one set compare equal."""
+"""Sets of reals as sorted, merged unions of intervals with exact endpoints, so two spellings of a set are equal."""
 
 from __future__ import annotations
 
@@ -18,8 +17,7 @@ _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
 def as_interval(node: Node) -> Node | None:
-    """`2 \\le x \\le 5`, `x \\ge a`, `0 < x \\le 1` (one unknown, bounds free of it) as the interval they
-    state; `\\mathbb{R}` as `(-\\infty, \\infty)`. None for anything else."""
+    """An inequality in one unknown as the interval it states (`\\mathbb{R}` too); None otherwise."""
     if node.kind == "sym" and node.text == "\\mathbb{R}":
         return interval(Node("neg", (INF,)), INF, "(", ")")
     if node.kind != "rel":
@@ -68,8 +66,7 @@ Piece = tuple[Bound, Bound, str, str]  # (low, high, left bracket, right bracket
 
 
 def states_a_region(node: Node) -> bool:
-    """Set-builder notation, a set difference, a union, `\\mathbb{R}`, `x \\in` a set, or an inequality of
-    an absolute value: compared as the set of reals it states."""
+    """A set-builder, a set difference, a union, `\\mathbb{R}`, `x \\in` a set, or `|x - a| < b`."""
     if node.kind == "rel":
         inequality = node.text in _FLIP and any(c.kind == "abs" for c in node.children)
         return inequality or (node.text == "in" and states_a_region(node.children[-1]))
@@ -82,8 +79,7 @@ def states_a_region(node: Node) -> bool:
 
 
 def _set_minus_set(node: Node) -> bool:
-    """`A - B` between two sets (a set, an interval in square brackets, `\\mathbb{R}`; a pair only after
-    `\\mathbb{R}`): a set difference, never a subtraction of vectors."""
+    """`A - B` between two sets: a set difference, never a subtraction of vectors."""
     if node.kind != "add" or len(node.children) != 2 or node.children[1].kind != "neg":
         return False
     first, second = node.children[0], node.children[1].children[0]
@@ -165,8 +161,7 @@ def _absolute(node: Node, var: str | None) -> list[Piece] | None:
 
 
 def _integers(pieces: list[Piece], domain: str) -> list[Piece] | None:
-    """The integers (`\\mathbb{Z}`) or naturals in a set of reals, as points; None when there are too many, or when
-    the set holds 0 and the domain is N (whether N holds 0 is a convention)."""
+    """The integers or naturals in a set of reals; None when too many, or when N's 0 is in question."""
     points: list[Piece] = []
     for low, high, left, right in _merged(pieces):
         if domain == "\\mathbb{N}":
@@ -242,9 +237,8 @@ class Shape:
 
 
 def read_regions(pred: Node, gold: Node, target: Node) -> Shape:
-    """The sets `pred` and `gold` state (None unless one of them states a set), and `pred` against `target` (the
-    gold's value) as two intervals where one is an inequality and the other an interval (`\\mathbb{R}` and
-    `(-\\infty, \\infty)`); None for two inequalities (`t \\le 4`, `x \\le 4`: the symbolic check)."""
+    """Each side's set (where either states one), and the answer against the gold's value as two intervals where
+    one is an inequality and the other an interval (two inequalities: the symbolic check)."""
     regions = (region(pred), region(gold)) if states_a_region(pred) or states_a_region(gold) else None
     p_iv, g_iv = as_interval(pred), as_interval(target)
     if p_iv is None and g_iv is None:

@@ -1,5 +1,4 @@
-"""An answer tree written back as plain LaTeX, one spelling per meaning (literals as exact values, `\\frac`,
-`i`, no units or styles, explicit brackets): what the symbolic check reads, never the raw answer."""
+"""An answer tree as plain LaTeX, one spelling per meaning: what the symbolic check reads."""
 
 from __future__ import annotations
 

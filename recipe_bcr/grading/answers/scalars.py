@@ -1,8 +1,5 @@
-"""Two single values: infinities by identity, degrees against multiples of pi, percents and decimals by the
-decimal rule (below: a decimal stands for an exact value only as that value, or, where the value has no finite
-decimal expansion, as its cut or rounding at its own last digit within rel_tol; shared with the symbolic worker),
-rationals exactly, powers of one base by their exponents, else refuted by a certain 50-digit
-difference or confirmed by an exact polynomial expansion; None where only the symbolic check can decide."""
+"""Two single values (infinities, angles, percents, decimals, rationals, powers, 50-digit refutations, exact
+polynomials); and the decimal rule, which the symbolic worker shares."""
 
 from __future__ import annotations
 
@@ -62,8 +59,7 @@ def decide_scalar(pred: Node, gold: Node, rel_tol: float, approx: bool) -> Decis
 
 
 def _angle(pred: Node, gold: Node) -> Decision:
-    """Degrees against radians written in pi: one angle (`30^\\circ` is `\\frac{\\pi}{6}`). None unless exactly one
-    side is in degrees and the other an exact multiple of pi."""
+    """Degrees against an exact multiple of pi: one angle; None unless exactly one side is in degrees."""
     p_deg, g_deg = _degrees(pred), _degrees(gold)
     if (p_deg is None) == (g_deg is None):
         return None
@@ -82,8 +78,7 @@ def _degrees(node: Node) -> Fraction | None:
 
 
 def _pi_multiple(node: Node) -> Fraction | None:
-    """q when `node` is exactly q times pi (`\\frac{5\\pi}{6}`, `2\\pi`, `\\frac{7}{6}\\pi`, `-\\pi`); None
-    otherwise."""
+    """q when `node` is exactly q times pi; None otherwise."""
     k, ch = node.kind, node.children
     if k == "const" and node.text == "pi":
         return Fraction(1)
@@ -102,8 +97,7 @@ def _pi_multiple(node: Node) -> Fraction | None:
 
 
 def _same_base_powers(pred: Node, gold: Node) -> Decision:
-    """a^b against a^c for one exact base a > 1 and positive towers b, c: equal exactly when b = c
-    (decides `10^{10^{10^{10}}}` against `10^{10^{10^{9}}}` without computing either)."""
+    """a^b against a^c for one base a > 1 and positive towers: equal exactly when b = c."""
     if pred.kind != "pow" or gold.kind != "pow":
         return None
     base_p, base_g = exact(pred.children[0]), exact(gold.children[0])
@@ -206,8 +200,7 @@ def _candidates(x: Fraction, places: int) -> set[int]:
 
 
 def decimal_hint(node: Node) -> list[int | bool] | None:
-    """[numerator, denominator, is a decimal, places] of a value the tree reads as one number (the
-    symbolic check then skips its parse and holds a decimal to the decimal rule); None otherwise."""
+    """[numerator, denominator, is a decimal, places] of a value read as one number; None otherwise."""
     dec = decimal_value(node)
     if dec is not None:
         return [dec.value.numerator, dec.value.denominator, True, dec.places]
@@ -231,8 +224,7 @@ ARITHMETIC = frozenset(("num", "neg", "add", "mul", "div"))
 
 
 def decimal_value(node: Node) -> Number | None:
-    """A whole value written in decimals: a decimal literal, or sums and products of decimals and exact
-    numbers whose value is a finite decimal (`0.3333333 \\cdot 1` is the decimal 0.3333333)."""
+    """A whole value written in decimals (a literal, or arithmetic that keeps its last digit); None otherwise."""
     literal = decimal_literal(node)
     if literal is not None or node.kind not in ARITHMETIC:
         return literal
@@ -253,8 +245,7 @@ def has_decimal(node: Node) -> bool:
 
 
 def _keeps_last_digit(node: Node) -> bool:
-    """Arithmetic after which a decimal still rounds at a digit it wrote: sums, products with integers,
-    quotients by powers of ten (`\\frac{2.000001}{3}` is 0.666667 only by chance)."""
+    """Sums, products with integers, quotients by powers of ten: a decimal still rounds at a digit it wrote."""
     k, ch = node.kind, node.children
     if k == "num":
         return True
@@ -322,8 +313,7 @@ def terminates(q: Fraction) -> bool:
 
 
 def decimal_matches(exact: Fraction, written: Fraction, places: int, rel_tol: float) -> bool:
-    """Does a decimal with `places` digits after the point stand for `exact`? Only as `exact`, or (no finite
-    decimal expansion: 1/3) as its cut or rounding at its last digit within `rel_tol`; 1000000.0 is not 1000001."""
+    """A decimal stands for `exact` only as it, or (no finite expansion) as its cut or rounding within `rel_tol`."""
     if written == exact:
         return True
     if terminates(exact) or exact == 0:
@@ -332,8 +322,7 @@ def decimal_matches(exact: Fraction, written: Fraction, places: int, rel_tol: fl
 
 
 def rounds_to(exact: Fraction, written: Fraction, places: int) -> bool:
-    """`written` is `exact` cut (toward zero) or rounded to nearest at its own last digit,
-    `places` after the point (a tie may go either way)."""
+    """`written` is `exact` cut or rounded at its own last digit (a tie either way)."""
     step = Fraction(10) ** places
     scaled = written * step
     if scaled.denominator != 1:
@@ -351,8 +340,7 @@ def rounding_candidates(x: Fraction) -> set[int]:
 
 
 def numbers_match(a: Number, b: Number, rel_tol: float) -> bool:
-    """Exact, or a decimal standing for the other side's value (decimal_matches); where one side only carries
-    a percent sign, its value divided by 100 is accepted too (MATH drops it: "28%" is 28, "25%" also 0.25)."""
+    """Exact, or a decimal standing for the other value; a lone percent sign may also be read as a hundredth."""
     if _values_match(a, b, rel_tol):
         return True
     if a.percent != b.percent:

@@ -1,6 +1,5 @@
-"""A unit read by a small grammar (SI prefix, base unit, exponent: `kpc`, `g/mol`, `\\mu F`, `microfarads`)
-into base dimensions and a scale. Symbols keep their case (`mW` is not `MW`), names do not; a whole symbol is
-tried before a prefix and a symbol (`Pa`, `pc`, `min`)."""
+"""A unit read by a small grammar (SI prefix, base unit, exponent) into base dimensions and a scale; symbols keep
+their case (`mW` is not `MW`), names do not."""
 
 from __future__ import annotations
 
@@ -76,8 +75,7 @@ def unit_word(word: str) -> tuple[Dims, Fraction] | None:
 
 
 def read_unit(text: str, own_bases: bool = False) -> tuple[Dims, Fraction] | None:
-    """A unit phrase (units with exponents, multiplied or divided, maybe `square`/`cubic`): its dimensions and
-    scale, or None. With `own_bases`, a word that is no unit here is a base of its own."""
+    """A unit phrase's dimensions and scale, or None; with `own_bases`, an unknown word is a base of its own."""
     tokens = text.replace("\\cdot", " ").replace("*", " ").replace("/", " / ").replace("\\mu ", "μ").split()
     dims: Dims = {}
     scale, sign, power = Fraction(1), 1, 1

@@ -1,5 +1,4 @@
-"""What an answer states: a label and its value (`x = 5`, `f(2) = 3 = \\frac{6}{2}`), a value claimed only
-approximately, a function's definition up to its variable's name. Nothing here compares two values."""
+"""What an answer states: a label and its value, a value claimed only approximately, a definition."""
 
 from __future__ import annotations
 
@@ -11,9 +10,7 @@ from recipe_bcr.grading.answers.words import CONNECTIVE_WORDS
 
 
 def is_label(node: Node) -> bool:
-    """A name a value can be assigned to (`x`, `a_n`, `P(A)`, `f(2)`, `|AB|`, `(p, q)`, `f^{-1}(2)`,
-    `\\sin\\theta`, `\\text{Area}`): names and a name applied to bracketed arguments, never a number
-    or arithmetic outside brackets (`2x`, `x + y`)."""
+    """A name a value can be assigned to (`x`, `P(A)`, `f(2)`, `|AB|`, `(p, q)`), never arithmetic outside brackets."""
     k, ch = node.kind, node.children
     if any(
         n.kind == "text" and not all(w.isalpha() and w not in CONNECTIVE_WORDS for w in n.text.split())
@@ -41,8 +38,7 @@ def is_label(node: Node) -> bool:
 
 
 def stated_values(node: Node) -> list[tuple[Node, bool]] | None:
-    """`x = 5`, `f(2) = 3 = \\frac{6}{2}`, `\\frac{\\sqrt3}{3} \\approx 0.577`: the values stated, each
-    with True where it is only claimed approximately; None when the relation is no such statement."""
+    """The values a relation states, each with True where only claimed approximately; None for no statement."""
     ops = ("=",) if node.ops == ("in",) else node.ops  # x \in [-2, 7] states the interval
     if any(op not in ("=", "~") for op in ops):
         return None
@@ -58,8 +54,7 @@ def stated_values(node: Node) -> list[tuple[Node, bool]] | None:
 
 
 def statement_value(gold: Node) -> Node | None:
-    """A gold `label = value` (`k = 1`, `(p, q) = (3, 2)`, `\\frac{NO}{BO} = ...`): its value, the answer.
-    A gold equation between values (`2a - b = 3`, `x + y = 1`) or any other relation is no statement."""
+    """A gold `label = value`'s value; a gold equation between values is no statement."""
     ops = gold.ops
     if not ops or ops[-1] not in ("=", "in") or any(op != "ratio" for op in ops[:-1]):
         return None
@@ -83,8 +78,7 @@ def claims(pred: Node) -> Node:
 
 
 def renamed_variable(pred: Node, gold: Node) -> Node:
-    """`f(z) = z` against `f(x) = x`: a definition binds its function's variable, so the answer's is renamed to the
-    gold's (unless the gold's name is already used in the answer for something else)."""
+    """`f(z) = z` against `f(x) = x`: the answer's bound variable renamed to the gold's."""
     p_var, g_var = _defined_variable(pred), _defined_variable(gold)
     if p_var is None or g_var is None or p_var == g_var or g_var in unknowns(pred):
         return pred

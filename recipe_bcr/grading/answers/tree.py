@@ -1,10 +1,5 @@
-"""An answer read into a tree in which every token is accounted for, or not read at all (None).
-
-`parse` is a recursive-descent reader over the lexer's tokens (each token consumed once; nesting deeper than
-MAX_DEPTH refused). This file is the grammar: lists, connectives, relations, sums, products (written or implied),
-factors and their marks, single-token arguments (`\\frac12`; `\\frac123` is refused), names, subscripts, `\\over`
-and `\\choose`. Each family of forms has its reader in a file of its own (read_numbers, read_functions,
-read_structures, read_text)."""
+"""An answer read into a tree in which every token is accounted for, or None: a recursive-descent reader over the
+lexer's tokens (this file the grammar; each family of forms in a read_*.py of its own)."""
 
 from __future__ import annotations
 
@@ -39,8 +34,7 @@ __all__ = ["MAX_DEPTH", "MAX_TOKENS", "Node", "Refused", "parse", "parse_all"]
 
 
 class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
-    """The grammar of an answer (lists, relations, sums, products, factors and their marks); each family of forms is
-    read by its own reader (read_numbers.py, read_functions.py, read_structures.py, read_text.py)."""
+    """The grammar of an answer; each family of forms is read by its own reader (read_*.py)."""
 
     def __init__(self, toks: list[Token], source: str, texts: dict[str, Text]) -> None:
         self.t = toks
@@ -204,8 +198,7 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
         return tok.text in FACTOR_STARTS or tok.text in FUNCTIONS or tok.text in GREEK or tok.text in ACCENTS
 
     def _closes(self, k: int) -> bool:
-        """The token k ahead ends an item (the end, a separator, a closing bracket, a connective): a "[" before it
-        opens nothing, so it closes an ISO interval."""
+        """The token k ahead ends an item: a "[" before it closes an ISO interval."""
         tok = self.peek(k)
         return tok is None or tok.text in (",", ";", ")", "]") or tok.text in CONNECTIVES
 
@@ -393,8 +386,7 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
         raise Refused(f"unknown command {text}")
 
     def _half_line(self, name: Node) -> Node | None:
-        """`\\mathbb{R}_{\\ge 0}`, `\\mathbb{R}_{>1}`: the reals that meet the subscript's relation, as the set-builder
-        `\\{x : x \\ge 0\\}`; None (nothing taken) for any other name or subscript."""
+        """`\\mathbb{R}_{\\ge 0}` as the set-builder it stands for; None (nothing taken) otherwise."""
         if name.text != "\\mathbb{R}" or not (self.is_("_") and self.is_("{", 1)):
             return None
         save = self.i
@@ -465,8 +457,7 @@ def parse(text: str) -> Node | None:
 
 
 def parse_all(texts: Sequence[str]) -> list[Node | None]:
-    """The trees of several answers (a check's two), lexed together; a short answer's tree is kept, since
-    rollouts repeat answers and golds."""
+    """The trees of a check's answers, lexed together; a short answer's tree is kept (rollouts repeat answers)."""
     with _LOCK:
         known = {text: _CACHE[text] for text in texts if text in _CACHE}
     fresh = [text for text in dict.fromkeys(texts) if text not in known]

@@ -1,6 +1,4 @@
-"""What a unit after a value measures (si.py's dimensions and scale), so that two answers in different units
-are never the same answer. A unit the grammar does not know is a base of its own; generic units (`units`, `ways`)
-measure nothing."""
+"""What a unit after a value measures, so that answers in different units are never one answer."""
 
 from __future__ import annotations
 
@@ -22,8 +20,7 @@ class Quantity:
 
 
 def quantity(unit: str) -> Quantity | None:
-    """The quantity a unit node's text measures, or None for a generic or count unit. Symbols keep their case first
-    (`mW` is not `MW`), then any case (`CM`); a word the grammar does not know is its own base."""
+    """The quantity a unit measures (case kept first, then any case), or None for a generic unit."""
     text = " ".join(_SAME.get(w.lower(), w) for w in unit.split())
     if not text or any(w.lower() in _GENERIC for w in text.replace("/", " ").split()):
         return None

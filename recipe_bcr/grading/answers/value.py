@@ -1,6 +1,4 @@
-"""Values of answer trees, in process and bounded: exact (Fractions) where the tree is rational, else a
-50-digit complex number that can only refute an equality, never confirm one. Every operation has a size guard (a
-guarded one gives None); unknowns take fixed values, the same on both sides."""
+"""Values of answer trees, bounded: exact (Fractions) where rational, else 50 digits that can only refute."""
 
 from __future__ import annotations
 
@@ -72,8 +70,7 @@ def annotate(*trees: Node) -> None:
 
 
 def _exact(node: Node) -> Fraction | None:
-    """The exact rational value of a tree of numbers, or None (an irrational, an unknown, a guard), from the
-    children's values (each computed once: `exact`)."""
+    """The exact rational value of a tree, or None (an irrational, an unknown, a guard)."""
     k, ch = node.kind, node.children
     try:
         if k == "num":
@@ -147,8 +144,7 @@ REFUTE_REL = _CTX.mpf(10) ** -30  # a relative difference this large is no round
 
 
 def refutes(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:
-    """True when two values from `numeric` certainly differ: their difference is far above the
-    rounding noise of the largest magnitude either computation met (cancellation cannot fake it)."""
+    """Two values certainly differ: far above the rounding noise of the largest magnitude met."""
     noise = max(a[1], b[1], abs(a[0]), abs(b[0]))
     if noise == 0:
         return False
@@ -156,8 +152,7 @@ def refutes(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:
 
 
 def refute(pred: Node, gold: Node) -> bool | None:
-    """False when the 50-digit values of two trees certainly differ (`i` the imaginary unit where it is the only
-    unknown), or one is a power tower provably above 10^1000 and the other a number far below it; None otherwise."""
+    """False when two trees' 50-digit values (or a huge tower against a small number) certainly differ."""
     im = (unknowns(pred) | unknowns(gold)) <= {"i", "e"}
     a, b = approximate(pred, im), approximate(gold, im)
     if a is None or b is None:
@@ -219,8 +214,7 @@ class _Guard(Exception):
 
 
 def _numeric(node: Node, imaginary: bool = False) -> tuple[Any, Any] | None:
-    """A 50-digit value of the tree (unknowns at fixed points, `i` the imaginary unit where `imaginary`) and the
-    largest magnitude met on the way (the scale of its rounding noise), or None where it cannot be bounded."""
+    """A 50-digit value (unknowns at fixed points) and the largest magnitude met, or None."""
     mags: list[Any] = [_CTX.mpf(0)]
     try:
         return _num(node, imaginary, mags, {}), mags[0]
@@ -342,8 +336,7 @@ _TOWER = frozenset(("num", "pow", "mul", "fact"))
 
 
 def _tower(node: Node) -> float | None:
-    """A lower bound of log10 of a power tower of positive numbers (products, powers, factorials), maybe
-    infinite; None for anything else."""
+    """A lower bound of log10 of a power tower of positive numbers; None for anything else."""
     if any(n.kind not in _TOWER for n in node.walk()):
         return None
     try:

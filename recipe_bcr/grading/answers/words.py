@@ -1,5 +1,4 @@
-"""The words an answer may carry, as closed lists: units (never changing the value), magnitude words
-(which do), "or"/"and", and what a `\\text{...}` holds; anything else is prose."""
+"""The words an answer may carry, as closed lists (units, magnitudes, "or"/"and"); anything else is prose."""
 
 from __future__ import annotations
 
@@ -60,9 +59,7 @@ def connective(content: str) -> str | None:
 
 
 def text_kind(content: str) -> str:
-    """What a `\\text{...}` holds: "empty", "number", "math" (`\\text{$12$}`), "choice" (`\\text{(B)}`),
-    "letter" (\\mathrm{e}), "function" (\\operatorname{lcm}), "unit", "connective", "quantity" (`\\text{5 cm}`)
-    or "prose"."""
+    """What a `\\text{...}` holds: empty, number, math, choice, letter, function, connective, quantity, unit, prose."""
     content = text_content(content)
     words = content.split()
     if not words:
@@ -113,8 +110,7 @@ _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10
 
 
 def number_words(content: str) -> int | None:
-    """A whole number in English words (`twenty-one`, `three hundred and five`, `two thousand twenty-four`,
-    `negative four`); None for anything else (`one or two`, `five apples`, a bare `hundred`)."""
+    """A whole number in English words (`three hundred and five`); None for anything else."""
     words = text_content(content).lower().replace("-", " ").split()
     sign = -1 if words and words[0] in ("negative", "minus") else 1
     words = words[1:] if sign < 0 else words
@@ -138,8 +134,7 @@ def number_words(content: str) -> int | None:
 
 
 def is_unit_phrase(text: str, grammar: bool = False) -> bool:
-    """Units from the closed list, maybe squared or cubed, `a/b` or `a per b` of two of them; with `grammar`
-    (in a `\\text{...}`), also any unit the SI grammar reads."""
+    """Units from the closed list (`km/h`, `miles per hour`); with `grammar`, any the SI grammar reads."""
     if grammar and read_unit(text) is not None:
         return True
     words = [_UNIT_POWER.sub("", w.lower()) for w in text.split()]
@@ -156,8 +151,7 @@ def words_key(text: str) -> str:
 
 @dataclass(frozen=True)
 class Text:
-    """A `\\text{...}` read once: what it shows (TeX's spacing as spaces), its kind (`text_kind`) and what that
-    kind carries."""
+    """A `\\text{...}` read once: what it shows, its kind, and what that kind carries."""
 
     content: str
     kind: str
