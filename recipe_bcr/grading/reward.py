@@ -67,9 +67,8 @@ def score_completion(
     response_length: int | None = None,
     max_response_length: int | None = None,
 ) -> ScoredCompletion:
-    """Score one completion of an N-problem group (N = len(golds)). Training's reward, the TRL callable and the
-    evaluation all score here, so they read every answer alike: a problem is right when every candidate its text
-    commits to equals the gold (a restatement pays, a hedge never does)."""
+    """Score one completion of an N-problem group (N = len(golds)): training's reward, the TRL callable and the
+    evaluation all score here."""
     deadline = time.monotonic() + verifier.timeout_s  # from the call's start: extraction counts too
     n = len(golds)
     if n < 1:

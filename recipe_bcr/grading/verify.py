@@ -1,7 +1,4 @@
-"""Answer verification: read both answers into trees, judge the trees, ask the symbolic check only
-what the trees cannot decide (recipe_bcr.grading.answers.gate), as the trees' rendering, never the raw
-text, in a kill-able worker process with a hard time limit (recipe_bcr.grading.symbolic.pool).
-"""
+"""Answer verification: the trees first (recipe_bcr.grading.answers.gate), the symbolic pool for the rest."""
 
 from __future__ import annotations
 
@@ -27,8 +24,7 @@ Gold = str | Sequence[str]
 @dataclass(frozen=True)
 class Verdict:
     correct: bool
-    # string | numeric | structure | symbolic | hedge | invalid | no_answer | too_long | timeout | unparsed
-    # (unparsed: the answer tree, or the symbolic parser, could not read the whole answer)
+    # string | numeric | structure | symbolic | hedge | invalid | no_answer | too_long | timeout | unparsed (not read)
     method: str
 
 
@@ -97,8 +93,7 @@ class Verifier:
         logger.warning("ground truth %r cannot be read as an answer; nothing matches it (fix the gold)", gold)
 
     def _read(self, pred: str | None, gold: str) -> Verdict | list[Question]:
-        """The verdict of the trees, or the questions only the symbolic check can answer; refused before any
-        reading: a missing answer, a too long one, or one with invisible characters."""
+        """The trees' verdict or the symbolic questions; refused before reading: missing, too long, invisible."""
         if not isinstance(pred, str) or not pred.strip():
             return Verdict(False, "no_answer")
         if len(pred) > self.max_answer_chars:
@@ -146,14 +141,12 @@ class Verifier:
         return Verdict(status == "true", "symbolic"), used
 
     def _limits(self, deadline: float | None) -> tuple[float, float]:
-        """The symbolic work allowed (the time limit: waiting for a worker is not work) and the hard
-        cut-off: HARD_CAP times the limit after the call started, `deadline` being when its limit ends."""
+        """The symbolic work allowed, and the hard cut-off: HARD_CAP times the limit after the call started."""
         started = time.monotonic() if deadline is None else deadline - self.timeout_s
         return self.timeout_s, started + HARD_CAP * self.timeout_s
 
     def check_many(self, pairs: Sequence[tuple[str | None, Gold]], deadline: float | None = None) -> list[Verdict]:
-        """Check several (pred, gold) pairs, the slow ones in parallel, each with the time limit for its
-        own symbolic work; `deadline` (when the calling reward's limit ends) anchors the hard cut-off."""
+        """Check several (pred, gold) pairs, the slow ones in parallel; `deadline` anchors the hard cut-off."""
         budget, hard = self._limits(deadline)
         reads = [[(g, self._read(p, g)) for g in _golds(g)] for p, g in pairs]
         verdicts: list[Verdict | None] = [_settled(r) for r in reads]
@@ -167,8 +160,7 @@ class Verifier:
         return [v for v in verdicts if v is not None]
 
     def _check(self, reads: list[tuple[str, Verdict | list[Question]]], budget: float, hard: float) -> Verdict:
-        """The first gold the answer matches, asking the symbolic check what the trees left; the golds share
-        one budget, and every value the answer states must be the answer."""
+        """The first gold matched; the golds share one budget, and every stated value must be the answer."""
         last = Verdict(False, "no_answer")  # no gold: unreachable, _golds refuses an empty list
         for gold, read in reads:
             last = Verdict(False, "no_answer") if isinstance(read, list) else read
@@ -210,8 +202,7 @@ def _golds(gold: Gold) -> list[str]:
 
 
 def _settled(reads: list[tuple[str, Verdict | list[Question]]]) -> Verdict | None:
-    """A verdict reached without the symbolic check: a fast match with any gold, or a fast rejection by every
-    gold; None otherwise."""
+    """A fast match with any gold, or a fast rejection by every gold; None otherwise."""
     verdicts = [read for _, read in reads if not isinstance(read, list)]
     hit = next((v for v in verdicts if v.correct), None)
     return hit or (verdicts[-1] if len(verdicts) == len(reads) else None)

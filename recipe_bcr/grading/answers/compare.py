@@ -97,8 +97,7 @@ def judge(pred: Node, gold: Node, said: Said, shape: Shape, rel_tol: float) -> D
     if shape.intervals is not None:
         return decide(*shape.intervals, rel_tol)
     if said.value is not None and pred.kind == "rel" and pred.text != "in":
-        # both statements, or equations of a curve (y = 2x + 1, 2x + 1 = y), are compared whole; k = 1 is not
-        # answered by an equation between values
+        # both statements, or equations of a curve, are compared whole; k = 1 is no equation between values
         return None if said.pred_value is not None or said.open_value else False
     return settle(pred, said, rel_tol)
 

@@ -10,8 +10,7 @@ from recipe_bcr.grading.answers.words import PERCENT_WORDS, UNITS, WORDS_IN_MATH
 
 # numbers: "12", "1.5", ".5", "1,234,567" (groups of three, no space after a comma), "1e-12" handled by the parser
 _DIGITS = re.compile(r"[0-9]+")
-# a digit-group mark: "{,}", ",", ",\\!", the spacing TeX writes between groups ("\\,", "\\!", "~", "\\ "), and that
-# spacing braced ("{\\ }", "{\\,}", "{~}")
+# a digit-group mark: "{,}", ",", ",\\!", TeX's spacing between groups ("\\,", "~", "\\ "), also braced ("{\\,}")
 _SPACE_MARK = r"(?:(?:\\[,! ]|~) ?|\{ ?(?:\\[,! ]|~) ?\} ?)"
 _MARK = r"(?: ?\{ ?, ?\} ?|,(?:\\[!,] ?)?|" + _SPACE_MARK + ")"
 # 10,080 / 10{,}080 / 10\\,080 / 10~080 / 10,\\! 080, and "1 000" (one space, thin or narrow too): groups of exactly three digits

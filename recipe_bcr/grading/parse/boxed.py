@@ -1,6 +1,4 @@
-"""Stack-based `\\boxed{...}` parser (paper, Algorithm 2), linear on any input: braces matched once by one
-scan (a backslash escapes the next character). `\\boxed {x}` and `\\fbox{x}` are boxes; an unclosed box has no
-content; a box holding a caller's barrier (a label, a header) is no box; a box holding only a box is that box."""
+"""Stack-based `\\boxed{...}` parser (paper, Algorithm 2), linear on any input: braces matched once by one scan."""
 
 from __future__ import annotations
 
@@ -85,8 +83,7 @@ class BoxIndex:
 
     @property
     def top_level(self) -> list[Box]:
-        """Closed boxes in order of appearance, none inside another. A box holding a barrier is
-        skipped and the boxes inside it are read on their own; a box holding only a box is that box."""
+        """Closed boxes in order, none inside another; a box holding a barrier is skipped (its boxes are read)."""
         if self._top is None:
             self._top = self._find_top_level()
         return self._top

@@ -1,8 +1,5 @@
-"""Faster ANTLR prediction for latex2sympy2_extended, with full LL as the arbiter (workers only).
-
-For tuples, intervals and sets the grammar falls back to full-context LL prediction, which ANTLR never caches
-(20-70 ms an answer). Two-stage parsing predicts with SLL, and parses again in LL only on a syntax error, so every
-result is LL's. Decisions of rule `atom_expr` (`x^2`) keep LL in the first stage, where SLL would always fail."""
+"""Faster ANTLR prediction for latex2sympy2_extended (workers only): SLL first, full LL only on a syntax error,
+so every result is LL's; rule `atom_expr` (`x^2`) keeps LL, where SLL would always fail."""
 
 from __future__ import annotations
 

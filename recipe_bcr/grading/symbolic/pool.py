@@ -1,13 +1,5 @@
-"""A pool of kill-able symbolic-check processes, safe to call from any thread.
-
-The reward runs in threads and Ray actors (no `signal.alarm`), and SymPy cannot be interrupted from another thread:
-each check goes to a worker process (recipe_bcr.grading.symbolic.worker) killed at its deadline. Replacements are
-forks of a warm fork server (milliseconds); the pool grows by one for every check found slow and every check that
-waited GROW_AFTER_S for a worker (waiting is not the check's time); a check's deadline is its own CPU time, so a
-starved check waits for the time it would have had alone (HARD_CAP, STARVED_CAP), and one past NICE_AFTER_CPU_S
-of CPU drops to the lowest priority and ends by the hard cap. Whatever happens between taking a worker and returning
-it, the worker is returned or killed and replaced, so the pool never shrinks.
-"""
+"""A pool of kill-able symbolic-check processes (forks of a warm server), safe from any thread. A check's deadline
+is its own CPU time; the pool grows with slow and waiting checks, and a worker is always returned or replaced."""
 
 from __future__ import annotations
 
@@ -89,9 +81,8 @@ class _Worker:
     def recv(
         self, own_s: float, hard_deadline: float, ceiling: float, on_slow: Callable[[], None] | None = None
     ) -> dict[str, Any] | None:
-        """The reply, or None when the check used `own_s` of CPU (or wall time where CPU time cannot be read), died or
-        answered garbage. Past NICE_AFTER_CPU_S of CPU it is niced and ends by the hard deadline; while it has had less
-        CPU than `own_s` it is starved and waits, up to `ceiling`. `cpu_used` then holds the CPU seconds it took."""
+        """The reply, or None when the check used `own_s` of CPU, died or answered garbage (niced past NICE_AFTER_CPU_S;
+        a starved one waits up to `ceiling`); `cpu_used` then holds its CPU seconds."""
         cpu0 = self.cpu_seconds()
         self.cpu_used = None
         soft = min(time.monotonic() + own_s, hard_deadline)
@@ -221,8 +212,7 @@ class _ForkServer:
 
 
 class SymbolicPool:
-    """At least `size` workers (all started at the first check, or by start()), growing with
-    demand up to `max_size`, each replaced at once when killed."""
+    """At least `size` workers, growing with demand up to `max_size`, each replaced at once when killed."""
 
     def __init__(
         self, size: int = 2, rel_tol: float = 1e-6, startup_timeout_s: float = 120.0, max_size: int | None = None
@@ -312,9 +302,7 @@ class SymbolicPool:
         return worker
 
     def _top_up(self) -> None:
-        """`size` workers for honest traffic beyond those held by slow checks, plus one for every check
-        that has waited too long: slow answers never leave honest ones without workers, while bursts of
-        short checks queue for milliseconds on warm workers instead of forking cold ones."""
+        """`size` workers beyond those slow checks hold, plus one for every check that waited too long."""
         with self._lock:
             target = max(self.size + self._slow, len(self._busy) + self._waiting)
         self._grow(target)
@@ -382,10 +370,7 @@ class SymbolicPool:
                 self._waiting -= 1
 
     def start(self, wait_s: float = 0.0) -> int:
-        """Start the fork server and `size` workers; wait up to `wait_s` for them to be ready.
-
-        Returns how many are idle and ready. Lets a caller pay the start-up (imports and parser
-        warm-up, a few seconds) before the first batch instead of during it."""
+        """Start the fork server and `size` workers, waiting up to `wait_s`; returns how many are ready."""
         self._grow(self.size)
         deadline = time.monotonic() + wait_s
         while self._idle.qsize() < min(self._live, self.size) and time.monotonic() < deadline:
@@ -403,8 +388,7 @@ class SymbolicPool:
         return self._idle.qsize()
 
     def check(self, gold: str, pred: str, timeout_s: float, hints: dict[str, Any] | None = None) -> str:
-        """ "true", "false", "gold_unparsed", "pred_unparsed", "error" or "timeout". `hints` may carry `gold_number` /
-        `pred_number` ([numerator, denominator, approximate, places]): a side read as a number, not parsed again."""
+        """ "true", "false", "gold_unparsed", "pred_unparsed", "error" or "timeout" (`hints`: a side's number)."""
         return self.check_timed(gold, pred, timeout_s, hints)[0]
 
     def check_timed(
@@ -415,10 +399,8 @@ class SymbolicPool:
         hints: dict[str, Any] | None = None,
         hard_deadline: float | None = None,
     ) -> tuple[str, float]:
-        """The status and the seconds the check itself took (its CPU time where it can be read; waiting excluded).
-        `hard_deadline` (default: HARD_CAP times the limit from now) ends a slow check; a starved one (it used less
-        CPU than the limit) may run to STARVED_CAP times the limit, and the fork server's start or restart is not
-        counted against either."""
+        """The status and the check's own seconds (CPU time, waiting excluded); `hard_deadline` ends a slow check, a
+        starved one may run to STARVED_CAP times the limit."""
         called = time.monotonic()
         cap = called + HARD_CAP * timeout_s if hard_deadline is None else hard_deadline
         ceiling = max(cap, called + STARVED_CAP * timeout_s)
@@ -449,8 +431,7 @@ class SymbolicPool:
         ceiling: float,
         hints: dict[str, Any] | None,
     ) -> tuple[str, bool]:
-        """One check on a checked-out worker, which is returned or replaced whatever happens.
-        Returns the status and whether another worker may retry it (this one died without answering)."""
+        """One check on a worker, returned or replaced whatever happens; (status, whether to retry elsewhere)."""
         healthy = False
         try:
             req_id = next(self._ids)
