@@ -8,8 +8,8 @@ from typing import Any
 
 from recipe_bcr.grading.answers.node import Node
 from recipe_bcr.grading.answers.scalars import Decision, decide_scalars
+from recipe_bcr.grading.answers.si import unit_quantity
 from recipe_bcr.grading.answers.statements import Said, is_open
-from recipe_bcr.grading.answers.units import unit_quantity
 from recipe_bcr.grading.answers.value import exact
 
 _MAX_ITEMS = 64

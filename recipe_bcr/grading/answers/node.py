@@ -62,6 +62,18 @@ class Node:
         return tuple(self.text.split(",")) if self.kind in ("rel", "conn") else ()
 
 
+def substitute(node: Node, name: str, value: Node) -> Node:
+    """`node` with the unknown `name` replaced by `value` everywhere (where the name was written)."""
+    if node.kind == "sym" and node.text == name:
+        return Node(
+            value.kind, value.children, value.text, value.value, value.places, node.span, node.paren or value.paren
+        )
+    if not node.children:
+        return node
+    kids = tuple(substitute(c, name, value) for c in node.children)
+    return Node(node.kind, kids, node.text, node.value, node.places, node.span, node.paren)
+
+
 class Fact:
     """A fact about a node: `compute` runs once per node (and variant), its result kept in the node's memo."""
 

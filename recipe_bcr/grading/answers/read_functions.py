@@ -6,7 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from recipe_bcr.grading.answers.lex import Token
-from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.node import Node, substitute
 from recipe_bcr.grading.answers.read_base import (
     FUNCTIONS,
     GREEK,
@@ -17,7 +17,6 @@ from recipe_bcr.grading.answers.read_base import (
     Refused,
     integer,
     literal,
-    respan,
 )
 from recipe_bcr.grading.answers.value import exact
 
@@ -192,23 +191,6 @@ def _ratio_form(body: Node, var: str) -> tuple[Node | None, Node] | None:
             rest = tuple(c for c in body.children if c is not powers[0])
             return (rest[0] if len(rest) == 1 else Node("mul", rest, span=body.span)), inner[1]
     return None
-
-
-def substitute(node: Node, name: str, value: Node) -> Node:
-    """`node` with the unknown `name` replaced by `value` everywhere."""
-    if node.kind == "sym" and node.text == name:
-        return respan(value, node.span, node.paren)
-    if not node.children:
-        return node
-    return Node(
-        node.kind,
-        tuple(substitute(c, name, value) for c in node.children),
-        node.text,
-        node.value,
-        node.places,
-        node.span,
-        node.paren,
-    )
 
 
 def _names(node: Node) -> set[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.node import Node, substitute
 from recipe_bcr.grading.answers.value import unknowns
 from recipe_bcr.grading.answers.words import CONNECTIVE_WORDS
 
@@ -82,7 +82,7 @@ def renamed_variable(pred: Node, gold: Node) -> Node:
     p_var, g_var = _defined_variable(pred), _defined_variable(gold)
     if p_var is None or g_var is None or p_var == g_var or g_var in unknowns(pred):
         return pred
-    return _rename(pred, p_var, g_var)
+    return substitute(pred, p_var, Node("sym", text=g_var))
 
 
 def _defined_variable(node: Node) -> str | None:
@@ -94,15 +94,6 @@ def _defined_variable(node: Node) -> str | None:
         return None
     arg = head.children[1]
     return arg.text if arg.kind == "sym" and arg.paren and arg.text not in ("e", "i") else None
-
-
-def _rename(node: Node, old: str, new: str) -> Node:
-    if node.kind == "sym" and node.text == old:
-        return Node("sym", text=new, span=node.span, paren=node.paren)
-    if not node.children:
-        return node
-    kids = tuple(_rename(c, old, new) for c in node.children)
-    return Node(node.kind, kids, node.text, node.value, node.places, node.span, node.paren)
 
 
 def stated_elements(node: Node) -> Node | None:

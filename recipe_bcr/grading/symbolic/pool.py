@@ -176,15 +176,11 @@ class _ForkServer:
         finally:
             theirs.close()
         deadline = time.monotonic() + timeout_s
-        ready, _, _ = select.select([mine], [], [], timeout_s)
-        if not ready:
-            mine.close()
-            return None
         try:
-            msg, fds, _, _ = socket.recv_fds(mine, 4096, 1)
+            ready, _, _ = select.select([mine], [], [], timeout_s)
+            msg, fds, _, _ = socket.recv_fds(mine, 4096, 1) if ready else (b"", [], 0, None)
         except OSError:
-            mine.close()
-            return None
+            msg, fds = b"", []
         buf = bytearray(msg)
         pidfd = fds[0] if fds else None
         line = _read_line(mine, buf, deadline) if msg else None
