@@ -41,8 +41,7 @@ class Verifier:
     what they cannot goes to a symbolic worker, under a hard time limit. Call `close()` when done.
 
     Args:
-        timeout_s: symbolic work allowed per check, in CPU time: a whole `check` call ends by 1.75x this once its
-            checks had their CPU time; where a busy machine starved them, when they have had it (10x at the latest: pool.STARVED_CAP).
+        timeout_s: symbolic CPU time per check (a call ends by 1.75x this, a starved one when it had it: pool.py).
         workers: symbolic worker processes kept ready (the pool grows with demand up to `max_workers`, default 32).
         rel_tol: how close a decimal must be to an exact value it rounds (`0.3333333` for `1/3`).
         max_answer_chars: a longer answer is no answer (`too_long`).
@@ -76,11 +75,9 @@ class Verifier:
         self.rel_tol = rel_tol
         self.max_answer_chars = max_answer_chars
         self._pool = SymbolicPool(size=workers, rel_tol=rel_tol, max_size=max_workers)
-        # threads only wait on worker pipes: enough that no check queues here behind slow ones
         self._fanout = ThreadPoolExecutor(max_workers=4 * self._pool.max_size, thread_name_prefix="bcr-verify")
         self._warned: set[str] = set()
         self._warn_lock = threading.Lock()
-        # GRPO samples several rollouts per prompt and they often agree: symbolic verdicts repeat.
         self._cache: OrderedDict[tuple[str, str], str] = OrderedDict()
         self._cache_size = cache_size
         self._cache_lock = threading.Lock()
@@ -182,10 +179,6 @@ class Verifier:
         return self._pool.start(wait_s)
 
     @property
-    def pool_size(self) -> int:
-        return self._pool.size
-
-    @property
     def pool(self) -> SymbolicPool:
         return self._pool
 
@@ -225,7 +218,7 @@ def configure_default(timeout_s: float, workers: int) -> Verifier:
     """Replace the process-wide verifier when the configured limits differ."""
     global _default
     with _default_lock:
-        if _default is None or _default.timeout_s != timeout_s or _default.pool_size != workers:
+        if _default is None or _default.timeout_s != timeout_s or _default.pool.size != workers:
             if _default is not None:
                 _default.close()
             _default = Verifier(timeout_s=timeout_s, workers=workers)

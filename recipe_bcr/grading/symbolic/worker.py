@@ -18,7 +18,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from recipe_bcr.grading.answers.render import render
+from recipe_bcr.grading.answers.gate import render
 from recipe_bcr.grading.answers.scalars import decimal_matches, rounding_candidates, rounds_to, terminates
 from recipe_bcr.grading.answers.tree import parse
 
