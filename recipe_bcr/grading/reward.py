@@ -67,8 +67,7 @@ def score_completion(
     response_length: int | None = None,
     max_response_length: int | None = None,
 ) -> ScoredCompletion:
-    """Score one completion of an N-problem group (N = len(golds)): training's reward, the TRL callable and the
-    evaluation all score here."""
+    """Score one completion of an N-problem group (training, the TRL callable and the evaluation all score here)."""
     deadline = time.monotonic() + verifier.timeout_s  # from the call's start: extraction counts too
     n = len(golds)
     if n < 1:

@@ -25,8 +25,7 @@ Question = tuple[Node, Node, bool, list[int | bool] | None, list[int | bool] | N
 
 
 def verdict(pred: Node, gold: Node, rel_tol: float) -> tuple[bool, str] | list[Question]:
-    """(correct, method) when the trees decide; otherwise the questions for the symbolic check: (answer part, gold
-    part, claimed only approximately, and each side's number when the tree reads it as one)."""
+    """(correct, method) when the trees decide; otherwise the questions for the symbolic check."""
     pred, gold = _choice_value(pred, gold), _choice_value(gold, pred)
     said = read_statements(pred, gold)
     pred = said.pred

@@ -54,15 +54,10 @@ class NumberReader(ReaderBase):
     def _parenthesised_period(self) -> bool:
         """`0.(3)`, `0.1(6)`: digits in parentheses right after a decimal's digits are its period."""
         nxt, digits, close = self.peek(), self.peek(1), self.peek(2)
+        if nxt is None or digits is None or close is None:
+            return False
         return (
-            nxt is not None
-            and nxt.text == "("
-            and not nxt.spaced
-            and digits is not None
-            and digits.kind == "num"
-            and digits.text.isdigit()
-            and close is not None
-            and close.text == ")"
+            nxt.text == "(" and not nxt.spaced and digits.kind == "num" and digits.text.isdigit() and close.text == ")"
         )
 
     def _repetend(self) -> tuple[str, int]:
@@ -105,10 +100,8 @@ class NumberReader(ReaderBase):
             return Node("num", text=tok.text, value=whole, places=None, span=(tok.start, tok.end))
         if not 0 < a.value < b.value:  # type: ignore[operator]
             raise Refused("an improper mixed number")
-        value = whole + a.value / b.value  # type: ignore[operator]
-        return Node(
-            "num", text=self.src[tok.start : frac.span[1]], value=value, places=None, span=(tok.start, frac.span[1])
-        )
+        value, end = whole + a.value / b.value, frac.span[1]  # type: ignore[operator]
+        return Node("num", text=self.src[tok.start : end], value=value, places=None, span=(tok.start, end))
 
     def _e_exponent(self) -> int | None:
         """After digits: e6, e-12, E+3 (no spaces); consumes it. None (nothing consumed) otherwise."""
@@ -133,12 +126,8 @@ class NumberReader(ReaderBase):
         self.take()  # _
         base_node = self.argument()
         base = integer(base_node)
-        if (
-            len(digits) > MAX_DIGITS
-            or base is None
-            or not 2 <= base <= 36
-            or any(int(d, 36) >= base for d in digits if d != ",")
-        ):
+        bad = base is None or not 2 <= base <= 36 or any(int(d, 36) >= base for d in digits if d != ",")
+        if bad or len(digits) > MAX_DIGITS:
             raise Refused("a bad base")
         value = Fraction(int(digits.replace(",", ""), base))
         return Node("num", text=f"{digits}_{base}", value=value, places=None, span=(tok.start, base_node.span[1]))

@@ -76,9 +76,7 @@ class StructureReader(ReaderBase):
             return Node("tuple", items, text="<>", span=span)
         if pair in ("()", "[]", "(]", "[)", "\\lbrack\\rbrack"):
             if inner.text not in ("", ",") and (inner.text != ";" or any(c.kind == "list" for c in items)):
-                raise Refused(
-                    "a bracket list separated by words, or by semicolons and commas"
-                )  # (0; -2; 6) is a triple
+                raise Refused("a bracket list separated by words, or by semicolons and commas (not (0; -2; 6))")
             kind = "tuple" if pair == "()" else "interval"
             return Node(kind, items, text=pair, span=span)
         raise Refused(f"mismatched brackets {pair}")
@@ -172,12 +170,8 @@ class StructureReader(ReaderBase):
             self.leave()
         if len({len(r.children) for r in rows}) != 1:
             raise Refused("ragged matrix")
-        return Node(
-            "matrix",
-            tuple(rows),
-            text=f"{len(rows)}x{len(rows[0].children)}",
-            span=(begin.start, self.t[self.i - 1].end),
-        )
+        shape = f"{len(rows)}x{len(rows[0].children)}"
+        return Node("matrix", tuple(rows), text=shape, span=(begin.start, self.t[self.i - 1].end))
 
     def piecewise(self, begin: Token, env: str) -> Node:
         """Pieces of (value, condition); a condition may open with "if"/"for"/"when" or be "otherwise"."""

@@ -237,8 +237,7 @@ class Shape:
 
 
 def read_regions(pred: Node, gold: Node, target: Node) -> Shape:
-    """Each side's set (where either states one), and the answer against the gold's value as two intervals where
-    one is an inequality and the other an interval (two inequalities: the symbolic check)."""
+    """Each side's set (where either states one); the answer and the gold's value as intervals (one an inequality)."""
     regions = (region(pred), region(gold)) if states_a_region(pred) or states_a_region(gold) else None
     p_iv, g_iv = as_interval(pred), as_interval(target)
     if p_iv is None and g_iv is None:

@@ -145,8 +145,7 @@ _Item = namedtuple("Item", "kind start end text stage labelled", defaults=("", 3
 
 @dataclass
 class _Zone:
-    """What one problem's text has committed to so far (`strong`: labelled or a revision; `pending`: a revision
-    was announced, so the next commitment replaces the answer)."""
+    """What one problem's text has committed to (`strong`: labelled or revised; `pending`: a revision announced)."""
 
     candidates: list[str] = field(default_factory=list)
     stage: int | None = None
@@ -409,8 +408,7 @@ class _Reader:
         self.flush()
 
     def _scan_from(self, pos: int, start: int, event: Box | _Mark | None) -> int:
-        """Where the text before the next event starts to matter: a problem's text once it has an answer, or near
-        its next box when an "or" word stands there ("either 4 or \\boxed{3}")."""
+        """Where the text before the next event matters: a problem's text once answered, or an "or" near its box."""
         zone = self.zones.get(self.owner) if self.owner is not None else None
         if isinstance(event, _Mark) and self._outranks(event, zone):
             return start

@@ -81,8 +81,7 @@ class _Worker:
     def recv(
         self, own_s: float, hard_deadline: float, ceiling: float, on_slow: Callable[[], None] | None = None
     ) -> dict[str, Any] | None:
-        """The reply, or None when the check used `own_s` of CPU, died or answered garbage (niced past NICE_AFTER_CPU_S;
-        a starved one waits up to `ceiling`); `cpu_used` then holds its CPU seconds."""
+        """The reply, or None when the check used `own_s` of CPU (a starved one waits to `ceiling`), died or garbled."""
         cpu0 = self.cpu_seconds()
         self.cpu_used = None
         soft = min(time.monotonic() + own_s, hard_deadline)
@@ -395,8 +394,7 @@ class SymbolicPool:
         hints: dict[str, Any] | None = None,
         hard_deadline: float | None = None,
     ) -> tuple[str, float]:
-        """The status and the check's own seconds (CPU time, waiting excluded); `hard_deadline` ends a slow check, a
-        starved one may run to STARVED_CAP times the limit."""
+        """The status and the check's own CPU seconds; `hard_deadline` ends a slow check, STARVED_CAP a starved one."""
         called = time.monotonic()
         cap = called + HARD_CAP * timeout_s if hard_deadline is None else hard_deadline
         ceiling = max(cap, called + STARVED_CAP * timeout_s)
