@@ -13,8 +13,7 @@ MAX_TERMS = 400
 MAX_POWER = 32
 
 
-class _TooBig(Exception):
-    pass
+class _TooBig(Exception): ...
 
 
 def _polynomial(node: Node) -> Poly | None:

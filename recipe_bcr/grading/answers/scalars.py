@@ -46,7 +46,7 @@ def decide_scalar(pred: Node, gold: Node, rel_tol: float, approx: bool) -> Decis
     p_dec, g_dec = decimal_value(pred), decimal_value(gold)
     p_exact, g_exact = exact(pred), exact(gold)
     if p_dec is not None or g_dec is not None:
-        return _decimal(pred, gold, p_dec, g_dec, p_exact, g_exact, rel_tol, approx)
+        return _decimal(pred, gold, p_dec, g_dec, rel_tol, approx)
     if _complex_decimals(pred) and not _complex_decimals(gold):
         return _complex(pred, gold, rel_tol)
     if p_exact is not None and g_exact is not None:
@@ -109,23 +109,16 @@ def _same_base_powers(pred: Node, gold: Node) -> Decision:
 
 
 def _decimal(
-    pred: Node,
-    gold: Node,
-    p_dec: Number | None,
-    g_dec: Number | None,
-    p_exact: Fraction | None,
-    g_exact: Fraction | None,
-    rel_tol: float,
-    approx: bool,
+    pred: Node, gold: Node, p_dec: Number | None, g_dec: Number | None, rel_tol: float, approx: bool
 ) -> Decision:
     """One side is a decimal literal: it must be the other side's value, its cut or its rounding."""
     if p_dec is not None and g_dec is not None:
         return numbers_match(g_dec, p_dec, rel_tol)
-    dec, other, other_exact = (p_dec, gold, g_exact) if p_dec is not None else (g_dec, pred, p_exact)
+    dec, other = (p_dec, gold) if p_dec is not None else (g_dec, pred)
     assert dec is not None
-    if other_exact is not None:
+    if (other_exact := exact(other)) is not None:
         if approx:
-            return dec.value * Fraction(10) ** dec.places in _candidates(other_exact, dec.places)
+            return rounds_to(other_exact, dec.value, dec.places)
         return numbers_match(Number(other_exact, False), dec, rel_tol)
     if unknowns(other) - {"e", "i"}:
         return False  # a number never equals an expression in unknowns
@@ -148,7 +141,7 @@ def _rounds(dec: Number, exact_value: object, rel_tol: float, approx: bool) -> b
 
 def _complex_decimals(node: Node) -> bool:
     """a + bi with a decimal part: `0.5+0.8660254i`."""
-    return any(n.kind == "num" and n.places is not None for n in node.walk()) and unknowns(node) == {"i"}
+    return has_decimal(node) and unknowns(node) == {"i"}
 
 
 def _complex(pred: Node, gold: Node, rel_tol: float) -> Decision:
@@ -195,10 +188,6 @@ def _complex_parts(node: Node) -> list[tuple[Number | None, Fraction | None]] | 
     return [real, imag]
 
 
-def _candidates(x: Fraction, places: int) -> set[int]:
-    return rounding_candidates(x * Fraction(10) ** places)
-
-
 def decimal_hint(node: Node) -> list[int | bool] | None:
     """[numerator, denominator, is a decimal, places] of a value read as one number; None otherwise."""
     dec = decimal_value(node)
@@ -229,7 +218,7 @@ def decimal_value(node: Node) -> Number | None:
     if literal is not None or node.kind not in ARITHMETIC:
         return literal
     kinds = {n.kind for n in node.walk()}
-    if not kinds <= ARITHMETIC or not any(n.kind == "num" and n.places is not None for n in node.walk()):
+    if not kinds <= ARITHMETIC or not has_decimal(node):
         return None
     if not _keeps_last_digit(node):
         return None  # \frac{2.000001}{3}: each decimal stands for its own value, and 2.000001 is not 2

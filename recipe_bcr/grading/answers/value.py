@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 import threading
 import zlib
 from fractions import Fraction
@@ -58,6 +59,7 @@ def _double_factorial(n: int) -> int:
     return math.prod(range(n, 0, -2)) if n > 0 else 1
 
 
+_UNARY = {"neg": operator.neg, "abs": abs, "floor": math.floor, "ceil": math.ceil}
 _EXACT_FUNCS = {"max": max, "min": min, "gcd": lambda a: math.gcd(*a), "lcm": lambda a: math.lcm(*a)}
 
 
@@ -77,9 +79,9 @@ def _exact(node: Node) -> Fraction | None:
             return node.value
         if k in ("degree", "unit", "words"):
             return exact(ch[0])
-        if k == "neg":
+        if k in _UNARY:
             v = exact(ch[0])
-            return None if v is None else -v
+            return None if v is None else Fraction(_UNARY[k](v))
         if k == "add":
             total = Fraction(0)
             for c in ch:
@@ -122,14 +124,6 @@ def _exact(node: Node) -> Fraction | None:
             if a is None or b is None or a.denominator != 1 or b.denominator != 1 or not 0 <= a <= 3000:
                 return None
             return Fraction(math.comb(int(a), int(b))) if b >= 0 else Fraction(0)
-        if k == "abs":
-            v = exact(ch[0])
-            return None if v is None else abs(v)
-        if k in ("floor", "ceil"):
-            v = exact(ch[0])
-            if v is None:
-                return None
-            return Fraction(math.floor(v) if k == "floor" else math.ceil(v))
         if k == "func" and node.text in _EXACT_FUNCS:
             args = [exact(c) for c in ch]
             if any(a is None for a in args) or (node.text in ("gcd", "lcm") and any(a.denominator != 1 for a in args)):  # type: ignore[union-attr]
@@ -162,7 +156,7 @@ def refute(pred: Node, gold: Node) -> bool | None:
 
 def _beyond(tower: Node, other: tuple[Any, Any] | None) -> bool:
     floor = tower_floor(tower)
-    return other is not None and floor is not None and floor > 1000 and below_power_of_ten(other[0], 900)
+    return other is not None and floor is not None and floor > 1000 and abs(other[0]) < _CTX.mpf(10) ** 900
 
 
 def as_mp(q: Fraction) -> Any:
@@ -172,10 +166,6 @@ def as_mp(q: Fraction) -> Any:
 
 def real_and_imaginary(x: Any) -> tuple[Any, Any]:
     return _CTX.re(x), _CTX.im(x)
-
-
-def below_power_of_ten(x: Any, power: int) -> bool:
-    return bool(abs(x) < _CTX.mpf(10) ** power)
 
 
 def scaled_fraction(x: Any, places: int) -> Fraction:
@@ -209,8 +199,7 @@ _FUNCS |= {"log": _CTX.ln, "lg": lambda x: _CTX.log(x, 10)}
 _TRIG = frozenset("sin cos tan cot sec csc".split())
 
 
-class _Guard(Exception):
-    pass
+class _Guard(Exception): ...
 
 
 def _numeric(node: Node, imaginary: bool = False) -> tuple[Any, Any] | None:

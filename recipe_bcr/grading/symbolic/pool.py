@@ -4,6 +4,7 @@ is its own CPU time; the pool grows with slow and waiting checks, and a worker i
 from __future__ import annotations
 
 import atexit
+import contextlib
 import itertools
 import json
 import logging
@@ -112,10 +113,8 @@ class _Worker:
             soft = min(now + own_s - used, ceiling)  # starved, not slow: the unused CPU time is still its own
 
     def _renice(self) -> None:
-        try:
+        with contextlib.suppress(OSError):  # gone, or not allowed: it keeps its priority
             os.setpriority(os.PRIO_PROCESS, self.pid, 19)
-        except OSError:
-            pass  # gone, or not allowed: it keeps its priority
         self.niced = True
 
     def dead(self) -> bool:
@@ -129,13 +128,11 @@ class _Worker:
             return True
 
     def kill(self) -> None:
-        try:
+        with contextlib.suppress(OSError):  # already gone
             if self.pidfd is not None:
                 signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
             else:
                 os.kill(self.pid, signal.SIGKILL)
-        except OSError:
-            pass  # already gone
         if self.pidfd is not None:
             os.close(self.pidfd)
             self.pidfd = None
@@ -199,11 +196,9 @@ class _ForkServer:
 
     def close(self) -> None:
         self.control.close()  # the server exits on EOF; its idle workers exit when their sockets close
-        try:
+        with contextlib.suppress(Exception):  # already gone
             self.proc.kill()
             self.proc.wait(timeout=5)
-        except Exception:  # noqa: BLE001 - already gone
-            pass
 
 
 class SymbolicPool:

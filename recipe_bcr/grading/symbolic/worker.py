@@ -5,6 +5,7 @@ when proved, the decimal rule wherever numbers compare, a number never an expres
 from __future__ import annotations
 
 import array
+import contextlib
 import ctypes
 import gc
 import json
@@ -119,11 +120,9 @@ class Checker:
         known = diff.is_zero
         if known is not None:
             return bool(known)
-        try:
+        with contextlib.suppress(self._exhausted):
             if diff.evalf(15, maxn=EXACT_DIGITS, strict=True) != 0:
                 return False
-        except self._exhausted:
-            pass
         proved = diff.equals(0)  # cheap for honest equalities that evaluation alone cannot settle
         if proved is not None:
             return bool(proved)
@@ -262,11 +261,8 @@ def serve(checker: Checker, conn: socket.socket) -> None:
 
 def _die_with_parent() -> None:
     """The kernel kills this worker when the fork server exits."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass  # not Linux: the worker still exits when its socket closes, once its check returns
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: it still exits when its socket closes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     if os.getppid() == 1:
         os._exit(0)  # the server died before the request was served
 
@@ -276,10 +272,8 @@ def _worker_main(checker: Checker, conn: socket.socket) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     _die_with_parent()
     for limit, value in ((resource.RLIMIT_AS, MEMORY_LIMIT), (resource.RLIMIT_CPU, CPU_LIMIT_S)):
-        try:
+        with contextlib.suppress(ValueError, OSError):  # a lower limit is already set
             resource.setrlimit(limit, (value, value))
-        except (ValueError, OSError):
-            pass  # a lower limit is already set
     hello = (json.dumps({"ready": True, "pid": os.getpid()}) + "\n").encode()
     pidfd = os.pidfd_open(os.getpid()) if hasattr(os, "pidfd_open") else None
     if pidfd is None:
