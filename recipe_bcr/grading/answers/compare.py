@@ -128,15 +128,8 @@ def _piecewise(pred: Node, gold: Node, rel_tol: float) -> bool:
     p_conds, g_conds = _conditions(pred), _conditions(gold)
     free = list(range(len(gold.children)))
     for piece, p_cond in zip(pred.children, p_conds):
-        hit = next(
-            (
-                j
-                for j in free
-                if _same_condition(p_cond, g_conds[j])
-                and decide(piece.children[0], gold.children[j].children[0], rel_tol) is True
-            ),
-            None,
-        )
+        value, same = piece.children[0], (j for j in free if _same_condition(p_cond, g_conds[j]))
+        hit = next((j for j in same if decide(value, gold.children[j].children[0], rel_tol) is True), None)
         if hit is None:
             return False
         free.remove(hit)

@@ -183,11 +183,8 @@ def tokens(s: str) -> list[Token] | None:
             spaced, i = False, j
             continue
         if c == "\\":
-            m = _COMMAND.match(s, i)
-            if m is None:
-                name, j = s[i : i + 2], i + 2  # a stray backslash closing the answer is spacing
-            else:
-                name, j = m.group(), m.end()
+            m = _COMMAND.match(s, i)  # else a stray backslash (closing the answer: spacing) and what follows it
+            name, j = (m.group(), m.end()) if m is not None else (s[i : i + 2], i + 2)
             name = _ALIASES.get(name, name)
             if name in _SPACING or name in _MATH_DELIMITERS:
                 spaced, i = True, j

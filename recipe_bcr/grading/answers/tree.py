@@ -351,8 +351,7 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
             return self._subscripted(Node("sym", text=text, span=(tok.start, tok.end)))
         if text in STYLES:
             self.take()
-            inner = self.argument()
-            return inner
+            return self.argument()
         if text in ("\\mathbb", "\\mathcal"):
             self.take()
             arg = self.argument()

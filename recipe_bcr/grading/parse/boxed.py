@@ -63,9 +63,7 @@ class BoxIndex:
         """The box opened by a BOX_OPEN match, or None when it never closes."""
         brace = match.end() - 1
         close = self._pairs.get(brace)
-        if close is None:
-            return None
-        return Box(match.start(), brace, close + 1, self.text)
+        return None if close is None else Box(match.start(), brace, close + 1, self.text)
 
     def _holds_barrier(self, box: Box) -> bool:
         k = bisect_right(self._barriers, box.start)

@@ -394,6 +394,7 @@ class SymbolicPool:
         cap = called + HARD_CAP * timeout_s if hard_deadline is None else hard_deadline
         ceiling = max(cap, called + STARVED_CAP * timeout_s)
         status, spent = "timeout", 0.0
+        request = {"gold": gold, "pred": pred, "timeout": timeout_s, **(hints or {})}
         for _ in range(3):  # a check whose worker died without an answer is tried again on another
             starts = self._server_starts
             cold = not self._serving.is_set()
@@ -403,31 +404,21 @@ class SymbolicPool:
             started = time.monotonic()
             cold = cold or self._server_starts != starts  # the server (re)started meanwhile: not this check's time
             hard = started + HARD_CAP * timeout_s if cold else cap
-            status, retry = self._run(worker, gold, pred, timeout_s, hard, max(hard, ceiling), hints)
+            status, retry = self._run(worker, request, hard, max(hard, ceiling))
             used = worker.cpu_used
             spent += time.monotonic() - started if used is None else used
             if not retry:
                 break
         return status, spent
 
-    def _run(
-        self,
-        worker: _Worker,
-        gold: str,
-        pred: str,
-        timeout_s: float,
-        hard_deadline: float,
-        ceiling: float,
-        hints: dict[str, Any] | None,
-    ) -> tuple[str, bool]:
+    def _run(self, worker: _Worker, request: dict[str, Any], hard_deadline: float, ceiling: float) -> tuple[str, bool]:
         """One check on a worker, returned or replaced whatever happens; (status, whether to retry elsewhere)."""
         healthy = False
         try:
             req_id = next(self._ids)
-            payload = json.dumps({"id": req_id, "gold": gold, "pred": pred, "timeout": timeout_s, **(hints or {})})
-            if not worker.send((payload + "\n").encode()):
+            if not worker.send((json.dumps({"id": req_id, **request}) + "\n").encode()):
                 return "error", True
-            reply = worker.recv(timeout_s, hard_deadline, ceiling, self._mark_slow)
+            reply = worker.recv(request["timeout"], hard_deadline, ceiling, self._mark_slow)
             if reply is None:
                 return ("error", True) if worker.dead() else ("timeout", False)
             if reply.get("id") != req_id:

@@ -246,13 +246,8 @@ def serve(checker: Checker, conn: socket.socket) -> None:
         try:
             req = json.loads(line)
             req_id = req["id"]
-            status = checker.check(
-                req["gold"],
-                req["pred"],
-                req.get("gold_number"),
-                req.get("pred_number"),
-                bool(req.get("pred_rounding")),
-            )
+            hints = req.get("gold_number"), req.get("pred_number"), bool(req.get("pred_rounding"))
+            status = checker.check(req["gold"], req["pred"], *hints)
         except Exception as e:  # noqa: BLE001 - any library failure is "no credit", reported
             status = "error"
             print(f"symbolic check failed: {type(e).__name__}: {e}", file=sys.stderr)
