@@ -8,11 +8,20 @@ pool warm (its verdict cache emptied too). Every Python call event whose functio
 SymPy) are not steps, and the caller of a step is the nearest `recipe_bcr.grading` frame below it.
 Only the calling thread is traced: the symbolic worker processes' work is not part of the path.
 
+Units of the path: each `recipe_bcr.grading` module, except that (1) the answer reader is one class
+(`answers.tree._Reader`) whose methods are split over `tree.py` and the `read_*.py` files for their size, so those
+six modules are one unit, `answers.reader`; (2) `answers/node.py` is the plain data every stage reads (a node's
+constructor, its structural reads, and `Fact` lookups of facts already kept on it): a call into it is no step,
+but when a `Fact` is first computed, the computing module's frame is a step like any other. `--strict` counts
+every module as its own unit, node.py included (every cursor method, node constructor and fact lookup is then a
+step; that count is printed for comparison, it is not the metric); `--with-node` keeps the reader one unit and
+makes node.py a unit of its own.
+
 For each check it counts:
-- **re-entries**: calls into module M from another module, when M was already entered in this check and
+- **re-entries**: calls into unit M from another unit, when M was already entered in this check and
   is not on the call stack now (control had left M and comes back to it);
-- **callbacks**: calls into module M from another module while M is on the call stack below the caller
-  (a cycle between modules).
+- **callbacks**: calls into unit M from another unit while M is on the call stack below the caller
+  (a cycle between units; a generator of one unit consumed by another counts as one).
 
 It prints each count's median, 90th percentile and maximum over the checks, and the worst paths (the
 modules entered, in order, repeats of the module just left collapsed). With `--completions` it also
@@ -20,7 +29,7 @@ traces `score_completion` (the reward's path) over whole completions (one per ca
 `--agreement` prints the verdicts against the cases: agreement over the unambiguous cases, and false
 credit (a case credited whose source says it is not equivalent), as tests/test_verify.py judges them.
 
-    python benchmarks/bench_grader_path.py [--agreement] [--completions] [--worst 5]
+    python benchmarks/bench_grader_path.py [--agreement] [--completions] [--strict | --with-node] [--worst 5]
 """
 
 from __future__ import annotations
@@ -70,6 +79,7 @@ READER = {
 }
 DATA = {"answers.node"}  # plain data: a call into it (a node built, its children walked) is no step
 STRICT = False  # --strict: every module is its own unit, node.py included
+WITH_NODE = False  # --with-node: the reader one unit, node.py a unit of its own
 
 
 def unit(name: str) -> str | None:
@@ -79,7 +89,7 @@ def unit(name: str) -> str | None:
     module = name[len(PACKAGE) + 1 :]
     if STRICT:
         return module
-    if module in DATA:
+    if module in DATA and not WITH_NODE:
         return None
     return "answers.reader" if module in READER else module
 
@@ -146,7 +156,11 @@ def main() -> None:
     parser.add_argument("--worst", type=int, default=5, help="how many of the longest paths to print")
     parser.add_argument("--agreement", action="store_true", help="also print agreement and false credit")
     parser.add_argument("--completions", action="store_true", help="also trace score_completion on completions")
+    parser.add_argument("--strict", action="store_true", help="every module its own unit, node.py included")
+    parser.add_argument("--with-node", action="store_true", help="the reader one unit, node.py one of its own")
     args = parser.parse_args()
+    global STRICT, WITH_NODE
+    STRICT, WITH_NODE = args.strict, args.with_node
     verifier = Verifier(timeout_s=30.0)
     rows = cases()
     for case in rows:  # warm: the pool's workers started, every import done
