@@ -7,8 +7,7 @@ import sys
 
 import pytest
 
-from recipe_bcr.grading.answers.gate import gives_answer, read_answer, restatement_key
-from recipe_bcr.grading.answers.render import render
+from recipe_bcr.grading.answers.gate import gives_answer, read_answer, render, restatement_key
 from recipe_bcr.grading.answers.tree import parse
 
 

@@ -1,7 +1,27 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recipe_bcr.grading.parse.boxed import BoxIndex, extract_boxed_at, last_boxed, match_braces
+from recipe_bcr.grading.parse.boxed import BoxIndex, last_boxed, match_braces
+
+
+def extract_boxed_at(text: str, pos: int) -> str | None:
+    """The paper's Algorithm 2 as written (the oracle the brace table is checked against): the content from `pos`
+    (just past an opening brace) to its match, or None."""
+    depth = 1
+    i = pos
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return text[pos:i]
+        elif c == "\\" and i + 1 < n:
+            i += 1
+        i += 1
+    return None
 
 
 def test_nested_and_escaped_braces():

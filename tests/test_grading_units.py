@@ -109,7 +109,7 @@ def test_letter_pairs_stay_products_of_names(verifier):
         assert not verifier.check(f"2{pair}", "2").correct, pair
 
 
-# (answer, gold, credited): both sides name a unit -> the same quantity, compared after scaling (recipe_bcr/grading/answers/units.py)
+# (answer, gold, credited): both sides name a unit -> the same quantity, compared after scaling (recipe_bcr/grading/answers/si.py)
 BOTH_UNITS = [
     ("5 \\text{ m}^2", "5 \\text{ cm}^2", False),
     ("5 \\text{ km}", "5 \\text{ m}", False),

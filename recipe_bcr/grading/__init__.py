@@ -1,11 +1,3 @@
-"""The grading core: a completion and its gold answers in, a reward out.
-
-Pure Python (sympy only inside the sandboxed symbolic workers): no verl, no torch, no
-pandas, so training (reward_fns.bcr), evaluation and the benchmarks score alike.
-
-    parse/     completion text -> one answer string per problem (boxes, "Answer i:" lines)
-    answers/   one answer read exactly: normalisation, shapes, an expression tree, exact values
-    symbolic/  the symbolic check, in a pool of sandboxed worker processes
-    verify     answer vs gold: the exact reading first, the symbolic pool for the rest
-    reward     the BCR reward of a group completion; metrics: its bcr/* training metrics
-"""
+"""The grading core: a completion and its gold answers in, a reward out (pure Python: sympy only inside the
+symbolic workers). parse/: completion -> per-problem answers; answers/: one answer read exactly and compared;
+symbolic/: the symbolic check's worker pool; verify: answer vs gold; reward: the BCR reward; metrics: bcr/*."""

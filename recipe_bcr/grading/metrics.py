@@ -8,25 +8,14 @@ import numpy as np
 
 
 def training_metrics(breakdowns: Iterable[Mapping[str, float]], prefix: str = "bcr/") -> dict[str, float]:
-    """Accuracy, format, answered, per-position accuracy, truncation and tokens per problem.
-
-    Each breakdown is one completion's `compute_score` output; samples without our keys
-    (another reward function) are skipped.
-    """
+    """The per-step metrics from each completion's `compute_score` breakdown (others' samples skipped)."""
     rows = [b for b in breakdowns if b and "correct_bits" in b and "n" in b]
     if not rows:
         return {}
     out: dict[str, float] = {}
-    for key, name in (
-        ("acc", "acc"),
-        ("fmt", "fmt"),
-        ("answered", "answered"),
-        ("stage1", "stage1"),
-        ("truncated", "truncation_rate"),
-        ("verify_timeouts", "verify_timeouts"),
-        ("think_open", "think_open_rate"),
-    ):
-        out[f"{prefix}{name}"] = float(np.mean([float(r.get(key, 0.0)) for r in rows]))
+    renamed = {"truncated": "truncation_rate", "think_open": "think_open_rate"}
+    for key in ("acc", "fmt", "answered", "stage1", "truncated", "verify_timeouts", "think_open"):
+        out[f"{prefix}{renamed.get(key, key)}"] = float(np.mean([float(r.get(key, 0.0)) for r in rows]))
     ns = np.array([int(r["n"]) for r in rows])
     bits = np.array([int(r["correct_bits"]) for r in rows], dtype=np.int64)
     for pos in range(int(ns.max())):

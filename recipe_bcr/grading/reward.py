@@ -1,10 +1,5 @@
-"""The BCR reward (paper, Eq. 4-6): R = w_acc * mean per-problem accuracy + w_fmt * format.
-
-`format` is 1 only when every problem's answer sits in its own section as
-"Answer i: \\boxed{...}". The optional explicit length term of the paper's ablation,
-w_len * (-|y| / max_len), takes the true token length from the reward manager.
-Every breakdown has the same float keys, so verl can average them per step.
-"""
+"""The BCR reward (paper, Eq. 4-6): R = w_acc * mean per-problem accuracy + w_fmt * format (+ the ablation's
+w_len * (-|y| / max_len)). Every breakdown has the same float keys, so verl can average them per step."""
 
 from __future__ import annotations
 
@@ -72,9 +67,7 @@ def score_completion(
     response_length: int | None = None,
     max_response_length: int | None = None,
 ) -> ScoredCompletion:
-    """Score one completion of an N-problem group (N = len(golds)). Training's reward, the TRL callable and the
-    evaluation all score here, so they read every answer alike: a problem is right when every candidate its text
-    commits to equals the gold (a restatement pays, a hedge never does)."""
+    """Score one completion of an N-problem group (training, the TRL callable and the evaluation all score here)."""
     deadline = time.monotonic() + verifier.timeout_s  # from the call's start: extraction counts too
     n = len(golds)
     if n < 1:

@@ -1,15 +1,4 @@
-"""Answer verification: read both answers into trees, judge the trees, ask the symbolic check only
-what the trees cannot decide.
-
-Each answer is read once, whole (recipe_bcr.grading.answers.gate and the modules it uses): a prediction
-the tree cannot account for, character by character, is wrong. The tree rules (decimals at every
-node, exact equality, words and units, notation as rendered, structure, relations, hedges) settle
-most answers in process. What remains (an equality that holds but is not rational, an equation, an
-interval union) goes as the trees' rendering, never the raw text, to math-verify (latex2sympy2_extended
-+ SymPy) in a kill-able worker process with a hard time limit (recipe_bcr.grading.symbolic.pool), one
-question per value the answer states. Nothing a policy writes is expanded in this process beyond
-recipe_bcr.grading.answers.normalize.MAX_DIGITS digits.
-"""
+"""Answer verification: the trees first (recipe_bcr.grading.answers.gate), the symbolic pool for the rest."""
 
 from __future__ import annotations
 
@@ -35,8 +24,7 @@ Gold = str | Sequence[str]
 @dataclass(frozen=True)
 class Verdict:
     correct: bool
-    # string | numeric | structure | symbolic | hedge | invalid | no_answer | too_long | timeout | unparsed
-    # (unparsed: the answer tree, or the symbolic parser, could not read the whole answer)
+    # string | numeric | structure | symbolic | hedge | invalid | no_answer | too_long | timeout | unparsed (not read)
     method: str
 
 
@@ -49,38 +37,28 @@ def has_invisible(s: str) -> bool:
 
 
 class Verifier:
-    r"""Is an extracted answer the gold answer? Equivalence checks with a hard per-check time limit; thread-safe.
-
-    Both answers are read into trees (recipe_bcr.grading.answers); the tree rules decide most pairs in process,
-    and only what they cannot decide goes to a symbolic worker. `workers` symbolic processes are kept ready; the
-    pool grows with concurrent demand up to `max_workers` (recipe_bcr.grading.symbolic.pool), so a slow answer
-    never makes an honest one wait. Call `close()` when done (the process-wide `default_verifier()` lives on).
+    r"""Is an extracted answer the gold answer? Thread-safe; the tree rules decide most pairs in process, and only
+    what they cannot goes to a symbolic worker, under a hard time limit. Call `close()` when done.
 
     Args:
-        timeout_s: symbolic work allowed per check, in CPU time: a whole `check` call ends by 1.75x this once its
-            checks had their CPU time; where a busy machine starved them, when they have had it (10x at the latest: pool.STARVED_CAP).
-        workers: symbolic worker processes kept ready.
+        timeout_s: symbolic CPU time per check (a call ends by 1.75x this, a starved one when it had it: pool.py).
+        workers: symbolic worker processes kept ready (the pool grows with demand up to `max_workers`, default 32).
         rel_tol: how close a decimal must be to an exact value it rounds (`0.3333333` for `1/3`).
         max_answer_chars: a longer answer is no answer (`too_long`).
         cache_size: symbolic verdicts remembered (GRPO rollouts often repeat an answer).
-        max_workers: the most symbolic workers the pool grows to (default 32).
 
     Returns:
-        `check(pred, gold)` returns a `Verdict`: `correct` and the `method` that decided it (`string`,
-        `numeric`, `structure`, `symbolic`, `hedge`, `invalid`, `no_answer`, `too_long`, `timeout`, `unparsed`).
-        `gold` may be one answer or a list of acceptable ones.
+        `check(pred, gold)` returns a `Verdict`: `correct` and the `method` that decided it. `gold` may be one
+        answer or a list of acceptable ones.
 
     Example:
-        >>> from recipe_bcr.grading.verify import Verifier
         >>> verifier = Verifier(workers=1)
         >>> verifier.check("\\frac{1}{2}", "0.5")
         Verdict(correct=True, method='numeric')
         >>> verifier.check("\\tan^{-1} 1", "\\frac{\\pi}{4}").correct
         True
-        >>> verifier.check("0.6", "\\frac{2}{3}").correct
-        False
-        >>> verifier.check("x = 3", ["3", "-3"]).correct
-        True
+        >>> verifier.check("0.6", "\\frac{2}{3}").correct, verifier.check("x = 3", ["3", "-3"]).correct
+        (False, True)
         >>> verifier.close()
     """
 
@@ -97,11 +75,9 @@ class Verifier:
         self.rel_tol = rel_tol
         self.max_answer_chars = max_answer_chars
         self._pool = SymbolicPool(size=workers, rel_tol=rel_tol, max_size=max_workers)
-        # threads only wait on worker pipes: enough that no check queues here behind slow ones
         self._fanout = ThreadPoolExecutor(max_workers=4 * self._pool.max_size, thread_name_prefix="bcr-verify")
         self._warned: set[str] = set()
         self._warn_lock = threading.Lock()
-        # GRPO samples several rollouts per prompt and they often agree: symbolic verdicts repeat.
         self._cache: OrderedDict[tuple[str, str], str] = OrderedDict()
         self._cache_size = cache_size
         self._cache_lock = threading.Lock()
@@ -113,22 +89,14 @@ class Verifier:
             self._warned.add(gold)
         logger.warning("ground truth %r cannot be read as an answer; nothing matches it (fix the gold)", gold)
 
-    def _screen(self, pred: str | None) -> Verdict | None:
-        """Answers refused before any reading: missing, too long, invisible characters."""
+    def _read(self, pred: str | None, gold: str) -> Verdict | list[Question]:
+        """The trees' verdict or the symbolic questions; refused before reading: missing, too long, invisible."""
         if not isinstance(pred, str) or not pred.strip():
             return Verdict(False, "no_answer")
         if len(pred) > self.max_answer_chars:
             return Verdict(False, "too_long")
         if has_invisible(pred):
             return Verdict(False, "invalid")
-        return None
-
-    def _read(self, pred: str | None, gold: str) -> Verdict | list[Question]:
-        """The verdict of the trees, or the questions only the symbolic check can answer."""
-        refused = self._screen(pred)
-        if refused is not None:
-            return refused
-        assert isinstance(pred, str)
         decided = tree_verdict(pred, gold, self.rel_tol)
         if isinstance(decided, list):
             return decided
@@ -142,100 +110,73 @@ class Verifier:
         read = self._read(pred, gold)
         return None if isinstance(read, list) else read
 
-    def _check_one(self, pred: str | None, gold: str, budget: float, hard: float) -> tuple[Verdict, float]:
-        """Compare one prediction with one gold answer; also returns the symbolic seconds spent."""
-        read = self._read(pred, gold)
-        if not isinstance(read, list):
-            return read, 0.0
-        spent = 0.0
-        verdict = Verdict(False, "no_answer")
-        for question in read:  # every stated value must be the answer
-            verdict, used = self._ask(question, gold, budget - spent, hard)
-            spent += used
-            if not verdict.correct:
-                break
-        return verdict, spent
-
     def _ask(self, question: Question, gold: str, budget: float, hard: float) -> tuple[Verdict, float]:
-        numbers = (("gold_number", question.gold_number), ("pred_number", question.pred_number))
-        hints: dict[str, Any] = {key: value for key, value in numbers if value is not None}
+        """One question to the symbolic check (or its cache); also returns the symbolic seconds spent."""
+        hints: dict[str, Any] = {"gold_number": question.gold_number, "pred_number": question.pred_number}
+        hints = {key: value for key, value in hints.items() if value is not None}
         hints["pred_rounding"] = question.rounding and bool(question.pred_number and question.pred_number[2])
-        status, used = self._symbolic(question.gold, question.pred, budget, hard, hints)
+        key = (question.gold, question.pred + ("\0~" if hints["pred_rounding"] else ""))
+        with self._cache_lock:
+            status = self._cache.get(key)
+            if status is not None:
+                self._cache.move_to_end(key)
+        used = 0.0
+        if status is None and budget <= 0:
+            status = "timeout"
+        elif status is None:
+            limit = min(budget, self.timeout_s)
+            status, used = self._pool.check_timed(question.gold, question.pred, limit, hints, hard_deadline=hard)
+            if status in ("true", "false", "gold_unparsed", "pred_unparsed") and len(question.pred) <= 256:
+                with self._cache_lock:  # long answers are rarely repeated and would fill the memory
+                    self._cache[key] = status
+                    if len(self._cache) > self._cache_size:
+                        self._cache.popitem(last=False)
         if status == "gold_unparsed":
             self._warn_unparsed_gold(gold)
         if status in ("gold_unparsed", "pred_unparsed", "error", "timeout"):
             return Verdict(False, "timeout" if status == "timeout" else "unparsed"), used
         return Verdict(status == "true", "symbolic"), used
 
-    def _symbolic(self, gold: str, pred: str, budget: float, hard: float, hints: dict[str, Any]) -> tuple[str, float]:
-        key = (gold, pred + ("\0~" if hints.get("pred_rounding") else ""))
-        with self._cache_lock:
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                return self._cache[key], 0.0
-        if budget <= 0:
-            return "timeout", 0.0
-        status, used = self._pool.check_timed(gold, pred, min(budget, self.timeout_s), hints, hard_deadline=hard)
-        if status in ("true", "false", "gold_unparsed", "pred_unparsed") and len(pred) <= 256:
-            with self._cache_lock:  # long answers are rarely repeated and would fill the memory
-                self._cache[key] = status
-                if len(self._cache) > self._cache_size:
-                    self._cache.popitem(last=False)
-        return status, used
-
     def _limits(self, deadline: float | None) -> tuple[float, float]:
-        """The symbolic work allowed (the time limit: waiting for a worker is not work) and the hard
-        cut-off: HARD_CAP times the limit after the call started, `deadline` being when its limit ends."""
+        """The symbolic work allowed, and the hard cut-off: HARD_CAP times the limit after the call started."""
         started = time.monotonic() if deadline is None else deadline - self.timeout_s
         return self.timeout_s, started + HARD_CAP * self.timeout_s
 
     def check_many(self, pairs: Sequence[tuple[str | None, Gold]], deadline: float | None = None) -> list[Verdict]:
-        """Check several (pred, gold) pairs, the slow ones in parallel, each with the time limit for its
-        own symbolic work; `deadline` (when the calling reward's limit ends) anchors the hard cut-off."""
+        """Check several (pred, gold) pairs, the slow ones in parallel; `deadline` anchors the hard cut-off."""
         budget, hard = self._limits(deadline)
-        verdicts: list[Verdict | None] = [self._settled(p, g) for p, g in pairs]
+        reads = [[(g, self._read(p, g)) for g in _golds(g)] for p, g in pairs]
+        verdicts: list[Verdict | None] = [_settled(r) for r in reads]
         slow = [i for i, v in enumerate(verdicts) if v is None]
         if len(slow) == 1:
-            verdicts[slow[0]] = self._check(*pairs[slow[0]], budget, hard)
+            verdicts[slow[0]] = self._check(reads[slow[0]], budget, hard)
         elif slow:
-            futures = {i: self._fanout.submit(self._check, *pairs[i], budget, hard) for i in slow}
+            futures = {i: self._fanout.submit(self._check, reads[i], budget, hard) for i in slow}
             for i, f in futures.items():
                 verdicts[i] = f.result()
         return [v for v in verdicts if v is not None]
 
-    def _settled(self, pred: str | None, gold: Gold) -> Verdict | None:
-        """A verdict reached without the symbolic check: a fast match with any gold, or a fast
-        rejection by every gold; None otherwise."""
-        golds = [gold] if isinstance(gold, str) else [str(g) for g in gold]
-        verdicts = [self.fast(pred, g) for g in golds]
-        hit = next((v for v in verdicts if v is not None and v.correct), None)
-        if hit is not None:
-            return hit
-        return verdicts[-1] if verdicts and all(v is not None for v in verdicts) else None
-
-    def _check(self, pred: str | None, gold: Gold, budget: float, hard: float) -> Verdict:
-        golds = [gold] if isinstance(gold, str) else [str(g) for g in gold]
-        if not golds:
-            raise ValueError("empty list of acceptable gold answers")
-        last = Verdict(False, "no_answer")
-        for g in golds:  # the alternatives share one budget
-            last, used = self._check_one(pred, g, budget, hard)
-            budget -= used
+    def _check(self, reads: list[tuple[str, Verdict | list[Question]]], budget: float, hard: float) -> Verdict:
+        """The first gold matched; the golds share one budget, and every stated value must be the answer."""
+        last = Verdict(False, "no_answer")  # no gold: unreachable, _golds refuses an empty list
+        for gold, read in reads:
+            last = Verdict(False, "no_answer") if isinstance(read, list) else read
+            for question in read if isinstance(read, list) else ():
+                last, used = self._ask(question, gold, budget, hard)
+                budget -= used
+                if not last.correct:
+                    break
             if last.correct:
                 return last
         return last
 
     def check(self, pred: str | None, gold: Gold, deadline: float | None = None) -> Verdict:
         """Compare with a gold answer or with any of a list of acceptable gold answers."""
-        return self._check(pred, gold, *self._limits(deadline))
+        return self._check([(g, self._read(pred, g)) for g in _golds(gold)], *self._limits(deadline))
 
     def start(self, wait_s: float = 0.0) -> int:
         """Start the symbolic workers now (see SymbolicPool.start); returns how many are ready."""
         return self._pool.start(wait_s)
-
-    @property
-    def pool_size(self) -> int:
-        return self._pool.size
 
     @property
     def pool(self) -> SymbolicPool:
@@ -244,6 +185,20 @@ class Verifier:
     def close(self) -> None:
         self._fanout.shutdown(wait=False)
         self._pool.close()
+
+
+def _golds(gold: Gold) -> list[str]:
+    golds = [gold] if isinstance(gold, str) else [str(g) for g in gold]
+    if not golds:
+        raise ValueError("empty list of acceptable gold answers")
+    return golds
+
+
+def _settled(reads: list[tuple[str, Verdict | list[Question]]]) -> Verdict | None:
+    """A fast match with any gold, or a fast rejection by every gold; None otherwise."""
+    verdicts = [read for _, read in reads if not isinstance(read, list)]
+    hit = next((v for v in verdicts if v.correct), None)
+    return hit or (verdicts[-1] if len(verdicts) == len(reads) else None)
 
 
 _default: Verifier | None = None
@@ -263,13 +218,8 @@ def configure_default(timeout_s: float, workers: int) -> Verifier:
     """Replace the process-wide verifier when the configured limits differ."""
     global _default
     with _default_lock:
-        if _default is None or _default.timeout_s != timeout_s or _default.pool_size != workers:
+        if _default is None or _default.timeout_s != timeout_s or _default.pool.size != workers:
             if _default is not None:
                 _default.close()
             _default = Verifier(timeout_s=timeout_s, workers=workers)
         return _default
-
-
-def is_equivalent(pred: str, gold: Gold) -> bool:
-    """True when `pred` is mathematically the same answer as `gold` (or one of a gold list)."""
-    return default_verifier().check(pred, gold).correct

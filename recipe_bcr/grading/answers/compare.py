@@ -1,30 +1,14 @@
-"""The rules of verification on two answer trees (recipe_bcr.grading.answers.tree): policy, then one rule per kind.
-
-`verdict` says (correct, method) when the trees decide, else the questions only the symbolic check can answer (an
-equality that holds to 50 digits but is not exact, an equation, an interval union). Before any mathematics: a choice's
-value, a function's variable renamed to the gold's (statements.py), the same tree, prose golds by their words. `judge`
-then compares piecewise functions and sets of reals whole (regions.py); otherwise it applies the policies (prose or
-words the gold does not carry, connectives it does not use: a hedge) and the rule for the kinds of the two trees:
-equations by their polynomials, a gold's statement by its value, relations, every stated value, collections and
-single values (containers.py, scalars.py, with the decimal rule of decimals.py).
-"""
+"""The policies of verification on two answer trees (choices, prose, words the gold does not carry), then the
+rule for the kinds of the pair (containers.py), what the answers state and the sets they state read once first."""
 
 from __future__ import annotations
 
-from recipe_bcr.grading.answers.containers import collection_kind, decide, plus_minus, same_tree
-from recipe_bcr.grading.answers.decimals import decimal_hint
+from recipe_bcr.grading.answers.containers import decide, settle
 from recipe_bcr.grading.answers.node import Node
-from recipe_bcr.grading.answers.poly import polynomial
-from recipe_bcr.grading.answers.regions import as_interval, complement, region, states_a_region
-from recipe_bcr.grading.answers.scalars import Decision
-from recipe_bcr.grading.answers.statements import (
-    claims,
-    is_open,
-    renamed_variable,
-    stated_elements,
-    stated_values,
-    statement_value,
-)
+from recipe_bcr.grading.answers.poly import same_equation
+from recipe_bcr.grading.answers.regions import Shape, as_interval, complement, read_regions
+from recipe_bcr.grading.answers.scalars import Decision, decimal_hint
+from recipe_bcr.grading.answers.statements import Said, read_statements
 from recipe_bcr.grading.answers.words import MAGNITUDES
 
 _CONTAINERS = frozenset(("tuple", "set", "interval", "list", "list1", "matrix", "rel", "conn"))
@@ -37,47 +21,24 @@ def has_prose(node: Node) -> bool:
     return any(n.kind == "text" for n in node.walk())
 
 
-def _families(node: Node) -> set[str]:
-    """Connective families used anywhere in the tree, and "relation" for a relation sign."""
-    out: set[str] = set()
-    for n in _outside_bounds(node):
-        if n.kind == "conn":
-            out.update(n.ops)
-        elif n.kind == "rel":
-            out.update("approx" if op == "~" else "relation" for op in n.ops)
-        elif n.kind == "pm":
-            out.add("pm")
-        elif n.kind == "list" and ("or" in n.text or "and" in n.text):
-            out.add("words")
-    return out
-
-
-def _outside_bounds(node: Node):  # noqa: ANN202 - a generator of Nodes
-    """Every node but the index of a sum or product (`k = 1` under `\\sum` is no relation the answer states)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(n.children if n.kind != "bigop" else (n.children[0], *n.children[1].children[1:])))
-
-
 Question = tuple[Node, Node, bool, list[int | bool] | None, list[int | bool] | None]
 
 
 def verdict(pred: Node, gold: Node, rel_tol: float) -> tuple[bool, str] | list[Question]:
-    """(correct, method) when the trees decide; otherwise what the symbolic check must decide: (answer part,
-    gold part, claimed only approximately, and each side's number when the tree reads it as one)."""
+    """(correct, method) when the trees decide; otherwise the questions for the symbolic check."""
     pred, gold = _choice_value(pred, gold), _choice_value(gold, pred)
-    pred = renamed_variable(pred, gold)
-    if same_tree(pred, gold):
+    said = read_statements(pred, gold)
+    pred = said.pred
+    if pred.same(gold):
         return True, "string"
     if is_prose(gold) or pred.kind == "choice":
         return _same_words(pred, gold), "string"
     if is_prose(pred) and pred.kind == gold.kind == "rel" and pred.ops == gold.ops:
         return _same_names(pred, gold), "string"
-    decided = judge(pred, gold, rel_tol)
+    shape = read_regions(pred, gold, said.target)
+    decided = judge(pred, gold, said, shape, rel_tol)
     if decided is None:
-        return [(p, g, approx, decimal_hint(p), decimal_hint(g)) for p, g, approx in questions(pred, gold)]
+        return [(p, g, approx, decimal_hint(p), decimal_hint(g)) for p, g, approx in questions(pred, gold, said, shape)]
     if decided:
         return True, "numeric"
     return False, "structure" if pred.kind in _CONTAINERS or gold.kind in _CONTAINERS else "numeric"
@@ -93,14 +54,12 @@ def is_prose(tree: Node) -> bool:
 
 
 def _choice_value(tree: Node, other: Node) -> Node:
-    """A choice with its value (`\\textbf{(B)}\\ 32`) answers, and is answered by, the letter or the value:
-    against a choice or a letter (`B`) the letter counts, against anything else the value."""
+    """A choice with its value (`\\textbf{(B)}\\ 32`) is the letter against a choice or a letter, else the value."""
     return tree.children[0] if tree.kind == "choice" and tree.children and other.kind not in ("choice", "sym") else tree
 
 
 def _same_words(pred: Node, gold: Node) -> bool:
-    """A prose gold or a choice: the same words; a choice letter (`\\text{(E)}`) only as that letter,
-    case kept (`e` is Euler's number, never the choice E)."""
+    """The same words; a choice letter only as that letter, case kept (`e` is Euler's number, never E)."""
     if gold.kind in ("choice", "sym") or pred.kind == "choice":
         return pred.kind in ("choice", "sym") and gold.kind in ("choice", "sym") and pred.text == gold.text
     key = shown_words(gold)
@@ -119,56 +78,31 @@ def shown_words(tree: Node) -> str:
     return "".join(c for c in "".join(shown).lower() if c.isascii() and c.isalnum())
 
 
-def judge(pred: Node, gold: Node, rel_tol: float) -> Decision:
-    """The verdict of the tree rules, or None when only the symbolic check can decide. Piecewise functions and sets of
-    reals are compared whole; otherwise the policies come first (words the gold does not carry, and connectives it
-    does not use, refuse an answer whatever its value), then the rule for the kinds of the two trees: equations, a
-    gold's statement and its value, intervals, relations, stated values, collections and single values."""
+def judge(pred: Node, gold: Node, said: Said, shape: Shape, rel_tol: float) -> Decision:
+    """The verdict of the tree rules, or None when only the symbolic check can decide."""
     if pred.kind == "piecewise" or gold.kind == "piecewise":
         return _piecewise(pred, gold, rel_tol)
-    if states_a_region(pred) or states_a_region(gold):
-        p_region, g_region = region(pred), region(gold)
+    if shape.regions is not None:
+        p_region, g_region = shape.regions
         if p_region is not None and g_region is not None:
             return p_region == g_region
         if "setbuilder" in (pred.kind, gold.kind):
             return False if p_region is not None or g_region is not None or pred.kind != gold.kind else None
-    claimed = claims(pred)
-    if _wordy(claimed, gold):
+    if _wordy(said.claimed, gold):
         return False
-    equation = _equation(pred, gold)
+    equation = same_equation(pred, gold)
     if equation is not None:
         return equation
-    value = statement_value(gold)
-    intervals = as_intervals(pred, gold if value is None else value)
-    if intervals is not None:
-        return decide(*intervals, rel_tol)
-    if value is not None and pred.kind == "rel" and pred.text != "in":
-        # both statements, or equations of a curve (y = 2x + 1, 2x + 1 = y), are compared whole; k = 1 is not
-        # answered by an equation between values
-        return None if statement_value(pred) is not None or is_open(value) else False
-    gold = plus_minus(gold if value is None else value)  # a gold \pm 3 is the list -3, 3 (`-3 \text{ or } 3`)
-    extra = _hedges(claimed, gold)
-    if extra - {"relation", "approx"}:
-        return False
-    if gold.kind == "rel":
-        return _against_relation(pred, gold)
-    if any(n.kind == "rel" for n in gold.walk()):
-        return None  # relations inside a gold collection (p = 5, q = 2; ...): the symbolic check
-    if pred.kind == "rel":
-        return _every_stated_value(pred, gold, rel_tol)
-    if gold.kind in ("list", "set") and pred.kind in ("list", "set"):
-        pred = stated_elements(pred)  # x = 1 \text{ or } x = 2 states the elements 1 and 2
-        if pred is None:
-            return False
-        extra = _families(pred) - _families(gold)
-    if "relation" in extra or "approx" in extra:
-        return False  # a relation inside a container or bracket: (3 \approx 5), \{x > 2\}
-    return decide(pred, gold, rel_tol, top=True)
+    if shape.intervals is not None:
+        return decide(*shape.intervals, rel_tol)
+    if said.value is not None and pred.kind == "rel" and pred.text != "in":
+        # both statements, or equations of a curve, are compared whole; k = 1 is no equation between values
+        return None if said.pred_value is not None or said.open_value else False
+    return settle(pred, said, rel_tol)
 
 
 def _wordy(claimed: Node, gold: Node) -> bool:
-    """Prose in a mathematical answer, words the gold does not carry (`4 \\text{, possibly 5}`), or a gold's magnitude
-    word dropped (`3 \\text{ billion}` changes its value)."""
+    """Prose in a mathematical answer, words the gold does not carry, or a gold's magnitude word dropped."""
     if has_prose(claimed):
         return True
     carried = {n.text for n in gold.walk() if n.kind == "words"}
@@ -176,109 +110,26 @@ def _wordy(claimed: Node, gold: Node) -> bool:
     return bool(stated - carried) or any(MAGNITUDES & set(words.split()) for words in carried - stated)
 
 
-def _hedges(claimed: Node, gold: Node) -> set[str]:
-    """The connective families the answer uses and the gold does not (a label's own brackets, P(A \\cap B), hold
-    none): a hedge, but `\\pm` against a list, a union against an inequality, "or" in a list against a list."""
-    extra = _families(claimed) - _families(gold)
-    if gold.kind in ("list", "set") and len(gold.children) > 1:
-        extra.discard("pm")  # \pm 3 is the list -3, 3
-    if "relation" in _families(gold):
-        extra -= {"cup", "cap"}  # an interval union may answer an inequality gold
-    if gold.kind in ("list", "set"):
-        extra.discard("words")
-    return extra
-
-
-def _against_relation(pred: Node, gold: Node) -> Decision:
-    """A relation gold is never answered by its right side; another relation, or an interval or union against an
-    inequality, goes to the symbolic check (`t \\le 4` against `x \\le 4`)."""
-    inequality = any(op in ("<", ">", "<=", ">=") for op in gold.ops)
-    if pred.kind == "rel" or (inequality and (collection_kind(pred) or "").startswith(("tuple", "interval"))):
-        return None
-    return None if inequality and pred.kind == "conn" else False
-
-
-def _every_stated_value(pred: Node, gold: Node, rel_tol: float) -> Decision:
-    """`x = 5`, `f(2) = 3 = \\frac{6}{2}`: every value the answer states must be the gold's."""
-    stated = stated_values(pred)
-    if stated is None:
-        return False
-    verdicts = [decide(p, gold, rel_tol, top=True, approx=a) for p, a in stated]
-    if any(v is False for v in verdicts):
-        return False
-    return True if all(v is True for v in verdicts) else None
-
-
-def questions(pred: Node, gold: Node) -> list[tuple[Node, Node, bool]]:
-    """What the symbolic check must decide where `judge` could not: (answer part, gold part, claimed only
-    approximately) for every value the answer states, each against the gold's value; both whole when
-    both are relations."""
+def questions(pred: Node, gold: Node, said: Said, shape: Shape) -> list[tuple[Node, Node, bool]]:
+    """(answer part, gold part, claimed only approximately) for every value the answer states."""
     if pred.kind == "rel" and gold.kind == "rel":
         return [(pred, gold, False)]
-    value = statement_value(gold)
-    target = gold if value is None else value
-    intervals = as_intervals(pred, target)
-    if intervals is not None:
-        return [(*intervals, False)]
-    stated = stated_values(pred) if pred.kind == "rel" else None
-    if stated is None:
-        return [(pred, target, False)]
-    return [(p, target, approx) for p, approx in stated]
-
-
-def _equation(pred: Node, gold: Node) -> Decision:
-    """Two polynomial equations `P = Q`: the same equation when P - Q are proportional (`y = 2x + 1`,
-    `2x - y + 1 = 0`); two different linear ones are different; anything else the symbolic check decides."""
-    sides = []
-    for node in (pred, gold):
-        if node.kind != "rel" or node.text != "=":
-            return None
-        lhs, rhs = node.children
-        poly = polynomial(Node("add", (lhs, Node("neg", (rhs,)))))
-        if not poly or all(not m for m in poly):
-            return None  # not a polynomial, or no unknown: a statement of a value
-        sides.append(poly)
-    p, g = sides
-    m = next(iter(g))
-    if m in p:
-        ratio = p[m] / g[m]
-        if p.keys() == g.keys() and all(p[k] == ratio * g[k] for k in g):
-            return True
-    degree = max(sum(e for _, e in m) for poly in sides for m in poly)
-    return False if degree <= 1 else None
-
-
-def as_intervals(pred: Node, gold: Node) -> tuple[Node, Node] | None:
-    """An interval answered as an inequality, or the reverse (`[2, 5]` and `2 \\le x \\le 5`, `\\mathbb{R}`
-    and `(-\\infty, \\infty)`): both read as intervals. None unless one side is an inequality and the other an interval."""
-    p_iv, g_iv = as_interval(pred), as_interval(gold)
-    if p_iv is None and g_iv is None:
-        return None
-    p_iv = p_iv or (pred if pred.kind in ("interval", "tuple") and len(pred.children) == 2 else None)
-    g_iv = g_iv or (gold if gold.kind in ("interval", "tuple") and len(gold.children) == 2 else None)
-    if p_iv is None or g_iv is None or (pred.kind == "rel" and gold.kind == "rel"):
-        return None  # two inequalities (t \\le 4, x \\le 4): the symbolic check
-    return p_iv, g_iv
+    if shape.intervals is not None:
+        return [(*shape.intervals, False)]
+    if said.stated is None:
+        return [(pred, said.target, False)]
+    return [(p, said.target, approx) for p, approx in said.stated]
 
 
 def _piecewise(pred: Node, gold: Node, rel_tol: float) -> bool:
-    """The same pieces in any order: each value equal (by the tree rules alone) under the same condition, a
-    condition read as the interval it states (`x \\ge 2`, `2 \\le x`) and "otherwise" as what the other piece
-    leaves. What the trees cannot settle is no match: a piecewise answer is right only where that is certain."""
+    """The same pieces in any order, each value equal under the same condition; what the trees cannot settle fails."""
     if pred.kind != "piecewise" or gold.kind != "piecewise" or len(pred.children) != len(gold.children):
         return False
     p_conds, g_conds = _conditions(pred), _conditions(gold)
     free = list(range(len(gold.children)))
     for piece, p_cond in zip(pred.children, p_conds):
-        hit = next(
-            (
-                j
-                for j in free
-                if _same_condition(p_cond, g_conds[j])
-                and decide(piece.children[0], gold.children[j].children[0], rel_tol) is True
-            ),
-            None,
-        )
+        value, same = piece.children[0], (j for j in free if _same_condition(p_cond, g_conds[j]))
+        hit = next((j for j in same if decide(value, gold.children[j].children[0], rel_tol) is True), None)
         if hit is None:
             return False
         free.remove(hit)
@@ -297,7 +148,7 @@ def _conditions(node: Node) -> list[Node]:
 
 
 def _same_condition(a: Node, b: Node) -> bool:
-    if same_tree(a, b):
+    if a.same(b):
         return True
     intervals = ("tuple", "interval")
     if a.kind in intervals and b.kind in intervals and a.text == b.text and len(a.children) == len(b.children) == 2:

@@ -1,16 +1,15 @@
-"""Two values compared whole: units first (two quantities are one answer only scaled exactly), then containers (a tuple
-is only a tuple, an interval only the same interval, a matrix only a matrix of its shape, a set or bare list an
-unordered collection with multiplicity, `\\pm a` the two values it stands for, also inside a tuple), then single
-values (recipe_bcr.grading.answers.scalars)."""
+"""The rule for the kinds of two answers, after the policies: hedges, relations, the values an answer states,
+then two values compared whole (units, containers), every pair of single values in one call to scalars."""
 
 from __future__ import annotations
 
 from itertools import product
+from typing import Any
 
 from recipe_bcr.grading.answers.node import Node
-from recipe_bcr.grading.answers.scalars import Decision, decide_scalar, unsigned
-from recipe_bcr.grading.answers.statements import is_open
-from recipe_bcr.grading.answers.units import unit_quantity
+from recipe_bcr.grading.answers.scalars import Decision, decide_scalars
+from recipe_bcr.grading.answers.si import unit_quantity
+from recipe_bcr.grading.answers.statements import Said, is_open
 from recipe_bcr.grading.answers.value import exact
 
 _MAX_ITEMS = 64
@@ -31,18 +30,9 @@ def _unwrap_singleton(node: Node) -> Node:
     return node
 
 
-def same_tree(a: Node, b: Node) -> bool:
-    """The same tree, literal for literal (where it is written aside)."""
-    if (a.kind, a.text, a.value, a.places, len(a.children)) != (b.kind, b.text, b.value, b.places, len(b.children)):
-        return False
-    return all(same_tree(x, y) for x, y in zip(a.children, b.children))
-
-
 def _in_units(pred: Node, gold: Node) -> Decision:
-    """Both answers name a unit, and not the same one: other quantities are never the same answer (`5 m^2`,
-    `5 cm^2`), and one quantity in two units is compared scaled, exactly (`0.5 m` is `50 cm`; `5 cents` is not
-    `\\$5`). None where a generic unit or none on either side, or the same unit, leaves the value to decide."""
-    (p_sign, pred), (g_sign, gold) = unsigned(pred), unsigned(gold)
+    """Two different units: other quantities are never one answer; one quantity compares scaled (`0.5 m`, `50 cm`)."""
+    (p_sign, pred), (g_sign, gold) = pred.unsigned, gold.unsigned
     if pred.kind != "unit" or gold.kind != "unit" or pred.text == gold.text:
         return None
     p, g = unit_quantity(pred), unit_quantity(gold)
@@ -54,14 +44,46 @@ def _in_units(pred: Node, gold: Node) -> Decision:
     return pv is not None and gv is not None and p_sign * pv * p.scale == g_sign * gv * g.scale
 
 
+def settle(pred: Node, said: Said, rel_tol: float) -> Decision:
+    """The rule for the kinds of the two trees, once the policies have passed."""
+    gold = plus_minus(said.target)  # a gold \\pm 3 is the list -3, 3 (`-3 \\text{ or } 3`)
+    extra = _hedges(said.claimed, gold)
+    if extra - {"relation", "approx"}:
+        return False
+    if gold.kind == "rel":
+        return _against_relation(pred, gold)
+    if any(n.kind == "rel" for n in gold.walk()):
+        return None  # relations inside a gold collection (p = 5, q = 2; ...): the symbolic check
+    if pred.kind == "rel":
+        return _every_stated_value(said.stated, gold, rel_tol)
+    if gold.kind in ("list", "set") and pred.kind in ("list", "set"):
+        pred = said.elements  # x = 1 \text{ or } x = 2 states the elements 1 and 2
+        if pred is None:
+            return False
+        extra = _families(pred) - _families(gold)
+    if "relation" in extra or "approx" in extra:
+        return False  # a relation inside a container or bracket: (3 \approx 5), \{x > 2\}
+    return decide(pred, gold, rel_tol, top=True)
+
+
 def decide(pred: Node, gold: Node, rel_tol: float, top: bool = False, approx: bool = False) -> Decision:
+    """Two values compared whole; every pair of single values reached is judged in one call to scalars."""
+    leaves: list[tuple[Node, Node, bool]] = []
+    plan = _plan(pred, gold, top, approx, leaves)
+    return _settled(plan, decide_scalars(leaves, rel_tol) if leaves else [])
+
+
+Plan = Decision | tuple[str, Any]  # a verdict, or ("leaf", index), ("ordered", plans), ("bag", rows of plans)
+
+
+def _plan(pred: Node, gold: Node, top: bool, approx: bool, leaves: list[tuple[Node, Node, bool]]) -> Plan:
     if (in_units := _in_units(pred, gold)) is not None:
         return in_units
     pred, gold = without_units(pred), without_units(gold)
-    if same_tree(pred, gold) and not approx:
+    if pred.same(gold) and not approx:
         return True
     if top and (pred.kind in ("set", "list1")) != (gold.kind in ("set", "list1")):
-        pred, gold = _unwrap_singleton(pred), _unwrap_singleton(gold)  # \{5\} is 5 only as the whole answer
+        pred, gold = _unwrap_singleton(pred), _unwrap_singleton(gold)  # \\{5\\} is 5 only as the whole answer
     if pred.kind in ("ellipsis",) or gold.kind in ("ellipsis",):
         return None
     pred, gold = plus_minus(pred), plus_minus(gold)
@@ -73,10 +95,45 @@ def decide(pred: Node, gold: Node, rel_tol: float, top: bool = False, approx: bo
     if p_coll is not None or g_coll is not None:
         if p_coll is None or g_coll is None or p_coll != g_coll:
             return False
-        return _elements(pred, gold, p_coll, rel_tol)
+        ps, gs = _flat(pred), _flat(gold)
+        if len(ps) != len(gs):
+            return False
+        if len(ps) > _MAX_ITEMS:
+            return None
+        if p_coll != "bag":
+            return "ordered", [_plan(p, g, False, False, leaves) for p, g in zip(ps, gs)]
+        return "bag", [[_plan(p, g, False, False, leaves) for g in gs] for p in ps]
     if pred.kind == "conn" or gold.kind == "conn":
         return None
-    return decide_scalar(pred, gold, rel_tol, approx)
+    leaves.append((pred, gold, approx))
+    return "leaf", len(leaves) - 1
+
+
+def _settled(plan: Plan, verdicts: list[Decision]) -> Decision:
+    """A plan's verdict: in order, every element; a bag (with multiplicity), each gold element matched once."""
+    if not isinstance(plan, tuple):
+        return plan
+    kind, parts = plan
+    if kind == "leaf":
+        return verdicts[parts]
+    if kind == "ordered":
+        each = [_settled(p, verdicts) for p in parts]
+        if any(v is False for v in each):
+            return False
+        return True if all(v is True for v in each) else None
+    free = set(range(len(parts[0]) if parts else 0))
+    undecided = False
+    for row in ([_settled(p, verdicts) for p in row] for row in parts):
+        hit = next((j for j in sorted(free) if row[j] is True), None)
+        if hit is None:
+            maybe = next((j for j in sorted(free) if row[j] is None), None)
+            if maybe is None:
+                return False
+            undecided = True
+            free.discard(maybe)
+        else:
+            free.discard(hit)
+    return None if undecided else True
 
 
 def is_set_union(node: Node) -> bool:
@@ -114,8 +171,7 @@ def _inner_container(node: Node) -> bool:
 
 
 def collection_kind(node: Node) -> str | None:
-    """The kind of container, for comparison: "ordered" tuples, intervals by their brackets, matrices
-    by shape, "bag" for sets and bare lists; None for a scalar."""
+    """Tuples and intervals by their brackets, matrices by shape, "bag" for sets and lists; None for a scalar."""
     if node.kind == "tuple":
         return "tuple" + node.text
     if node.kind == "interval":
@@ -127,21 +183,6 @@ def collection_kind(node: Node) -> str | None:
     return None
 
 
-def _elements(pred: Node, gold: Node, kind: str, rel_tol: float) -> Decision:
-    ps = _flat(pred)
-    gs = _flat(gold)
-    if len(ps) != len(gs):
-        return False
-    if len(ps) > _MAX_ITEMS:
-        return None
-    if kind != "bag":
-        verdicts = [decide(p, g, rel_tol) for p, g in zip(ps, gs)]
-        if any(v is False for v in verdicts):
-            return False
-        return True if all(verdicts) else None
-    return _bag(ps, gs, rel_tol)
-
-
 def _flat(node: Node) -> list[Node]:
     """The elements of a container; in a set or list, `\\pm a` and `b \\pm a` are two elements each."""
     if node.kind == "matrix":
@@ -151,19 +192,55 @@ def _flat(node: Node) -> list[Node]:
     return list(node.children)
 
 
-def _bag(ps: list[Node], gs: list[Node], rel_tol: float) -> Decision:
-    """Unordered with multiplicity: every gold element matched by its own predicted element."""
-    table = [[decide(p, g, rel_tol) for g in gs] for p in ps]
-    free = set(range(len(gs)))
-    undecided = False
-    for row in table:
-        hit = next((j for j in sorted(free) if row[j] is True), None)
-        if hit is None:
-            maybe = next((j for j in sorted(free) if row[j] is None), None)
-            if maybe is None:
-                return False
-            undecided = True
-            free.discard(maybe)
-        else:
-            free.discard(hit)
-    return None if undecided else True
+def _families(node: Node) -> set[str]:
+    """Connective families used anywhere in the tree, and "relation" for a relation sign."""
+    out: set[str] = set()
+    for n in _outside_bounds(node):
+        if n.kind == "conn":
+            out.update(n.ops)
+        elif n.kind == "rel":
+            out.update("approx" if op == "~" else "relation" for op in n.ops)
+        elif n.kind == "pm":
+            out.add("pm")
+        elif n.kind == "list" and ("or" in n.text or "and" in n.text):
+            out.add("words")
+    return out
+
+
+def _outside_bounds(node: Node):  # noqa: ANN202 - a generator of Nodes
+    """Every node but the index of a sum or product (`k = 1` under `\\sum` is no relation the answer states)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.children if n.kind != "bigop" else (n.children[0], *n.children[1].children[1:])))
+
+
+def _hedges(claimed: Node, gold: Node) -> set[str]:
+    """The connective families the answer uses and the gold does not (but `\\pm` against a list, and the like)."""
+    extra = _families(claimed) - _families(gold)
+    if gold.kind in ("list", "set") and len(gold.children) > 1:
+        extra.discard("pm")  # \pm 3 is the list -3, 3
+    if "relation" in _families(gold):
+        extra -= {"cup", "cap"}  # an interval union may answer an inequality gold
+    if gold.kind in ("list", "set"):
+        extra.discard("words")
+    return extra
+
+
+def _against_relation(pred: Node, gold: Node) -> Decision:
+    """A relation gold is never answered by its right side; another relation goes to the symbolic check."""
+    inequality = any(op in ("<", ">", "<=", ">=") for op in gold.ops)
+    if pred.kind == "rel" or (inequality and (collection_kind(pred) or "").startswith(("tuple", "interval"))):
+        return None
+    return None if inequality and pred.kind == "conn" else False
+
+
+def _every_stated_value(stated: list[tuple[Node, bool]] | None, gold: Node, rel_tol: float) -> Decision:
+    """`x = 5`, `f(2) = 3 = \\frac{6}{2}`: every value the answer states must be the gold's."""
+    if stated is None:
+        return False
+    verdicts = [decide(p, gold, rel_tol, top=True, approx=a) for p, a in stated]
+    if any(v is False for v in verdicts):
+        return False
+    return True if all(v is True for v in verdicts) else None

@@ -1,38 +1,24 @@
-"""Where the answer tree meets the verifier: read both answers whole, apply the tree rules, and
-prepare what the symbolic check may read.
-
-The tree is the only reader: an answer it cannot read is wrong (it is never handed, in part or as
-written, to a lenient parser), and a gold it cannot read is a scoring error the verifier counts. A
-prose gold (names, yes/no) is compared by the words its tree shows; a choice letter only as that
-letter. What reaches the symbolic check is the trees' rendering
-(recipe_bcr.grading.answers.render: every literal as its exact value), so the check's float
-tolerance can never stand in for the decimal rule.
-"""
+"""Where the answer trees meet the verifier: read both, apply the tree rules, and render what the symbolic check
+may read (below: a tree as plain LaTeX, one spelling per meaning, never the raw answer). An answer the tree cannot
+read is wrong; a gold it cannot read is a scoring error."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from fractions import Fraction
 
 from recipe_bcr.grading.answers.compare import is_prose, verdict
-from recipe_bcr.grading.answers.render import render
+from recipe_bcr.grading.answers.read_base import CONNECTIVES, RELATIONS
 from recipe_bcr.grading.answers.statements import is_label, stated_values, statement_value
-from recipe_bcr.grading.answers.tree import Node, parse
-from recipe_bcr.grading.answers.value import exact, unknowns
+from recipe_bcr.grading.answers.tree import Node, parse_all
+from recipe_bcr.grading.answers.value import annotate, exact, unknowns
 
 Gold = str | list[str]
-
-_CACHE_CHARS = 256  # longer answers are rarely repeated and would fill the caches
 
 
 def read_answer(text: str) -> Node | None:
     """The tree of an answer (its delimiters, box, leading "=" and closing period are the tree's to read)."""
-    return _read_cached(text) if len(text) <= _CACHE_CHARS else parse(text)
-
-
-@lru_cache(maxsize=65536)
-def _read_cached(text: str) -> Node | None:
-    return parse(text)
+    return parse_all((text,))[0]
 
 
 @dataclass(frozen=True)
@@ -47,27 +33,24 @@ class Question:
 
 
 def tree_verdict(pred: str, gold: str, rel_tol: float) -> tuple[bool, str] | list[Question]:
-    """(correct, method) when the trees decide; otherwise the questions for the symbolic check.
-    A gold the tree cannot read gives (False, "gold_unparsed"), unless the answer is the gold itself: an answer
-    identical to its gold after whitespace (squeeze) always scores."""
+    """(correct, method) when the trees decide, else the symbolic questions; the gold itself always scores."""
     if squeeze(pred) == squeeze(gold):
         return True, "string"
-    g_tree = read_answer(gold)
+    g_tree, p_tree = parse_all((gold, pred))
     if g_tree is None:
         return False, "gold_unparsed"
-    p_tree = read_answer(pred)
     if p_tree is None:
         return False, "unparsed"
+    annotate(g_tree, p_tree)
     decided = verdict(p_tree, g_tree, rel_tol)
     if isinstance(decided, tuple):
         return decided
-    return [Question(render(p), render(gd), p_hint, g_hint, approx) for p, gd, approx, p_hint, g_hint in decided]
+    shown = iter(render_all([side for question in decided for side in question[:2]]))
+    return [Question(next(shown), next(shown), p_hint, g_hint, approx) for _, _, approx, p_hint, g_hint in decided]
 
 
 def squeeze(text: str) -> str:
-    """`text` without the whitespace TeX does not show: a run of whitespace is dropped, except between two letters
-    or digits (where it parts two words, or ends a command before a letter: `\\wr b`) and after a backslash (TeX's
-    control space), where it is one space. One linear scan."""
+    """`text` without the whitespace TeX does not show (one space between two words, and after a backslash)."""
     out: list[str] = []
     gap = False
     for c in text:
@@ -82,10 +65,7 @@ def squeeze(text: str) -> str:
 
 
 def gives_answer(answer: str | None, gold: Gold) -> bool:
-    """Format credit means an answer was given: a box holding only prose or a stand-in (`\\text{pending}`,
-    a bare name such as `x` or `n`, a run of letters, the gold's label echoed as `y` or `x_{1}`) gives
-    none, unless the gold is prose or its value is written in those very names. An answer the tree
-    cannot read gives none either: nothing tells it from a stand-in (it earns no accuracy anyway)."""
+    """Format credit: no prose or stand-in (a bare name, the gold's label), unless the gold is written so."""
     if answer is None:
         return False
     golds = [gold] if isinstance(gold, str) else [str(g) for g in gold]
@@ -106,8 +86,7 @@ def gives_answer(answer: str | None, gold: Gold) -> bool:
 
 
 def restatement_key(answer: str) -> tuple[str, object]:
-    """What two spellings of one answer share (`2^{3}` and `8`, `y = 4` and `4`, `x+1` and `x + 1`): the
-    exact value of the value it states, else its tree's rendering; an unreadable answer only its own text."""
+    """What two spellings of one answer share: the exact value it states, else its rendering."""
     tree = read_answer(answer)
     if tree is None:
         return ("unread", answer.strip())
@@ -120,9 +99,112 @@ def restatement_key(answer: str) -> tuple[str, object]:
 
 
 def same_answer(a: str, b: str, rel_tol: float = 1e-6) -> bool:
-    """Two candidates state one answer: the same restatement key, or the trees alone judge them equal
-    (`x+1` and `1 + x`). What only the symbolic check could settle counts as two answers."""
+    """Two candidates state one answer: the same restatement key, or the trees alone judge them equal."""
     if restatement_key(a) == restatement_key(b):
         return True
     verdict = tree_verdict(b, a, rel_tol)
     return isinstance(verdict, tuple) and verdict[0]
+
+
+# each operator in its first spelling of the reader's tables (`<=` as `\\le`)
+_REL = {op: sign for sign, op in reversed(RELATIONS.items())}
+_CONN = {op: sign for sign, op in reversed(CONNECTIVES.items())}
+TRIG = frozenset("sin cos tan cot sec csc".split())
+_ATOMS = frozenset("num sym const func abs floor ceil binom div root tuple set interval matrix list1".split())
+
+
+def number(value: Fraction) -> str:
+    """An exact number: `7`, `\\frac{1}{3}` (a rendering never writes digits beside digits)."""
+    if value.denominator == 1:
+        return str(value.numerator)
+    return f"\\frac{{{value.numerator}}}{{{value.denominator}}}"
+
+
+def render_all(nodes: list[Node]) -> list[str]:
+    """Each node rendered (see `render`)."""
+    return [render(node) for node in nodes]
+
+
+def render(node: Node) -> str:  # noqa: C901 - one case per node kind
+    """`node` as LaTeX the symbolic parser reads unambiguously."""
+    k, ch = node.kind, node.children
+    if k == "num":
+        return number(node.value)  # type: ignore[arg-type]
+    if k == "sym":
+        return node.text
+    if k == "const":
+        return "\\" + node.text
+    if k in ("unit", "words"):
+        return render(ch[0])
+    if k == "neg":
+        return f"-{_group(ch[0])}"
+    if k == "pm":
+        return f"\\pm {_group(ch[0])}"
+    if k == "add":
+        out = render(ch[0])
+        for c in ch[1:]:
+            out += f" {render(c)}" if c.kind in ("neg", "pm") else f" + {render(c)}"
+        return out
+    if k == "mul":  # f(x), 2(x + 1): a bracket is written beside what it follows, as the answer wrote it
+        return "".join((_group(c) if c.paren or i == 0 else f" \\cdot {_group(c)}") for i, c in enumerate(ch))
+    if k == "div":
+        return f"\\frac{{{render(ch[0])}}}{{{render(ch[1])}}}"
+    if k == "pow":
+        return f"{{{_group(ch[0])}}}^{{{render(ch[1])}}}"
+    if k == "root":
+        index = f"[{render(ch[1])}]" if len(ch) > 1 else ""
+        return f"\\sqrt{index}{{{render(ch[0])}}}"
+    if k == "fact":
+        return f"{_group(ch[0])}{node.text}"
+    if k == "percent":
+        return f"{_group(ch[0])}\\%"
+    if k == "degree":
+        return f"{_group(ch[0])}^{{\\circ}}"
+    if k == "prime":
+        return f"{_group(ch[0])}'"
+    if k == "binom":
+        return f"\\binom{{{render(ch[0])}}}{{{render(ch[1])}}}"
+    if k == "abs":
+        return f"\\left|{render(ch[0])}\\right|"
+    if k in ("floor", "ceil"):
+        left, right = ("\\lfloor", "\\rfloor") if k == "floor" else ("\\lceil", "\\rceil")
+        return f"{left} {render(ch[0])} {right}"
+    if k == "func":
+        if node.text == "log_base":
+            return f"\\log_{{{render(ch[1])}}}\\left({render(ch[0])}\\right)"
+        return f"\\{node.text}({', '.join(_radians(c) if node.text in TRIG else render(c) for c in ch)})"
+    if k == "bigop":
+        bounds = "".join(f"{mark}{{{render(b)}}}" for mark, b in zip("_^", ch[1:]))
+        return f"\\{node.text}{bounds} {_group(ch[0])}"
+    if k == "tuple":
+        inner = ", ".join(render(c) for c in ch)
+        return f"\\langle {inner} \\rangle" if node.text == "<>" else f"\\left({inner}\\right)"
+    if k == "interval":
+        return f"\\left{node.text[0]}{', '.join(render(c) for c in ch)}\\right{node.text[1]}"
+    if k == "set":
+        return f"\\{{{', '.join(render(c) for c in ch)}\\}}" if ch else "\\emptyset"
+    if k == "list1":
+        return f"\\left[{render(ch[0])}\\right]"
+    if k == "list":
+        return ("; " if ";" in node.text else ", ").join(render(c) for c in ch)
+    if k == "matrix":
+        rows = " \\\\ ".join(" & ".join(render(c) for c in row.children) for row in ch)
+        return f"\\begin{{pmatrix}} {rows} \\end{{pmatrix}}"
+    if k in ("rel", "conn"):
+        signs = _REL if k == "rel" else _CONN
+        return render(ch[0]) + "".join(f" {signs[op]} {render(c)}" for op, c in zip(node.ops, ch[1:]))
+    if k == "ellipsis":
+        return "\\ldots"
+    return f"\\text{{{node.text}}}"  # prose: never equal to mathematics
+
+
+def _radians(node: Node) -> str:
+    """A trigonometric function's argument: degrees (`30^\\circ`) as the radians they are."""
+    if node.kind == "degree":
+        return f"\\frac{{\\pi}}{{180}} \\cdot {_group(node.children[0])}"
+    return render(node)
+
+
+def _group(node: Node) -> str:
+    text = render(node)
+    return f"\\left({text}\\right)" if node.paren or node.kind not in _ATOMS else text

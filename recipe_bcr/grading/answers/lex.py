@@ -1,11 +1,5 @@
-"""The tokens of an answer: every character of it becomes part of exactly one token, or the answer is refused.
-
-One left-to-right scan (no regex that can backtrack: each pattern below is anchored at the scan
-position and matches a bounded class run). Spacing that TeX does not render as content (`\\,`,
-`\\quad`, `~`, `\\left`, `\\displaystyle`) becomes a space flag on the next token, so "5 6" (two
-numbers) is never read as 56 or 30. Anything outside the closed vocabulary (an unknown command, a
-character that is no ASCII math) makes `tokens` return None.
-"""
+"""The tokens of an answer, one left-to-right scan: every character is part of one token, or the answer is refused;
+spacing TeX does not render is a space flag on the next token, so "5 6" is never 56."""
 
 from __future__ import annotations
 
@@ -16,8 +10,7 @@ from recipe_bcr.grading.answers.words import PERCENT_WORDS, UNITS, WORDS_IN_MATH
 
 # numbers: "12", "1.5", ".5", "1,234,567" (groups of three, no space after a comma), "1e-12" handled by the parser
 _DIGITS = re.compile(r"[0-9]+")
-# a digit-group mark: "{,}", ",", ",\\!", the spacing TeX writes between groups ("\\,", "\\!", "~", "\\ "), and that
-# spacing braced ("{\\ }", "{\\,}", "{~}")
+# a digit-group mark: "{,}", ",", ",\\!", TeX's spacing between groups ("\\,", "~", "\\ "), also braced ("{\\,}")
 _SPACE_MARK = r"(?:(?:\\[,! ]|~) ?|\{ ?(?:\\[,! ]|~) ?\} ?)"
 _MARK = r"(?: ?\{ ?, ?\} ?|,(?:\\[!,] ?)?|" + _SPACE_MARK + ")"
 # 10,080 / 10{,}080 / 10\\,080 / 10~080 / 10,\\! 080, and "1 000" (one space, thin or narrow too): groups of exactly three digits
@@ -34,40 +27,15 @@ _SPACING = frozenset(
     "\\left \\right \\bigl \\bigr \\Bigl \\Bigr \\biggl \\biggr \\big \\Big \\bigg \\Bigg \\limits".split()
 ) | {"\\ "}
 _MATH_DELIMITERS = frozenset(("\\(", "\\)", "\\[", "\\]", "\\"))  # math mode opens or closes: no content
-_UNICODE = {
-    "∞": "\\infty",
-    "π": "\\pi",
-    "√": "\\sqrt",
-    "≤": "\\le",
-    "≥": "\\ge",
-    "≠": "\\ne",
-    "×": "\\times",
-    "·": "\\cdot",
-    "÷": "\\div",
-    "−": "-",
-    "°": "\\degree",
-    "±": "\\pm",
-    "∓": "\\mp",
-    "≈": "\\approx",
-    "∨": "\\lor",
-    "∧": "\\land",
-    "⇒": "\\Rightarrow",
-    "→": "\\to",
-    "⇔": "\\iff",
-    "∪": "\\cup",
-    "∩": "\\cap",
-    "∣": "\\mid",
-    "≡": "\\equiv",
-    "∼": "\\sim",
-    "⊕": "\\oplus",
-    "∈": "\\in",
-    "∖": "\\setminus",
-    "∅": "\\emptyset",
-    "Ø": "\\emptyset",
-    "μ": "\\mu",
-    "µ": "\\mu",
-    "⊙": "\\odot",
-}
+_UNICODE = dict(  # a symbol written as a character is its command
+    zip(
+        "∞π√≤≥≠×·÷−°±∓≈∨∧⇒→⇔∪∩∣≡∼⊕∈∖∅Øμµ⊙",
+        (
+            "\\infty \\pi \\sqrt \\le \\ge \\ne \\times \\cdot \\div - \\degree \\pm \\mp \\approx \\lor \\land "
+            "\\Rightarrow \\to \\iff \\cup \\cap \\mid \\equiv \\sim \\oplus \\in \\setminus \\emptyset \\emptyset \\mu \\mu \\odot"
+        ).split(),
+    )
+)
 _BLACKBOARD = {"ℝ": "R", "ℤ": "Z", "ℕ": "N", "ℚ": "Q", "ℂ": "C"}  # ℝ is \mathbb{R}
 _INFINITY_WORDS = frozenset(("infinity", "infty"))  # [2, infinity), \text{infinity}: the sign in words
 _VULGAR = {
@@ -113,6 +81,11 @@ def _text_group(s: str, i: int) -> int | None:
 TEXT_COMMANDS = frozenset(
     "\\text \\textrm \\textnormal \\textbf \\textit \\textsf \\texttt \\mbox \\mathrm \\operatorname".split()
 )
+
+
+def tokens_all(texts: list[str]) -> list[list[Token] | None]:
+    """The tokens of each text (see `tokens`)."""
+    return [tokens(text) for text in texts]
 
 
 def tokens(s: str) -> list[Token] | None:
@@ -210,11 +183,8 @@ def tokens(s: str) -> list[Token] | None:
             spaced, i = False, j
             continue
         if c == "\\":
-            m = _COMMAND.match(s, i)
-            if m is None:
-                name, j = s[i : i + 2], i + 2  # a stray backslash closing the answer is spacing
-            else:
-                name, j = m.group(), m.end()
+            m = _COMMAND.match(s, i)  # else a stray backslash (closing the answer: spacing) and what follows it
+            name, j = (m.group(), m.end()) if m is not None else (s[i : i + 2], i + 2)
             name = _ALIASES.get(name, name)
             if name in _SPACING or name in _MATH_DELIMITERS:
                 spaced, i = True, j

@@ -1,15 +1,10 @@
-"""Polynomials with rational coefficients, expanded exactly: `(x+3)^2` and `x^2+6x+9` are one
-polynomial, so an honest algebraic answer is confirmed in process (an exact symbolic difference of
-zero) instead of waiting for a symbolic worker. Only sums, products, integer powers and rational
-constants of unknowns are read; anything else (a root, a quotient by an unknown, a function) gives
-None, and bounded sizes keep every expansion to milliseconds.
-"""
+"""Polynomials with rational coefficients, expanded exactly (`(x+3)^2` is `x^2+6x+9`); anything else is None."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.node import Fact, Node
 from recipe_bcr.grading.answers.value import exact
 
 Monomial = tuple[tuple[str, int], ...]  # sorted (unknown, power) pairs
@@ -18,16 +13,7 @@ MAX_TERMS = 400
 MAX_POWER = 32
 
 
-class _TooBig(Exception):
-    pass
-
-
-def polynomial(node: Node) -> Poly | None:
-    """The expanded polynomial of the tree, or None when it is not one (or too large to expand here); kept."""
-    memo = node.memo
-    if "poly" not in memo:
-        memo["poly"] = _polynomial(node)
-    return memo["poly"]
+class _TooBig(Exception): ...
 
 
 def _polynomial(node: Node) -> Poly | None:
@@ -106,3 +92,33 @@ def _mul(a: Poly, b: Poly) -> Poly:
     if len(out) > MAX_TERMS:
         raise _TooBig
     return out
+
+
+def same_polynomial(pred: Node, gold: Node) -> bool | None:
+    """Both polynomials: equal exactly when their expansions are (the symbolic difference is zero or it is not)."""
+    p_poly, g_poly = polynomial(pred), polynomial(gold)
+    return None if p_poly is None or g_poly is None else p_poly == g_poly
+
+
+def same_equation(pred: Node, gold: Node) -> bool | None:
+    """Two polynomial equations are one when P - Q are proportional; two linear ones that are not differ."""
+    sides = []
+    for node in (pred, gold):
+        if node.kind != "rel" or node.text != "=":
+            return None
+        lhs, rhs = node.children
+        poly = polynomial(Node("add", (lhs, Node("neg", (rhs,)))))
+        if not poly or all(not m for m in poly):
+            return None  # not a polynomial, or no unknown: a statement of a value
+        sides.append(poly)
+    p, g = sides
+    m = next(iter(g))
+    if m in p:
+        ratio = p[m] / g[m]
+        if p.keys() == g.keys() and all(p[k] == ratio * g[k] for k in g):
+            return True
+    degree = max(sum(e for _, e in m) for poly in sides for m in poly)
+    return False if degree <= 1 else None
+
+
+polynomial = Fact("poly", _polynomial)  # the expanded polynomial, or None (not one, or too large); kept on the node

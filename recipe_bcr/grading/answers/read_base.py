@@ -1,11 +1,4 @@
-"""What every reader of an answer shares: the closed vocabulary, the token cursor, and small tree helpers.
-
-The reader (recipe_bcr.grading.answers.tree) is one class assembled from a reader per family of forms, each in a
-file of its own: numbers (read_numbers.py), functions and big operators (read_functions.py), brackets, matrices,
-pieces and set-builders (read_structures.py), and what `\\text{...}` holds (read_text.py). Each family subclasses
-`ReaderBase` (the cursor over the tokens) and calls the grammar's entry points (`expr`, `factor`, `argument`, ...)
-through `self`.
-"""
+"""What every reader of an answer shares: the closed vocabulary, the token cursor, and small tree helpers."""
 
 from __future__ import annotations
 
@@ -13,8 +6,7 @@ from fractions import Fraction
 
 from recipe_bcr.grading.answers.lex import Token
 from recipe_bcr.grading.answers.node import Node
-from recipe_bcr.grading.answers.si import read_unit
-from recipe_bcr.grading.answers.words import UNITS, text_content, text_kind
+from recipe_bcr.grading.answers.words import Text, read_text
 
 MAX_DEPTH = 40  # brackets, fractions and powers nested deeper than this are no answer a reader checks
 MAX_TOKENS = 4000  # more than any answer the verifier reads (normalize.MAX_ANSWER_CHARS characters)
@@ -22,16 +14,8 @@ FUNCTIONS = frozenset(
     "\\sin \\cos \\tan \\cot \\sec \\csc \\arcsin \\arccos \\arctan \\sinh \\cosh \\tanh \\log \\ln \\lg \\exp "
     "\\gcd \\lcm \\max \\min \\det".split()
 )
-INVERTIBLE = {
-    "\\sin": "\\arcsin",
-    "\\cos": "\\arccos",
-    "\\tan": "\\arctan",
-    "\\cot": "\\arccot",
-    "\\sec": "\\arcsec",
-    "\\csc": "\\arccsc",
-    "\\sinh": "\\arsinh",
-    "\\cosh": "\\arcosh",
-    "\\tanh": "\\artanh",
+INVERTIBLE = {f"\\{f}": f"\\arc{f}" for f in "sin cos tan cot sec csc".split()} | {
+    f"\\{f}h": f"\\ar{f}h" for f in "sin cos tan".split()
 }
 GREEK = frozenset(
     "\\alpha \\beta \\gamma \\delta \\epsilon \\varepsilon \\zeta \\eta \\theta \\vartheta \\iota \\kappa \\lambda "
@@ -39,21 +23,12 @@ GREEK = frozenset(
     "\\Lambda \\Xi \\Pi \\Sigma \\Phi \\Psi \\Omega \\ell \\hbar \\partial".split()
 )
 RELATIONS = {
-    "=": "=",
-    "<": "<",
-    ">": ">",
+    **{op: op for op in "= < >".split()},
+    **dict.fromkeys("\\le \\leq \\leqslant \\leqq".split(), "<="),
+    **dict.fromkeys("\\ge \\geq \\geqslant \\geqq".split(), ">="),
+    **dict.fromkeys("\\ne \\neq".split(), "!="),
     "\\lt": "<",
     "\\gt": ">",
-    "\\le": "<=",
-    "\\leq": "<=",
-    "\\leqslant": "<=",
-    "\\leqq": "<=",
-    "\\ge": ">=",
-    "\\geq": ">=",
-    "\\geqslant": ">=",
-    "\\geqq": ">=",
-    "\\ne": "!=",
-    "\\neq": "!=",
     "\\approx": "~",
     "\\equiv": "==",
     "\\sim": "sim",
@@ -63,25 +38,12 @@ RELATIONS = {
     ":": "ratio",
 }
 CONNECTIVES = {
-    "\\lor": "or",
-    "\\vee": "or",
-    "\\land": "and",
-    "\\wedge": "and",
-    "\\Rightarrow": "implies",
-    "\\implies": "implies",
-    "\\Longrightarrow": "implies",
-    "\\therefore": "implies",
-    "\\to": "to",
-    "\\rightarrow": "to",
-    "\\mapsto": "to",
-    "\\iff": "iff",
-    "\\Leftrightarrow": "iff",
-    "\\mid": "mid",
-    "\\cup": "cup",
-    "\\cap": "cap",
-    "\\setminus": "setminus",
-    "\\oplus": "oplus",
-    "\\odot": "odot",
+    **dict.fromkeys("\\lor \\vee".split(), "or"),
+    **dict.fromkeys("\\land \\wedge".split(), "and"),
+    **dict.fromkeys("\\Rightarrow \\implies \\Longrightarrow \\therefore".split(), "implies"),
+    **dict.fromkeys("\\to \\rightarrow \\mapsto".split(), "to"),
+    **dict.fromkeys("\\iff \\Leftrightarrow".split(), "iff"),
+    **{f"\\{op}": op for op in "mid cup cap setminus oplus odot".split()},
     "\\\\": "linebreak",
 }
 STYLES = frozenset("\\mathbf \\boldsymbol \\mathit \\mathsf \\bm \\boxed \\fbox \\mathnormal".split())
@@ -118,6 +80,11 @@ class ReaderBase:
     i: int
     depth: int
     src: str
+    texts: dict[str, Text]  # each `\\text{...}` token's content, read once (words.read_texts)
+
+    def said(self, tok: Token) -> Text:
+        """What a text token holds."""
+        return self.texts[tok.text]
 
     def peek(self, k: int = 0) -> Token | None:
         j = self.i + k
@@ -156,21 +123,6 @@ class ReaderBase:
         last = self.t[self.i - 1] if self.i > 0 else None
         return (first.start if first else 0, last.end if last else 0)
 
-    # the grammar's entry points, defined by the assembled reader (recipe_bcr.grading.answers.tree._Reader)
-    def items(self) -> Node: ...
-    def connected(self) -> Node: ...
-    def relation(self) -> Node: ...
-    def expr(self) -> Node: ...
-    def term(self) -> Node: ...
-    def factor(self) -> Node: ...
-    def argument(self) -> Node: ...
-    def group(self) -> Node: ...
-    def primary(self) -> Node: ...
-    def symbol(self) -> Node: ...
-    def nested(self, text: str) -> Node | None: ...
-    def _product(self, parts: list[Node], start: int | None = None) -> Node: ...
-    def _subscripted(self, node: Node) -> Node: ...
-
 
 def literal(k: int, span: tuple[int, int]) -> Node:
     num = Node("num", text=str(abs(k)), value=Fraction(abs(k)), span=span)
@@ -178,10 +130,8 @@ def literal(k: int, span: tuple[int, int]) -> Node:
 
 
 def is_unit(content: str) -> bool:
-    """A `\\text{...}` that is a unit: words from the closed list, or one letter of it (`8 \\text{ m}`, `5 \\mathrm{~g}`)."""
-    kind = text_kind(content)
-    letter = text_content(content)
-    return kind == "unit" or (kind == "letter" and (letter in UNITS or read_unit(letter) is not None))
+    """A text that is a unit: words from the closed list, or one letter of it (`8 \\text{ m}`, `5 \\mathrm{~g}`)."""
+    return read_text(content).unit
 
 
 def respan(node: Node, span: tuple[int, int], paren: bool = False) -> Node:

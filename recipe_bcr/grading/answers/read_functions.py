@@ -1,13 +1,12 @@
-"""Functions and big operators: `\\frac`, `\\binom`, `\\sqrt`, named functions with their powers and inverses
-(`\\cos^2 x`, `\\tan^{-1} x`), arguments without parentheses (`\\sin 2x`), `\\max\\{a, b\\}`, factorial products
-(`8!2!`), and sums and products over a range (written out, or a geometric series in closed form)."""
+"""Functions and big operators: fractions, binomials, roots, named functions (powers, inverses, arguments
+without parentheses), factorial products, and sums and products over a range."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 
 from recipe_bcr.grading.answers.lex import Token
-from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.node import Node, substitute
 from recipe_bcr.grading.answers.read_base import (
     FUNCTIONS,
     GREEK,
@@ -18,7 +17,6 @@ from recipe_bcr.grading.answers.read_base import (
     Refused,
     integer,
     literal,
-    respan,
 )
 from recipe_bcr.grading.answers.value import exact
 
@@ -93,8 +91,7 @@ class FunctionReader(ReaderBase):
         return node
 
     def _function_argument(self) -> Node:
-        """A function's argument without parentheses: TeX's implied product up to the next operator, bracket or
-        function (`\\sin 2x` is sin(2x), `\\sin x \\cos x` is sin(x) cos(x), `\\sin 30^\\circ` is sin of 30 degrees)."""
+        """An argument without parentheses: the implied product up to the next operator (`\\sin 2x`)."""
         start = self.i
         factors = [self.factor()]
         while (tok := self.peek()) is not None and (tok.kind == "letter" or tok.text in GREEK or tok.text == "\\pi"):
@@ -111,8 +108,7 @@ _INDEX_NAMES = ("k", "j", "m", "r", "q")
 
 
 def _bound_index(node: Node) -> Node:
-    """A sum's or product's index under one name (`\\sum_{i=1}^{n} i` is `\\sum_{k=1}^{n} k`): it is bound, so its
-    name says nothing (and `i` is then never read as the imaginary unit); unchanged where no name is free."""
+    """A sum's or product's index under one name (it is bound: `i` is then never the imaginary unit)."""
     if len(node.children) < 2 or node.children[1].kind != "rel" or node.children[1].text != "=":
         return node
     body, lower, *upper = node.children
@@ -129,9 +125,7 @@ def _bound_index(node: Node) -> Node:
 
 
 def expand_bigop(node: Node) -> Node | None:
-    """A sum or product over `k = a` to `b` as what it stands for: with integer bounds, its terms written out
-    (`\\sum_{k=1}^{3} k^2` is 1 + 4 + 9); a geometric series `\\sum c r^k` in closed form, to a symbolic bound or
-    (|r| < 1) to infinity. None where it is neither (the symbolic check reads it as written)."""
+    """A sum or product written out (integer bounds) or a geometric series in closed form; None otherwise."""
     if len(node.children) != 3:
         return None
     body, lower, upper = node.children
@@ -197,23 +191,6 @@ def _ratio_form(body: Node, var: str) -> tuple[Node | None, Node] | None:
             rest = tuple(c for c in body.children if c is not powers[0])
             return (rest[0] if len(rest) == 1 else Node("mul", rest, span=body.span)), inner[1]
     return None
-
-
-def substitute(node: Node, name: str, value: Node) -> Node:
-    """`node` with the unknown `name` replaced by `value` everywhere."""
-    if node.kind == "sym" and node.text == name:
-        return respan(value, node.span, node.paren)
-    if not node.children:
-        return node
-    return Node(
-        node.kind,
-        tuple(substitute(c, name, value) for c in node.children),
-        node.text,
-        node.value,
-        node.places,
-        node.span,
-        node.paren,
-    )
 
 
 def _names(node: Node) -> set[str]:

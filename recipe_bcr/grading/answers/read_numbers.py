@@ -1,6 +1,4 @@
-"""Numbers as written: digits with their places, scientific notation (`1.5e6`, `1.5 \\times 10^{6}`), a base
-subscript (`1010_2`), a repeating decimal (`0.1\\overline{6}`, `0.\\bar{3}`), a mixed number (`918\\frac{1}{2}`).
-Digit groups and styled digits are the lexer's (recipe_bcr.grading.answers.lex)."""
+"""Numbers as written: places, scientific notation, a base subscript, repeating decimals, mixed numbers."""
 
 from __future__ import annotations
 
@@ -56,20 +54,14 @@ class NumberReader(ReaderBase):
     def _parenthesised_period(self) -> bool:
         """`0.(3)`, `0.1(6)`: digits in parentheses right after a decimal's digits are its period."""
         nxt, digits, close = self.peek(), self.peek(1), self.peek(2)
+        if nxt is None or digits is None or close is None:
+            return False
         return (
-            nxt is not None
-            and nxt.text == "("
-            and not nxt.spaced
-            and digits is not None
-            and digits.kind == "num"
-            and digits.text.isdigit()
-            and close is not None
-            and close.text == ")"
+            nxt.text == "(" and not nxt.spaced and digits.kind == "num" and digits.text.isdigit() and close.text == ")"
         )
 
     def _repetend(self) -> tuple[str, int]:
-        """The repeating digits after a decimal's point and where they end: under a bar (`\\overline{16}`, `\\bar{3}`),
-        or from a dot over the first to a dot over the last (`\\dot{1}\\dot{2}`, `\\dot{1}2\\dot{3}`)."""
+        """The repeating digits after a point and where they end: under a bar, or between two dots."""
         mark = self.take().text
         if mark == "(":
             period = self.take().text
@@ -96,8 +88,7 @@ class NumberReader(ReaderBase):
         return rep.text, rep.span[1]
 
     def _mixed(self, tok: Token, whole: Fraction) -> Node:
-        """`918\\frac{1}{2}` (or `918 \\frac{1}{2}`: TeX drops the space) renders as the mixed number 918 1/2; `2\\frac{\\pi}{3}` is a product.
-        Integer literals over integer literals that do not form a proper fraction are refused."""
+        """`918\\frac{1}{2}` is the mixed number 918 1/2 (`2\\frac{\\pi}{3}` a product); an improper part is refused."""
         save, mark = self.i, len(self.undo)
         frac = self.primary()
         a, b = frac.children
@@ -109,10 +100,8 @@ class NumberReader(ReaderBase):
             return Node("num", text=tok.text, value=whole, places=None, span=(tok.start, tok.end))
         if not 0 < a.value < b.value:  # type: ignore[operator]
             raise Refused("an improper mixed number")
-        value = whole + a.value / b.value  # type: ignore[operator]
-        return Node(
-            "num", text=self.src[tok.start : frac.span[1]], value=value, places=None, span=(tok.start, frac.span[1])
-        )
+        value, end = whole + a.value / b.value, frac.span[1]  # type: ignore[operator]
+        return Node("num", text=self.src[tok.start : end], value=value, places=None, span=(tok.start, end))
 
     def _e_exponent(self) -> int | None:
         """After digits: e6, e-12, E+3 (no spaces); consumes it. None (nothing consumed) otherwise."""
@@ -137,12 +126,8 @@ class NumberReader(ReaderBase):
         self.take()  # _
         base_node = self.argument()
         base = integer(base_node)
-        if (
-            len(digits) > MAX_DIGITS
-            or base is None
-            or not 2 <= base <= 36
-            or any(int(d, 36) >= base for d in digits if d != ",")
-        ):
+        bad = base is None or not 2 <= base <= 36 or any(int(d, 36) >= base for d in digits if d != ",")
+        if bad or len(digits) > MAX_DIGITS:
             raise Refused("a bad base")
         value = Fraction(int(digits.replace(",", ""), base))
         return Node("num", text=f"{digits}_{base}", value=value, places=None, span=(tok.start, base_node.span[1]))

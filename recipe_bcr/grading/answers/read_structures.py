@@ -1,5 +1,4 @@
-"""Structures: brackets as tuples, intervals, sets and lists; absolute values, floors and ceilings; matrices;
-piecewise functions (`cases`, `\\left\\{ \\begin{array} ... \\right.`); set-builder notation (`\\{x : x > 2\\}`)."""
+"""Brackets (tuples, intervals, sets, lists), absolute values, floors, matrices, piecewise functions, set-builders."""
 
 from __future__ import annotations
 
@@ -17,7 +16,6 @@ from recipe_bcr.grading.answers.read_base import (
     Refused,
     respan,
 )
-from recipe_bcr.grading.answers.words import connective, text_content
 
 _ISO = {"][": "()", "[[": "[)", "]]": "(]"}  # ISO 80000-2: a bracket turned outward leaves its endpoint out
 _DELIMITED = {"\\lvert": ("\\rvert", "abs"), "\\lfloor": ("\\rfloor", "floor"), "\\lceil": ("\\rceil", "ceil")}
@@ -78,16 +76,13 @@ class StructureReader(ReaderBase):
             return Node("tuple", items, text="<>", span=span)
         if pair in ("()", "[]", "(]", "[)", "\\lbrack\\rbrack"):
             if inner.text not in ("", ",") and (inner.text != ";" or any(c.kind == "list" for c in items)):
-                raise Refused(
-                    "a bracket list separated by words, or by semicolons and commas"
-                )  # (0; -2; 6) is a triple
+                raise Refused("a bracket list separated by words, or by semicolons and commas (not (0; -2; 6))")
             kind = "tuple" if pair == "()" else "interval"
             return Node(kind, items, text=pair, span=span)
         raise Refused(f"mismatched brackets {pair}")
 
     def _set_builder_ahead(self) -> bool:
-        """`\\{x : ...`, `\\{x \\mid ...`, `\\{x | ...`, `\\{x \\in \\mathbb{R} : ...`: a name, maybe its domain, then
-        the bar."""
+        """`\\{x : ...`, `\\{x \\mid ...`, `\\{x \\in \\mathbb{R} : ...`: a name, maybe its domain, then the bar."""
         tok = self.peek()
         if tok is None or tok.kind != "letter":
             return False
@@ -117,8 +112,7 @@ class StructureReader(ReaderBase):
         return Node("setbuilder", kids, span=(open_tok.start, close.end))
 
     def _braced_pieces(self, open_tok: Token) -> Node | None:
-        """`\\left\\{ \\begin{array}{ll} ... \\end{array} \\right.`: a piecewise function (the brace opens it, and
-        `\\right.` closes nothing); None (nothing read) before any other environment."""
+        """`\\left\\{ \\begin{array}...\\right.`: a piecewise function; None before any other environment."""
         save = self.i
         begin = self.take()
         if self._env_name() != "array":
@@ -176,16 +170,11 @@ class StructureReader(ReaderBase):
             self.leave()
         if len({len(r.children) for r in rows}) != 1:
             raise Refused("ragged matrix")
-        return Node(
-            "matrix",
-            tuple(rows),
-            text=f"{len(rows)}x{len(rows[0].children)}",
-            span=(begin.start, self.t[self.i - 1].end),
-        )
+        shape = f"{len(rows)}x{len(rows[0].children)}"
+        return Node("matrix", tuple(rows), text=shape, span=(begin.start, self.t[self.i - 1].end))
 
     def piecewise(self, begin: Token, env: str) -> Node:
-        """`\\begin{cases} value & condition \\\\ ... \\end{cases}` (also `array` after `\\left\\{`): pieces of
-        (value, condition); a condition may open with "if"/"for"/"when" and may be "otherwise"."""
+        """Pieces of (value, condition); a condition may open with "if"/"for"/"when" or be "otherwise"."""
         if env == "array":
             self._env_name()  # the column specification
         pieces: list[Node] = []
@@ -211,16 +200,16 @@ class StructureReader(ReaderBase):
 
     def _condition(self) -> Node:
         tok = self.peek()
-        if tok is not None and tok.kind == "text" and text_content(tok.text).lower() in OTHERWISE:
+        if tok is not None and tok.kind == "text" and self.said(tok).content.lower() in OTHERWISE:
             self.take()
             return Node("otherwise", span=(tok.start, tok.end))
-        if tok is not None and tok.kind == "text" and text_content(tok.text).lower() in CONDITION_WORDS:
+        if tok is not None and tok.kind == "text" and self.said(tok).content.lower() in CONDITION_WORDS:
             self.take()
         start, parts, ops = self.i, [self.relation()], []
         while (tok := self.peek()) is not None:
             if tok.kind == "cmd" and tok.text in CONNECTIVES and tok.text != "\\\\":  # a line break ends a row
                 ops.append(CONNECTIVES[self.take().text])
-            elif tok.kind == "text" and (word := connective(tok.text)) is not None:
+            elif tok.kind == "text" and (word := self.said(tok).connective) is not None:
                 self.take()
                 ops.append(word)  # x < 0 \text{ or } x > 1
             else:

@@ -1,17 +1,12 @@
-"""Sets of real numbers as unions of intervals: what an inequality (`2 \\le x < 5`, `x \\ne 3`), an interval, a
-union (`\\cup`), a difference (`\\mathbb{R} \\setminus \\{0\\}`) and set-builder notation (`\\{x : x > 2\\}`) state.
-
-`region` reads a tree into sorted, merged intervals with exact endpoints, so two spellings of one set compare equal
-(`\\{x \\mid x \\ne 0\\}`, `(-\\infty, 0) \\cup (0, \\infty)`); None where an endpoint is not exact. Each is a
-read of a node (`region` is kept on it).
-"""
+"""Sets of reals as sorted, merged unions of intervals with exact endpoints, so two spellings of a set are equal."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from fractions import Fraction
 
-from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.node import Fact, Node
 from recipe_bcr.grading.answers.poly import polynomial
 from recipe_bcr.grading.answers.value import exact, unknowns
 
@@ -22,8 +17,7 @@ _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
 def as_interval(node: Node) -> Node | None:
-    """`2 \\le x \\le 5`, `x \\ge a`, `0 < x \\le 1` (one unknown, bounds free of it) as the interval they
-    state; `\\mathbb{R}` as `(-\\infty, \\infty)`. None for anything else."""
+    """An inequality in one unknown as the interval it states (`\\mathbb{R}` too); None otherwise."""
     if node.kind == "sym" and node.text == "\\mathbb{R}":
         return interval(Node("neg", (INF,)), INF, "(", ")")
     if node.kind != "rel":
@@ -55,22 +49,14 @@ def interval(low: Node, high: Node, left: str, right: str) -> Node:
     return Node("tuple" if left + right == "()" else "interval", (low, high), text=left + right)
 
 
-def infinite(node: Node) -> int:
-    """+1 for `\\infty`, -1 for `-\\infty`, 0 for anything else."""
-    sign = 1
-    while node.kind == "neg":
-        sign, node = -sign, node.children[0]
-    return sign if node.kind == "const" and node.text == "infty" else 0
-
-
 def complement(iv: Node) -> Node | None:
     """The other half of the line beside a half-line (`(-\\infty, 2)` -> `[2, \\infty)`); None for anything else."""
     if iv.kind not in ("tuple", "interval") or len(iv.children) != 2 or len(iv.text) != 2:
         return None
     low, high = iv.children
-    if infinite(low) == -1 and not infinite(high):
+    if low.infinite == -1 and not high.infinite:
         return interval(high, INF, "(" if iv.text[1] == "]" else "[", ")")
-    if infinite(high) == 1 and not infinite(low):
+    if high.infinite == 1 and not low.infinite:
         return interval(Node("neg", (INF,)), low, "(", ")" if iv.text[0] == "[" else "]")
     return None
 
@@ -80,9 +66,7 @@ Piece = tuple[Bound, Bound, str, str]  # (low, high, left bracket, right bracket
 
 
 def states_a_region(node: Node) -> bool:
-    """Set-builder notation, a set difference (`\\setminus`, or a minus between sets: `\\mathbb{R} - \\{1\\}`), a union,
-    `\\mathbb{R}`, `x \\in` a set, or an inequality of an absolute value (`|x - 3| < 2`): compared as the set of reals
-    it states."""
+    """A set-builder, a set difference, a union, `\\mathbb{R}`, `x \\in` a set, or `|x - a| < b`."""
     if node.kind == "rel":
         inequality = node.text in _FLIP and any(c.kind == "abs" for c in node.children)
         return inequality or (node.text == "in" and states_a_region(node.children[-1]))
@@ -95,8 +79,7 @@ def states_a_region(node: Node) -> bool:
 
 
 def _set_minus_set(node: Node) -> bool:
-    """`A - B` between two sets (a set, an interval in square brackets, `\\mathbb{R}`; a pair only after
-    `\\mathbb{R}`): a set difference, never a subtraction of vectors."""
+    """`A - B` between two sets: a set difference, never a subtraction of vectors."""
     if node.kind != "add" or len(node.children) != 2 or node.children[1].kind != "neg":
         return False
     first, second = node.children[0], node.children[1].children[0]
@@ -104,13 +87,9 @@ def _set_minus_set(node: Node) -> bool:
     return (reals or first.kind in ("set", "interval")) and (second.kind in ("set", "interval") or reals)
 
 
-def region(node: Node) -> list[Piece] | None:
-    """The set `node` states, as sorted disjoint intervals; None where it states none (or not exactly); kept."""
-    memo = node.memo
-    if "region" not in memo:
-        pieces = _pieces(node, None)
-        memo["region"] = None if pieces is None or len(pieces) > _MAX_PIECES else _merged(pieces)
-    return memo["region"]
+def _region(node: Node) -> list[Piece] | None:
+    pieces = _pieces(node, None)
+    return None if pieces is None or len(pieces) > _MAX_PIECES else _merged(pieces)
 
 
 _MAX_PIECES = 64  # intersections pair pieces: a bound keeps them to milliseconds
@@ -182,8 +161,7 @@ def _absolute(node: Node, var: str | None) -> list[Piece] | None:
 
 
 def _integers(pieces: list[Piece], domain: str) -> list[Piece] | None:
-    """The integers (`\\mathbb{Z}`) or naturals in a set of reals, as points; None when there are too many, or when
-    the set holds 0 and the domain is N (whether N holds 0 is a convention)."""
+    """The integers or naturals in a set of reals; None when too many, or when N's 0 is in question."""
     points: list[Piece] = []
     for low, high, left, right in _merged(pieces):
         if domain == "\\mathbb{N}":
@@ -206,7 +184,7 @@ def _names_var(node: Node, var: str | None) -> bool:
 
 
 def _bound(node: Node) -> Bound | None:
-    side = infinite(node)
+    side = node.infinite
     return side * _INFINITY if side else exact(node)
 
 
@@ -248,3 +226,27 @@ def _merged(pieces: list[Piece]) -> list[Piece]:
                 continue
         out.append((low, high, left, right))
     return out
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The sets of reals two answers state, read once before the comparison."""
+
+    regions: tuple[list[Piece] | None, list[Piece] | None] | None  # each side's set, where either states one
+    intervals: tuple[Node, Node] | None  # an interval against an inequality (`[2, 5]`, `2 \le x \le 5`): both
+
+
+def read_regions(pred: Node, gold: Node, target: Node) -> Shape:
+    """Each side's set (where either states one); the answer and the gold's value as intervals (one an inequality)."""
+    regions = (region(pred), region(gold)) if states_a_region(pred) or states_a_region(gold) else None
+    p_iv, g_iv = as_interval(pred), as_interval(target)
+    if p_iv is None and g_iv is None:
+        return Shape(regions, None)
+    p_iv = p_iv or (pred if pred.kind in ("interval", "tuple") and len(pred.children) == 2 else None)
+    g_iv = g_iv or (target if target.kind in ("interval", "tuple") and len(target.children) == 2 else None)
+    if p_iv is None or g_iv is None or (pred.kind == "rel" and target.kind == "rel"):
+        return Shape(regions, None)
+    return Shape(regions, (p_iv, g_iv))
+
+
+region = Fact("region", _region)  # the set a node states as sorted disjoint intervals; None where none (or not exact)

@@ -1,14 +1,13 @@
-"""A unit read by a small grammar: an SI prefix, a base unit, an exponent (`kpc`, `g/mol`, `m/s^2`, `erg s^{-1}`,
-`\\mu F`, `kg m^{-3}`, `microfarads`), into base dimensions and a scale to the SI reference unit.
-
-Symbols are case-sensitive (`mW` is not `MW`); names are not (`Farads`, `kilometres`). A whole symbol is tried before
-a prefix and a symbol (`Pa` is the pascal, `pc` the parsec, `min` the minute), and a word read by neither is no unit
-here. Nothing here decides whether two answers are equal: units.py compares what this reads.
-"""
+"""A unit read by a small grammar (SI prefix, base unit, exponent) into base dimensions and a scale (symbols keep
+their case: `mW` is not `MW`; names do not), and what a unit after a value measures: two answers in different units
+are one answer only as one quantity."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
+
+from recipe_bcr.grading.answers.node import Node
 
 Dims = dict[str, int]
 
@@ -80,9 +79,7 @@ def unit_word(word: str) -> tuple[Dims, Fraction] | None:
 
 
 def read_unit(text: str, own_bases: bool = False) -> tuple[Dims, Fraction] | None:
-    """A unit phrase: units with exponents (`^2`, `^{-1}`), multiplied (a space, `\\cdot`, `*`) or divided (`/`,
-    `per`), maybe `square`/`cubic` before one; the product of their dimensions and scales, or None. With `own_bases`,
-    a word that is no unit here is a base of its own (`gallons`: its singular)."""
+    """A unit phrase's dimensions and scale, or None; with `own_bases`, an unknown word is a base of its own."""
     tokens = text.replace("\\cdot", " ").replace("*", " ").replace("/", " / ").replace("\\mu ", "μ").split()
     dims: Dims = {}
     scale, sign, power = Fraction(1), 1, 1
@@ -113,3 +110,28 @@ def _exponent(text: str) -> int | None:
     """`2`, `{3}`, `-1`, `{-3}`: a unit squared or cubed, or divided once to thrice; None for any other power."""
     digits = text.strip("{}")
     return int(digits) if digits in ("2", "3", "-1", "-2", "-3") else None
+
+
+_SAME = {"mph": "mi/h", "kph": "km/h", "kmph": "km/h", "sq": "square", "deg": "degree", "rad": "radian"}
+_SAME |= {"tbsp": "tablespoon", "tsp": "teaspoon"}  # one unit, two spellings the grammar does not read
+_GENERIC = frozenset(("unit", "units", "ways", "people", "students"))
+
+
+@dataclass(frozen=True)
+class Quantity:
+    dims: tuple[tuple[str, int], ...]  # base unit -> power, sorted
+    scale: Fraction  # the unit in its bases' reference units
+
+
+def quantity(unit: str) -> Quantity | None:
+    """The quantity a unit measures (case kept first, then any case), or None for a generic unit."""
+    text = " ".join(_SAME.get(w.lower(), w) for w in unit.split())
+    if not text or any(w.lower() in _GENERIC for w in text.replace("/", " ").split()):
+        return None
+    read = read_unit(text) or read_unit(text.lower()) or read_unit(text.lower(), own_bases=True)
+    return None if read is None else Quantity(tuple(sorted(read[0].items())), read[1])
+
+
+def unit_quantity(node: Node) -> Quantity | None:
+    """What a unit node measures (None for any other node)."""
+    return quantity(node.text) if node.kind == "unit" else None

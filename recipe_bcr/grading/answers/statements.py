@@ -1,19 +1,16 @@
-"""What an answer states: a label and the value assigned to it (`x = 5`, `f(2) = 3 = \\frac{6}{2}`,
-`\\frac{V_o(s)}{V_i(s)} = ...`), the values of a chain, a value claimed only approximately (`\\approx`), and a
-function's definition up to the name of its variable. Policies applied before the comparison: nothing here compares
-two values."""
+"""What an answer states: a label and its value, a value claimed only approximately, a definition."""
 
 from __future__ import annotations
 
-from recipe_bcr.grading.answers.node import Node
+from dataclasses import dataclass
+
+from recipe_bcr.grading.answers.node import Node, substitute
 from recipe_bcr.grading.answers.value import unknowns
 from recipe_bcr.grading.answers.words import CONNECTIVE_WORDS
 
 
 def is_label(node: Node) -> bool:
-    """A name a value can be assigned to (`x`, `a_n`, `P(A)`, `f(2)`, `|AB|`, `(p, q)`, `f^{-1}(2)`,
-    `\\sin\\theta`, `\\text{Area}`): names and a name applied to bracketed arguments, never a number
-    or arithmetic outside brackets (`2x`, `x + y`)."""
+    """A name a value can be assigned to (`x`, `P(A)`, `f(2)`, `|AB|`, `(p, q)`), never arithmetic outside brackets."""
     k, ch = node.kind, node.children
     if any(
         n.kind == "text" and not all(w.isalpha() and w not in CONNECTIVE_WORDS for w in n.text.split())
@@ -41,8 +38,7 @@ def is_label(node: Node) -> bool:
 
 
 def stated_values(node: Node) -> list[tuple[Node, bool]] | None:
-    """`x = 5`, `f(2) = 3 = \\frac{6}{2}`, `\\frac{\\sqrt3}{3} \\approx 0.577`: the values stated, each
-    with True where it is only claimed approximately; None when the relation is no such statement."""
+    """The values a relation states, each with True where only claimed approximately; None for no statement."""
     ops = ("=",) if node.ops == ("in",) else node.ops  # x \in [-2, 7] states the interval
     if any(op not in ("=", "~") for op in ops):
         return None
@@ -58,8 +54,7 @@ def stated_values(node: Node) -> list[tuple[Node, bool]] | None:
 
 
 def statement_value(gold: Node) -> Node | None:
-    """A gold `label = value` (`k = 1`, `(p, q) = (3, 2)`, `\\frac{NO}{BO} = ...`): its value, the answer.
-    A gold equation between values (`2a - b = 3`, `x + y = 1`) or any other relation is no statement."""
+    """A gold `label = value`'s value; a gold equation between values is no statement."""
     ops = gold.ops
     if not ops or ops[-1] not in ("=", "in") or any(op != "ratio" for op in ops[:-1]):
         return None
@@ -83,12 +78,11 @@ def claims(pred: Node) -> Node:
 
 
 def renamed_variable(pred: Node, gold: Node) -> Node:
-    """`f(z) = z` against `f(x) = x`: a definition binds its function's variable, so the answer's is renamed to the
-    gold's (unless the gold's name is already used in the answer for something else)."""
+    """`f(z) = z` against `f(x) = x`: the answer's bound variable renamed to the gold's."""
     p_var, g_var = _defined_variable(pred), _defined_variable(gold)
     if p_var is None or g_var is None or p_var == g_var or g_var in unknowns(pred):
         return pred
-    return _rename(pred, p_var, g_var)
+    return substitute(pred, p_var, Node("sym", text=g_var))
 
 
 def _defined_variable(node: Node) -> str | None:
@@ -102,15 +96,6 @@ def _defined_variable(node: Node) -> str | None:
     return arg.text if arg.kind == "sym" and arg.paren and arg.text not in ("e", "i") else None
 
 
-def _rename(node: Node, old: str, new: str) -> Node:
-    if node.kind == "sym" and node.text == old:
-        return Node("sym", text=new, span=node.span, paren=node.paren)
-    if not node.children:
-        return node
-    kids = tuple(_rename(c, old, new) for c in node.children)
-    return Node(node.kind, kids, node.text, node.value, node.places, node.span, node.paren)
-
-
 def stated_elements(node: Node) -> Node | None:
     """A list or set whose elements may be `label = value` statements, with the values in their place."""
     out = []
@@ -122,3 +107,32 @@ def stated_elements(node: Node) -> Node | None:
             child = stated[0][0]
         out.append(child)
     return Node(node.kind, tuple(out), node.text, span=node.span)
+
+
+@dataclass(frozen=True)
+class Said:
+    """What two answers state, read once before the comparison."""
+
+    pred: Node  # the answer, its function's variable renamed to the gold's
+    claimed: Node  # the answer without a leading label
+    value: Node | None  # the gold's statement's value (`k = 1`: 1)
+    target: Node  # what the answer must equal: that value, else the gold
+    pred_value: Node | None  # the answer's own statement's value
+    open_value: bool  # the gold's value is written in unknowns
+    stated: list[tuple[Node, bool]] | None  # the values a relation answer states (see stated_values)
+    elements: Node | None  # a list or set answer with its statements' values in place (see stated_elements)
+
+
+def read_statements(pred: Node, gold: Node) -> Said:
+    pred = renamed_variable(pred, gold)
+    value = statement_value(gold)
+    return Said(
+        pred,
+        claims(pred),
+        value,
+        gold if value is None else value,
+        statement_value(pred),
+        value is not None and is_open(value),
+        stated_values(pred) if pred.kind == "rel" else None,
+        stated_elements(pred) if pred.kind in ("list", "set") else None,
+    )

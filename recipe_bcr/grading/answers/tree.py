@@ -1,27 +1,13 @@
-"""An answer read into a tree in which every token is accounted for, or not read at all.
-
-`parse` is a recursive-descent reader over recipe_bcr.grading.answers.lex tokens (linear: each token is
-consumed once; nesting deeper than MAX_DEPTH is refused). This file is the grammar: lists, connectives,
-relations, sums, products (written or implied), factors with their marks (`!`, `!!`, a prime, `%`, degrees,
-powers), single-token arguments (`\\frac12` is 1/2; a digit right after a finished factor, as in `\\frac123` or
-`2^10`, is refused, since it renders as neither reading), names, subscripts, and TeX's `a \\over b` and
-`n \\choose k`. Each family of forms has its reader, in a file of its own:
-  * read_numbers.py: numbers with their written form (exact value, places, scientific notation, a base subscript,
-    repeating digits, mixed numbers);
-  * read_functions.py: `\\frac`, `\\binom`, `\\sqrt`, functions (powers, inverses, arguments without parentheses),
-    sums and products over a range;
-  * read_structures.py: brackets (tuple, set, interval, list), `|x|`, floors and ceilings, matrices, piecewise
-    functions, set-builder notation;
-  * read_text.py: what a `\\text{...}` holds (a number, number words, a number with its unit, a choice, a name, a
-    function name, prose) and the units and words after a value.
-Anything else (an unknown command or environment, a dangling brace, "5 6") returns None.
-"""
+"""An answer read into a tree in which every token is accounted for, or None: a recursive-descent reader over the
+lexer's tokens (this file the grammar; each family of forms in a read_*.py of its own)."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Sequence
 from fractions import Fraction
 
-from recipe_bcr.grading.answers.lex import Token, tokens
+from recipe_bcr.grading.answers.lex import Token, tokens, tokens_all
 from recipe_bcr.grading.answers.node import Node
 from recipe_bcr.grading.answers.read_base import (
     ACCENTS,
@@ -42,17 +28,17 @@ from recipe_bcr.grading.answers.read_functions import FunctionReader
 from recipe_bcr.grading.answers.read_numbers import NumberReader
 from recipe_bcr.grading.answers.read_structures import StructureReader
 from recipe_bcr.grading.answers.read_text import TextReader
-from recipe_bcr.grading.answers.words import connective, text_kind
+from recipe_bcr.grading.answers.words import Text, read_texts
 
-__all__ = ["MAX_DEPTH", "MAX_TOKENS", "Node", "Refused", "parse"]
+__all__ = ["MAX_DEPTH", "MAX_TOKENS", "Node", "Refused", "parse", "parse_all"]
 
 
 class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
-    """The grammar of an answer (lists, relations, sums, products, factors and their marks); each family of forms is
-    read by its own reader (read_numbers.py, read_functions.py, read_structures.py, read_text.py)."""
+    """The grammar of an answer; each family of forms is read by its own reader (read_*.py)."""
 
-    def __init__(self, toks: list[Token], source: str) -> None:
+    def __init__(self, toks: list[Token], source: str, texts: dict[str, Text]) -> None:
         self.t = toks
+        self.texts = texts
         self.i = 0
         self.depth = 0
         self.src = source
@@ -76,18 +62,16 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
 
     def items(self) -> Node:
         """A list: items separated by commas, semicolons or the words or/and."""
-        start = self.i
-        parts = [self.connected()]
-        seps = []
+        start, parts, seps = self.i, [self.connected()], []
         while True:
             tok = self.peek()
             if tok is not None and tok.kind == "char" and tok.text in ",;":
                 seps.append(self.take().text)
                 nxt = self.peek()
-                if nxt is not None and nxt.kind == "text" and text_kind(nxt.text) == "connective":
-                    seps.append(connective(self.take().text))  # type: ignore[arg-type] # 2, 3, and 4
-            elif tok is not None and tok.kind == "text" and text_kind(tok.text) == "connective":
-                seps.append(connective(tok.text))  # type: ignore[arg-type]
+                if nxt is not None and nxt.kind == "text" and self.said(nxt).kind == "connective":
+                    seps.append(self.said(self.take()).connective)  # type: ignore[arg-type] # 2, 3, and 4
+            elif tok is not None and tok.kind == "text" and self.said(tok).kind == "connective":
+                seps.append(self.said(tok).connective)  # type: ignore[arg-type]
                 self.take()
             else:
                 break
@@ -106,9 +90,7 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
         return Node("list", tuple(parts), text="".join(sorted(set(seps))), span=self._span(start))
 
     def connected(self) -> Node:
-        start = self.i
-        parts = [self.relation()]
-        ops = []
+        start, parts, ops = self.i, [self.relation()], []
         while (tok := self.peek()) is not None and tok.kind in ("cmd", "char") and tok.text in CONNECTIVES:
             ops.append(CONNECTIVES[self.take().text])
             parts.append(self.relation())
@@ -117,9 +99,7 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
         return Node("conn", tuple(parts), text=",".join(ops), span=self._span(start))
 
     def relation(self) -> Node:
-        start = self.i
-        parts = [self.expr()]
-        ops = []
+        start, parts, ops = self.i, [self.expr()], []
         while (op := self._relop()) is not None:
             ops.append(op)
             parts.append(self.expr())
@@ -143,22 +123,16 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
     def expr(self) -> Node:
         """Terms joined by + - \\pm \\mp; a leading sign is allowed (an empty side of a relation is not)."""
         start = self.i
-        terms: list[Node] = []
-        ops: list[str] = []
-        sign = self._sign()
-        if sign is not None:
-            ops.append(sign)
-        else:
-            ops.append("+")
-        terms.append(self.term())
+        ops, terms = [self._sign() or "+"], [self.term()]
         while (sign := self._sign()) is not None:
             ops.append(sign)
             terms.append(self.term())
         if len(terms) == 1 and ops[0] == "+":
             return terms[0]
-        out = []
-        for op, t in zip(ops, terms):
-            out.append(t if op == "+" else Node("neg" if op == "-" else "pm", (t,), text=op, span=t.span))
+        out = [
+            t if op == "+" else Node("neg" if op == "-" else "pm", (t,), text=op, span=t.span)
+            for op, t in zip(ops, terms)
+        ]
         return out[0] if len(out) == 1 else Node("add", tuple(out), span=self._span(start))
 
     def _sign(self) -> str | None:
@@ -171,9 +145,7 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
         return op
 
     def term(self) -> Node:
-        start = self.i
-        factors = [self.signed_factor()]
-        ops = ["*"]
+        start, factors, ops = self.i, [self.signed_factor()], ["*"]
         while True:
             tok = self.peek()
             if tok is None:
@@ -193,8 +165,7 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
                 break
         if len(factors) == 1:
             return factors[0]
-        node = factors[0]
-        prod: list[Node] = [node]
+        prod = [factors[0]]
         for op, f in zip(ops[1:], factors[1:]):
             if op == "/":
                 prod = [Node("div", (self._product(prod), f), span=(prod[0].span[0], f.span[1]))]
@@ -221,14 +192,13 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
         if tok.kind in ("num", "letter"):
             return True
         if tok.kind == "text":
-            return text_kind(tok.text) in ("number", "math", "letter", "function")
+            return self.said(tok).kind in ("number", "math", "letter", "function")
         if tok.kind == "char":  # "|" never starts an implied product: 3 | 5 is no product; nor a "[" that closes
             return tok.text == "(" or (tok.text == "[" and not self._closes(1))  # an ISO interval: `[2, 5[`
         return tok.text in FACTOR_STARTS or tok.text in FUNCTIONS or tok.text in GREEK or tok.text in ACCENTS
 
     def _closes(self, k: int) -> bool:
-        """The token k ahead ends an item (the end, a separator, a closing bracket, a connective): a "[" before it
-        opens nothing, so it closes an ISO interval."""
+        """The token k ahead ends an item: a "[" before it closes an ISO interval."""
         tok = self.peek(k)
         return tok is None or tok.text in (",", ";", ")", "]") or tok.text in CONNECTIVES
 
@@ -381,8 +351,7 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
             return self._subscripted(Node("sym", text=text, span=(tok.start, tok.end)))
         if text in STYLES:
             self.take()
-            inner = self.argument()
-            return inner
+            return self.argument()
         if text in ("\\mathbb", "\\mathcal"):
             self.take()
             arg = self.argument()
@@ -416,8 +385,7 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
         raise Refused(f"unknown command {text}")
 
     def _half_line(self, name: Node) -> Node | None:
-        """`\\mathbb{R}_{\\ge 0}`, `\\mathbb{R}_{>1}`: the reals that meet the subscript's relation, as the set-builder
-        `\\{x : x \\ge 0\\}`; None (nothing taken) for any other name or subscript."""
+        """`\\mathbb{R}_{\\ge 0}` as the set-builder it stands for; None (nothing taken) otherwise."""
         if name.text != "\\mathbb{R}" or not (self.is_("_") and self.is_("{", 1)):
             return None
         save = self.i
@@ -484,9 +452,34 @@ class _Reader(NumberReader, FunctionReader, StructureReader, TextReader):
 def parse(text: str) -> Node | None:
     """The tree of `text` (without outer delimiters), or None when some part of it cannot be read."""
     toks = tokens(text)
+    return _tree(toks, text, read_texts([t.text for t in toks or () if t.kind == "text"]))
+
+
+def parse_all(texts: Sequence[str]) -> list[Node | None]:
+    """The trees of a check's answers, lexed together; a short answer's tree is kept (rollouts repeat answers)."""
+    with _LOCK:
+        known = {text: _CACHE[text] for text in texts if text in _CACHE}
+    fresh = [text for text in dict.fromkeys(texts) if text not in known]
+    lexed = tokens_all(fresh)
+    said = read_texts([t.text for toks in lexed for t in toks or () if t.kind == "text"]) if fresh else {}
+    for text, toks in zip(fresh, lexed):
+        known[text] = _tree(toks, text, said)
+    with _LOCK:
+        _CACHE.update((text, known[text]) for text in fresh if len(text) <= _CACHE_CHARS)
+        while len(_CACHE) > _CACHE_SIZE:
+            del _CACHE[next(iter(_CACHE))]
+    return [known[text] for text in texts]
+
+
+_CACHE: dict[str, Node | None] = {}
+_CACHE_CHARS, _CACHE_SIZE = 256, 65536  # longer answers are rarely repeated and would fill the memory
+_LOCK = threading.Lock()
+
+
+def _tree(toks: list[Token] | None, text: str, texts: dict[str, Text]) -> Node | None:
     if not toks or len(toks) > MAX_TOKENS:
         return None
     try:
-        return _Reader(toks, text).answer()
+        return _Reader(toks, text, texts).answer()
     except (Refused, RecursionError):
         return None

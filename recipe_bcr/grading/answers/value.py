@@ -1,17 +1,9 @@
-"""Values of answer trees, in process and bounded: exact (Fractions) where the tree is rational, else a
-50-digit complex number that can only *refute* an equality (a nonzero difference far above the
-working precision), never confirm one; an equality that is not exact goes to the symbolic check.
-
-Every operation has a size guard (no power, factorial or root of a size that could take more than
-milliseconds); a guarded operation gives None ("cannot say here"), never an approximation.
-Unknowns take fixed values (the same for both sides), so two different expressions in x are
-refuted at that point; `i` is the imaginary unit when it is the only unknown on both sides, `e` is
-Euler's number.
-"""
+"""Values of answer trees, bounded: exact (Fractions) where rational, else 50 digits that can only refute."""
 
 from __future__ import annotations
 
 import math
+import operator
 import threading
 import zlib
 from fractions import Fraction
@@ -19,7 +11,7 @@ from typing import Any
 
 import mpmath
 
-from recipe_bcr.grading.answers.node import Node
+from recipe_bcr.grading.answers.node import Fact, Node
 from recipe_bcr.grading.answers.normalize import MAX_DIGITS
 
 _CTX = mpmath.MPContext()  # private: never changes the precision another thread's mpmath uses
@@ -67,54 +59,29 @@ def _double_factorial(n: int) -> int:
     return math.prod(range(n, 0, -2)) if n > 0 else 1
 
 
+_UNARY = {"neg": operator.neg, "abs": abs, "floor": math.floor, "ceil": math.ceil}
 _EXACT_FUNCS = {"max": max, "min": min, "gcd": lambda a: math.gcd(*a), "lcm": lambda a: math.lcm(*a)}
 
 
-def exact(node: Node) -> Fraction | None:
-    """The exact rational value of a tree, or None (an irrational, an unknown, a size guard); kept on the node."""
-    memo = node.memo
-    if "exact" not in memo:
-        memo["exact"] = _exact(node)
-    return memo["exact"]
-
-
-def unknowns(node: Node) -> frozenset[str]:
-    """The names written in a tree (`e`, `i` included; a sum's index is bound, not written); kept on the node."""
-    memo = node.memo
-    if "names" not in memo:
-        memo["names"] = _names(node)
-    return memo["names"]
-
-
-def approximate(node: Node, imaginary: bool = False) -> tuple[Any, Any] | None:
-    """A 50-digit value (unknowns at fixed points; `i` the imaginary unit where `imaginary`) and the largest magnitude
-    met on the way, or None where it cannot be bounded; kept on the node."""
-    memo, key = node.memo, "approx_i" if imaginary else "approx"
-    if key not in memo:
-        memo[key] = _numeric(node, imaginary)
-    return memo[key]
-
-
-def tower_floor(node: Node) -> float | None:
-    """A lower bound of log10 of a power tower, or None; kept on the node."""
-    memo = node.memo
-    if "tower" not in memo:
-        memo["tower"] = _tower(node)
-    return memo["tower"]
+def annotate(*trees: Node) -> None:
+    """Every node's exact value and unknowns, computed once after reading: the rules then read them from the nodes."""
+    for tree in trees:
+        for node in tree.walk():
+            exact(node)
+            unknowns(node)
 
 
 def _exact(node: Node) -> Fraction | None:
-    """The exact rational value of a tree of numbers, or None (an irrational, an unknown, a guard), from the
-    children's values (each computed once: `exact`)."""
+    """The exact rational value of a tree, or None (an irrational, an unknown, a guard)."""
     k, ch = node.kind, node.children
     try:
         if k == "num":
             return node.value
         if k in ("degree", "unit", "words"):
             return exact(ch[0])
-        if k == "neg":
+        if k in _UNARY:
             v = exact(ch[0])
-            return None if v is None else -v
+            return None if v is None else Fraction(_UNARY[k](v))
         if k == "add":
             total = Fraction(0)
             for c in ch:
@@ -157,14 +124,6 @@ def _exact(node: Node) -> Fraction | None:
             if a is None or b is None or a.denominator != 1 or b.denominator != 1 or not 0 <= a <= 3000:
                 return None
             return Fraction(math.comb(int(a), int(b))) if b >= 0 else Fraction(0)
-        if k == "abs":
-            v = exact(ch[0])
-            return None if v is None else abs(v)
-        if k in ("floor", "ceil"):
-            v = exact(ch[0])
-            if v is None:
-                return None
-            return Fraction(math.floor(v) if k == "floor" else math.ceil(v))
         if k == "func" and node.text in _EXACT_FUNCS:
             args = [exact(c) for c in ch]
             if any(a is None for a in args) or (node.text in ("gcd", "lcm") and any(a.denominator != 1 for a in args)):  # type: ignore[union-attr]
@@ -179,12 +138,25 @@ REFUTE_REL = _CTX.mpf(10) ** -30  # a relative difference this large is no round
 
 
 def refutes(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:
-    """True when two values from `numeric` certainly differ: their difference is far above the
-    rounding noise of the largest magnitude either computation met (cancellation cannot fake it)."""
+    """Two values certainly differ: far above the rounding noise of the largest magnitude met."""
     noise = max(a[1], b[1], abs(a[0]), abs(b[0]))
     if noise == 0:
         return False
     return abs(a[0] - b[0]) > REFUTE_REL * noise
+
+
+def refute(pred: Node, gold: Node) -> bool | None:
+    """False when two trees' 50-digit values (or a huge tower against a small number) certainly differ."""
+    im = (unknowns(pred) | unknowns(gold)) <= {"i", "e"}
+    a, b = approximate(pred, im), approximate(gold, im)
+    if a is None or b is None:
+        return False if _beyond(pred, b) or _beyond(gold, a) else None
+    return False if refutes(a, b) else None
+
+
+def _beyond(tower: Node, other: tuple[Any, Any] | None) -> bool:
+    floor = tower_floor(tower)
+    return other is not None and floor is not None and floor > 1000 and abs(other[0]) < _CTX.mpf(10) ** 900
 
 
 def as_mp(q: Fraction) -> Any:
@@ -194,10 +166,6 @@ def as_mp(q: Fraction) -> Any:
 
 def real_and_imaginary(x: Any) -> tuple[Any, Any]:
     return _CTX.re(x), _CTX.im(x)
-
-
-def below_power_of_ten(x: Any, power: int) -> bool:
-    return bool(abs(x) < _CTX.mpf(10) ** power)
 
 
 def scaled_fraction(x: Any, places: int) -> Fraction:
@@ -222,42 +190,20 @@ def _point(name: str) -> Any:
     return _CTX.mpf(h % 99991 + 7) / 9973 + _CTX.sqrt(2) / (h % 97 + 3)
 
 
-_FUNCS = {
-    "sin": _CTX.sin,
-    "cos": _CTX.cos,
-    "tan": _CTX.tan,
-    "cot": _CTX.cot,
-    "sec": _CTX.sec,
-    "csc": _CTX.csc,
-    "arcsin": _CTX.asin,
-    "arccos": _CTX.acos,
-    "arctan": _CTX.atan,
-    "sinh": _CTX.sinh,
-    "cosh": _CTX.cosh,
-    "tanh": _CTX.tanh,
-    "arccot": _CTX.acot,
-    "arcsec": _CTX.asec,
-    "arccsc": _CTX.acsc,
-    "arsinh": _CTX.asinh,
-    "arcosh": _CTX.acosh,
-    "artanh": _CTX.atanh,
-    "ln": _CTX.ln,
-    "log": _CTX.ln,
-    "exp": _CTX.exp,
-    "lg": lambda x: _CTX.log(x, 10),
-}
+_FUNCS = {name: getattr(_CTX, name) for name in "sin cos tan cot sec csc sinh cosh tanh ln exp".split()}
+_FUNCS |= {"arc" + name: getattr(_CTX, "a" + name) for name in "sin cos tan cot sec csc".split()}
+_FUNCS |= {"ar" + name: getattr(_CTX, "a" + name) for name in "sinh cosh tanh".split()}
+_FUNCS |= {"log": _CTX.ln, "lg": lambda x: _CTX.log(x, 10)}
 
 
 _TRIG = frozenset("sin cos tan cot sec csc".split())
 
 
-class _Guard(Exception):
-    pass
+class _Guard(Exception): ...
 
 
-def _numeric(node: Node, imaginary: bool) -> tuple[Any, Any] | None:
-    """A 50-digit value of the tree (unknowns at fixed points, `i` the imaginary unit where `imaginary`) and the
-    largest magnitude met on the way (the scale of its rounding noise), or None where it cannot be bounded."""
+def _numeric(node: Node, imaginary: bool = False) -> tuple[Any, Any] | None:
+    """A 50-digit value (unknowns at fixed points) and the largest magnitude met, or None."""
     mags: list[Any] = [_CTX.mpf(0)]
     try:
         return _num(node, imaginary, mags, {}), mags[0]
@@ -379,9 +325,7 @@ _TOWER = frozenset(("num", "pow", "mul", "fact"))
 
 
 def _tower(node: Node) -> float | None:
-    """A lower bound of log10 of a value built only from positive numbers by products, powers and factorials (a power
-    tower), possibly infinite; None for anything else. Refutes `7^{7^{7^7}}` against a small gold without computing
-    it."""
+    """A lower bound of log10 of a power tower of positive numbers; None for anything else."""
     if any(n.kind not in _TOWER for n in node.walk()):
         return None
     try:
@@ -410,3 +354,10 @@ def _log_floor(node: Node) -> float | None:
         whole = math.inf if n > 300 else 10**n * (n - 0.4343)  # log10(N!) >= N (log10 N - log10 e)
         return whole / 2 if node.text == "!!" else whole  # N!!^2 >= N! (N! = N!! (N-1)!!)
     return None
+
+
+# each kept on the node (node.Fact): a read after the first is a lookup
+exact = Fact("exact", _exact)  # the exact rational value, or None (an irrational, an unknown, a size guard)
+unknowns = Fact("names", _names)  # the names written (`e`, `i` included; a sum's index is bound, not written)
+approximate = Fact("approx", _numeric)  # (node, imaginary): a 50-digit value and the largest magnitude met, or None
+tower_floor = Fact("tower", _tower)  # a lower bound of log10 of a power tower, or None

@@ -1,13 +1,10 @@
-"""The words an answer may carry, as closed lists: units (dropped or kept, never changing the value),
-magnitude words (which change it), the connective words "or"/"and", and what a `\\text{...}` holds.
-
-Anything else written in words is prose: it is compared as prose with a prose gold and makes an
-answer to a mathematical gold wrong (`4 \\text{, possibly 5}`, `3 \\text{ billion}`).
-"""
+"""The words an answer may carry, as closed lists (units, magnitudes, "or"/"and"); anything else is prose."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from recipe_bcr.grading.answers.si import read_unit
 
@@ -62,9 +59,7 @@ def connective(content: str) -> str | None:
 
 
 def text_kind(content: str) -> str:
-    """What a `\\text{...}` holds: "empty", "number", "math" (`\\text{$12$}`), "choice" (`\\text{(B)}`),
-    "letter" (\\mathrm{e}), "function" (\\operatorname{lcm}), "unit", "connective", "quantity" (`\\text{5 cm}`)
-    or "prose"."""
+    """What a `\\text{...}` holds: empty, number, math, choice, letter, function, connective, quantity, unit, prose."""
     content = text_content(content)
     words = content.split()
     if not words:
@@ -115,8 +110,7 @@ _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10
 
 
 def number_words(content: str) -> int | None:
-    """A whole number in English words (`twenty-one`, `three hundred and five`, `two thousand twenty-four`,
-    `negative four`); None for anything else (`one or two`, `five apples`, a bare `hundred`)."""
+    """A whole number in English words (`three hundred and five`); None for anything else."""
     words = text_content(content).lower().replace("-", " ").split()
     sign = -1 if words and words[0] in ("negative", "minus") else 1
     words = words[1:] if sign < 0 else words
@@ -140,9 +134,7 @@ def number_words(content: str) -> int | None:
 
 
 def is_unit_phrase(text: str, grammar: bool = False) -> bool:
-    """Units from the closed list, maybe squared or cubed, `a/b` or `a per b` of two of them (`miles per hour`, `km/h`):
-    a phrase that never changes the value it follows. With `grammar` (in a `\\text{...}`, never for letters written
-    in math, where `mg` may be a product), also any unit the SI grammar reads (`kpc`, `g mol^{-1}`, `erg/s`)."""
+    """Units from the closed list (`km/h`, `miles per hour`); with `grammar`, any the SI grammar reads."""
     if grammar and read_unit(text) is not None:
         return True
     words = [_UNIT_POWER.sub("", w.lower()) for w in text.split()]
@@ -155,3 +147,30 @@ def is_unit_phrase(text: str, grammar: bool = False) -> bool:
 def words_key(text: str) -> str:
     """Words as compared between an answer and its gold: lowercase letters and digits, single spaces."""
     return " ".join("".join(c for c in w.lower() if c.isascii() and c.isalnum()) for w in text.split()).strip()
+
+
+@dataclass(frozen=True)
+class Text:
+    """A `\\text{...}` read once: what it shows, its kind, and what that kind carries."""
+
+    content: str
+    kind: str
+    letter: str | None  # a choice's letter (`(B)`)
+    connective: str | None  # "or" / "and"
+    number: int | None  # a number in words
+    quantity: tuple[str, str] | None  # a number and its unit (`5 cm`)
+    key: str  # the words as compared (words_key)
+    unit: bool  # a unit: words from the closed list, or one letter of it or of the SI grammar (`8 \\text{ m}`)
+
+
+def read_text(content: str) -> Text:
+    shown, kind = text_content(content), text_kind(content)
+    unit = kind == "unit" or (kind == "letter" and (shown in UNITS or read_unit(shown) is not None))
+    number = number_words(content) if kind == "numberword" else None
+    quantity = quantity_parts(content) if kind == "quantity" else None
+    return Text(shown, kind, choice_letter(content), connective(content), number, quantity, words_key(content), unit)
+
+
+def read_texts(contents: Iterable[str]) -> dict[str, Text]:
+    """The readings of the `\\text{...}` contents of the answers a check reads (each read once)."""
+    return {content: read_text(content) for content in set(contents)}

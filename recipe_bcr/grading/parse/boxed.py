@@ -1,15 +1,4 @@
-"""Stack-based `\\boxed{...}` parser (paper, Algorithm 2).
-
-Braces are matched once per text with one left-to-right scan in which a backslash escapes
-the next character (so `\\{` and `\\}` never count), which keeps the cost linear even on
-adversarial input such as 10,000 unclosed boxes. `\\boxed {x}` (space before the brace) and
-`\\fbox{x}` count as boxes; an unclosed box has no content (None). A box that holds any of the
-caller's `barriers` (answer labels, section headers) never closed where it should have (its
-brace was matched by a stray one far later): it is no box, and the boxes inside it are read
-on their own. A box holding only another box is that box; one holding a box beside other
-text is one answer (which the verifier refuses as a hedge). Box contents are sliced only when asked for, so thousands of
-nested boxes cost linear time and memory.
-"""
+"""Stack-based `\\boxed{...}` parser (paper, Algorithm 2), linear on any input: braces matched once by one scan."""
 
 from __future__ import annotations
 
@@ -35,25 +24,6 @@ def match_braces(text: str) -> dict[int, int]:
         elif tok == "}" and stack:
             pairs[stack.pop()] = m.start()
     return pairs
-
-
-def extract_boxed_at(text: str, pos: int) -> str | None:
-    """Paper's Algorithm 2: content from `pos` (just past an opening brace) to its match, or None."""
-    depth = 1
-    i = pos
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return text[pos:i]
-        elif c == "\\" and i + 1 < n:
-            i += 1
-        i += 1
-    return None
 
 
 @dataclass(frozen=True)
@@ -93,9 +63,7 @@ class BoxIndex:
         """The box opened by a BOX_OPEN match, or None when it never closes."""
         brace = match.end() - 1
         close = self._pairs.get(brace)
-        if close is None:
-            return None
-        return Box(match.start(), brace, close + 1, self.text)
+        return None if close is None else Box(match.start(), brace, close + 1, self.text)
 
     def _holds_barrier(self, box: Box) -> bool:
         k = bisect_right(self._barriers, box.start)
@@ -113,8 +81,7 @@ class BoxIndex:
 
     @property
     def top_level(self) -> list[Box]:
-        """Closed boxes in order of appearance, none inside another. A box holding a barrier is
-        skipped and the boxes inside it are read on their own; a box holding only a box is that box."""
+        """Closed boxes in order, none inside another; a box holding a barrier is skipped (its boxes are read)."""
         if self._top is None:
             self._top = self._find_top_level()
         return self._top

@@ -1,12 +1,6 @@
-"""Per-problem answer extraction from one grouped completion (paper, Algorithm 1), under the answer policy.
-
-One pass over headers, answer labels (`Answer 2:`, `**Answer to Problem 2:**`, `Answer (2):`, `Answer 2 (revised):`,
-...), "back to Problem i" and boxes says whose text each stretch is; each problem's text goes clause by clause to
-the answer policy (below), which keeps the candidates it commits to; the paper's position order decides only
-for boxes no text assigns. A box that shows no answer (empty to the eye, a template's placeholder) is no answer, a
-box that swallowed a label or a header is no box (parse.boxed). Every scan is linear. A thinking model's text after
-its last `</think>` is read, or all of it when the block never closed. The rules and reasons: docs/grading.md.
-"""
+"""Per-problem answer extraction from one grouped completion (paper, Algorithm 1), under the answer policy
+(docs/grading.md): one linear pass says whose text each stretch is, and each problem's text goes clause by
+clause to the policy; the paper's position order decides only for boxes no text assigns."""
 
 from __future__ import annotations
 
@@ -66,8 +60,7 @@ _PLACEHOLDER_WORDS = re.compile(
 
 
 def visible_text(content: str) -> str:
-    """What a reader sees of a box, lowercased: letters, digits and math symbols (commands or characters), no spacing,
-    styling, punctuation, brackets or hidden arguments. One linear scan."""
+    """What a reader sees of a box, lowercased: letters, digits and math symbols, nothing hidden or spacing."""
     out: list[str] = []
     skip_groups, depth = 0, 0
     for m in _TOKEN.finditer(content):
@@ -93,8 +86,7 @@ def visible_text(content: str) -> str:
 
 
 def is_placeholder(content: str) -> bool:
-    """A box that shows no answer: empty to the eye, a fill-in mark or word copied from a template,
-    or longer than any answer (MAX_ANSWER_CHARS)."""
+    """A box that shows no answer: empty to the eye, a template's fill-in, or longer than any answer."""
     return len(content) > MAX_ANSWER_CHARS or _shows_nothing(content)
 
 
@@ -104,11 +96,8 @@ def _shows_nothing(content: str) -> bool:
     return not seen.strip("/") or (len(seen) <= 60 and _PLACEHOLDER_WORDS.fullmatch(seen) is not None)
 
 
-# -- the answer policy (docs/grading.md, "Answer policy"): what one problem's text commits to --------------------
-# Each problem's text comes clause by clause (a sentence or a line) as items: its boxes, bare values and the words
-# that say how a value stands to the answer (alternative, revision, negation, "the answer is"). Nothing here compares
-# values: the answer is the list of candidates the text commits to, and the grader pays it only when every one
-# equals the gold, so a restatement pays and two different values never do, whichever is right.
+# -- the answer policy (docs/grading.md): the candidates one problem's text commits to, clause by clause; nothing
+# here compares values (the grader pays a problem only when every candidate equals the gold)
 _MAX_CANDIDATES = 8  # more different candidates for one problem is a list of guesses: no answer
 _ALTERNATIVE = r"or|either|alternatively|alternative|otherwise|possibl[ey]|perhaps|maybe|also|unless|could|might"
 _REVISION = (
@@ -156,9 +145,7 @@ _Item = namedtuple("Item", "kind start end text stage labelled", defaults=("", 3
 
 @dataclass
 class _Zone:
-    """What one problem's text has committed to so far. `strong`: the answer was labelled or is a revision (an
-    unlabelled box after it is a derivation's); `labelled`: it is a labelled box; `pending`: a revision was
-    announced, so the next commitment replaces the answer."""
+    """What one problem's text has committed to (`strong`: labelled or revised; `pending`: a revision announced)."""
 
     candidates: list[str] = field(default_factory=list)
     stage: int | None = None
@@ -179,8 +166,7 @@ class _Zone:
 
 
 def _bare_value(text: str) -> str | None:
-    """A bare value as written, without closing punctuation or closers it never opened; None when it ends in an
-    operator (`x =` before a box is no value)."""
+    """A bare value without closing punctuation or unopened closers; None when it ends in an operator."""
     value = text.strip().rstrip(".,;: \t")
     excess, end = sum(map(value.count, ")]}")) - sum(map(value.count, "([{")), len(value)
     while excess > 0 and end and value[end - 1] in ")]} \t":  # one pass: the closers it never opened
@@ -231,8 +217,7 @@ def _computation(value: str) -> bool:
 
 
 def _listed(text: str, a: _Item, b: _Item) -> bool:
-    """Two candidates side by side: only separators between two boxes, and an "or" word beside a bare value
-    (`\\boxed{3} (or $5$)`; a bare value after a comma is a derivation's step: "since x > 2, \\boxed{3}")."""
+    """Two candidates side by side: separators between two boxes, or an "or" word beside a bare value."""
     if _LIST_GAP.fullmatch(text, a.end, b.start) is None:
         return False
     return a.kind == b.kind == "box" or _OR_WORD.search(text, a.end, b.start) is not None
@@ -258,8 +243,7 @@ def _take_box(zone: _Zone, box: _Item, beside: bool, listed_before: _Item | None
 
 @dataclass(frozen=True)
 class ProblemAnswer:
-    """What was extracted for problem `index` (1-based): the candidates its text commits to (the grader pays them
-    only when every one is right) and its answer, the first of them, or None when they are different answers."""
+    """Problem `index`'s candidates (paid only when every one is right) and its answer (None when they differ)."""
 
     index: int
     answer: str | None
@@ -293,14 +277,12 @@ class GroupExtraction:
 
 
 def _index(digits: str) -> int:
-    """A header's or label's problem number; 0 (no problem) for one too long to be any (and for
-    thousands of digits, which int() would refuse)."""
+    """A header's or label's problem number; 0 for one too long to be any."""
     return int(digits) if len(digits) <= 6 else 0
 
 
 def _answer_text(completion: str, thinking: bool) -> tuple[int, bool | None]:
-    """Offset where answers may be read, and whether a think block closed (None: no think block involved). An
-    unclosed block is read from its start (after `<think>` when the completion opens it)."""
+    """Where answers may be read, and whether a think block closed (None: none involved)."""
     close = completion.rfind(THINK_CLOSE)
     if close >= 0:
         return close + len(THINK_CLOSE), True
@@ -408,8 +390,7 @@ class _Reader:
         self.clause.append(item)
 
     def read(self, marks: list[_Mark]) -> None:
-        """Boxes and marks in order, and between them the words and bare values of text that can change an answer:
-        a problem's text once it has one, and the line of its next box."""
+        """Boxes and marks in order, and between them the text that can change an answer."""
         events: list[Box | _Mark] = sorted([*self.boxes.top_level, *marks], key=lambda e: e.start)
         pos = 0
         for event in [*events, None]:
@@ -427,9 +408,7 @@ class _Reader:
         self.flush()
 
     def _scan_from(self, pos: int, start: int, event: Box | _Mark | None) -> int:
-        """Where the text before the next event starts to matter: in a problem's text once it has an answer (not
-        before a label whose box replaces it), and in a problem's text not yet answered only near its next box when
-        an "or" word stands there ("either 4 or \\boxed{3}")."""
+        """Where the text before the next event matters: a problem's text once answered, or an "or" near its box."""
         zone = self.zones.get(self.owner) if self.owner is not None else None
         if isinstance(event, _Mark) and self._outranks(event, zone):
             return start
@@ -441,16 +420,14 @@ class _Reader:
         return near if near == pos else self.text.find(" ", near, start) + 1 or start  # from a word's start
 
     def _outranks(self, mark: _Mark, zone: _Zone | None) -> bool:
-        """The mark is this problem's label with a box, and no labelled box is its answer yet (rule 3 of the policy:
-        that box replaces the answer, whatever the text before it revised or offered)."""
+        """The mark is this problem's label with a box, and no labelled box is its answer yet (policy rule 3)."""
         if self.owner is None or self._problem(mark.num) != self.owner or (zone is not None and zone.labelled):
             return False
         box = self._label_box(mark)
         return box is not None and not is_placeholder(box.content) and not any(it.labelled for it in self.clause)
 
     def answer(self, i: int) -> tuple[tuple[str, ...], int | None]:
-        """Problem i's candidates and stage; the paper's position order only for a problem no text answers, with a
-        box no other problem's text holds or labels."""
+        """Problem i's candidates and stage; position order only for a problem no text answers."""
         zone = self.zones.get(i, _Zone())
         if zone.refused or zone.candidates:
             return (() if zone.refused else tuple(zone.candidates)), zone.stage

@@ -1,18 +1,5 @@
-"""Faster ANTLR prediction for latex2sympy2_extended, with full LL as the arbiter.
-
-latex2sympy2_extended builds its ANTLR parser in the default LL prediction mode. For
-tuples, intervals and sets the grammar's decisions fall back to full-context prediction,
-which ANTLR never caches, so each such answer costs 20-70 ms of pure parser time. ANTLR's
-remedy is two-stage parsing: predict with the cheaper SLL mode, which either yields the
-parse tree LL would yield or reports a syntax error, and only on an error parse again in
-LL mode. So every result is LL's; only the time to reach it changes.
-
-One refinement: in rule `atom_expr` (a letter with a superscript and/or subscript, as in
-`x^2`) SLL's conflict resolution picks the alternative that expects a subscript next, so
-plain SLL would fail, then pay for LL, on every polynomial. Decisions in that rule keep LL
-prediction in the first stage. The conversion to SymPy is the library's own, untouched.
-Installed in the symbolic worker processes only (recipe_bcr.grading.symbolic.worker).
-"""
+"""Faster ANTLR prediction for latex2sympy2_extended (workers only): SLL first, full LL only on a syntax error,
+so every result is LL's; rule `atom_expr` (`x^2`) keeps LL, where SLL would always fail."""
 
 from __future__ import annotations
 

@@ -1,26 +1,10 @@
-"""A pool of kill-able symbolic-check processes, safe to call from any thread.
-
-verl runs the reward in worker threads and Ray actors, where `signal.alarm` cannot be used, and a SymPy computation
-(10^{10^{10^{10}}}) cannot be interrupted from another thread. So each check goes to a separate process
-(recipe_bcr.grading.symbolic.worker) that is killed when its deadline passes. An honest answer's credit does not
-depend on what else is in the batch, nor on how busy the machine is:
-  * replacements are forks of a warmed-up fork server (milliseconds, not the 2-3 s of a fresh interpreter), started
-    the moment a worker is killed;
-  * the pool grows with the concurrency it is given (up to `max_size`): every check found slow, and every check that
-    waited GROW_AFTER_S for a worker, adds one; waiting for a worker is not the check's time;
-  * a check's deadline measures its own work, in CPU time: a check that has had less CPU than its limit is starved,
-    not slow, and waits for the time it would have had alone, past the hard cap of HARD_CAP times the limit (the
-    target for a whole reward call is twice the limit), ending by its CPU time (STARVED_CAP only guards a hang);
-  * a check that has used more CPU than any honest answer needs (NICE_AFTER_CPU_S) is moved to the lowest CPU
-    priority and ends by the hard cap (its worker is replaced afterwards), so slow answers cannot starve the short
-    checks of honest ones, nor linger past the limit themselves.
-Whatever happens between taking a worker and returning it (a timeout, a dead worker, a garbled reply, an exception in
-this process), the worker is either returned or killed and replaced, so the pool never shrinks.
-"""
+"""A pool of kill-able symbolic-check processes (forks of a warm server), safe from any thread. A check's deadline
+is its own CPU time; the pool grows with slow and waiting checks, and a worker is always returned or replaced."""
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import itertools
 import json
 import logging
@@ -98,9 +82,7 @@ class _Worker:
     def recv(
         self, own_s: float, hard_deadline: float, ceiling: float, on_slow: Callable[[], None] | None = None
     ) -> dict[str, Any] | None:
-        """The reply, or None when the check used `own_s` of CPU (or wall time where CPU time cannot be read), died or
-        answered garbage. Past NICE_AFTER_CPU_S of CPU it is niced and ends by the hard deadline; while it has had less
-        CPU than `own_s` it is starved and waits, up to `ceiling`. `cpu_used` then holds the CPU seconds it took."""
+        """The reply, or None when the check used `own_s` of CPU (a starved one waits to `ceiling`), died or garbled."""
         cpu0 = self.cpu_seconds()
         self.cpu_used = None
         soft = min(time.monotonic() + own_s, hard_deadline)
@@ -131,10 +113,8 @@ class _Worker:
             soft = min(now + own_s - used, ceiling)  # starved, not slow: the unused CPU time is still its own
 
     def _renice(self) -> None:
-        try:
+        with contextlib.suppress(OSError):  # gone, or not allowed: it keeps its priority
             os.setpriority(os.PRIO_PROCESS, self.pid, 19)
-        except OSError:
-            pass  # gone, or not allowed: it keeps its priority
         self.niced = True
 
     def dead(self) -> bool:
@@ -148,13 +128,11 @@ class _Worker:
             return True
 
     def kill(self) -> None:
-        try:
+        with contextlib.suppress(OSError):  # already gone
             if self.pidfd is not None:
                 signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
             else:
                 os.kill(self.pid, signal.SIGKILL)
-        except OSError:
-            pass  # already gone
         if self.pidfd is not None:
             os.close(self.pidfd)
             self.pidfd = None
@@ -194,15 +172,11 @@ class _ForkServer:
         finally:
             theirs.close()
         deadline = time.monotonic() + timeout_s
-        ready, _, _ = select.select([mine], [], [], timeout_s)
-        if not ready:
-            mine.close()
-            return None
         try:
-            msg, fds, _, _ = socket.recv_fds(mine, 4096, 1)
+            ready, _, _ = select.select([mine], [], [], timeout_s)
+            msg, fds, _, _ = socket.recv_fds(mine, 4096, 1) if ready else (b"", [], 0, None)
         except OSError:
-            mine.close()
-            return None
+            msg, fds = b"", []
         buf = bytearray(msg)
         pidfd = fds[0] if fds else None
         line = _read_line(mine, buf, deadline) if msg else None
@@ -222,16 +196,13 @@ class _ForkServer:
 
     def close(self) -> None:
         self.control.close()  # the server exits on EOF; its idle workers exit when their sockets close
-        try:
+        with contextlib.suppress(Exception):  # already gone
             self.proc.kill()
             self.proc.wait(timeout=5)
-        except Exception:  # noqa: BLE001 - already gone
-            pass
 
 
 class SymbolicPool:
-    """At least `size` workers (all started at the first check, or by start()), growing with
-    demand up to `max_size`, each replaced at once when killed."""
+    """At least `size` workers, growing with demand up to `max_size`, each replaced at once when killed."""
 
     def __init__(
         self, size: int = 2, rel_tol: float = 1e-6, startup_timeout_s: float = 120.0, max_size: int | None = None
@@ -321,9 +292,7 @@ class SymbolicPool:
         return worker
 
     def _top_up(self) -> None:
-        """`size` workers for honest traffic beyond those held by slow checks, plus one for every check
-        that has waited too long: slow answers never leave honest ones without workers, while bursts of
-        short checks queue for milliseconds on warm workers instead of forking cold ones."""
+        """`size` workers beyond those slow checks hold, plus one for every check that waited too long."""
         with self._lock:
             target = max(self.size + self._slow, len(self._busy) + self._waiting)
         self._grow(target)
@@ -391,10 +360,7 @@ class SymbolicPool:
                 self._waiting -= 1
 
     def start(self, wait_s: float = 0.0) -> int:
-        """Start the fork server and `size` workers; wait up to `wait_s` for them to be ready.
-
-        Returns how many are idle and ready. Lets a caller pay the start-up (imports and parser
-        warm-up, a few seconds) before the first batch instead of during it."""
+        """Start the fork server and `size` workers, waiting up to `wait_s`; returns how many are ready."""
         self._grow(self.size)
         deadline = time.monotonic() + wait_s
         while self._idle.qsize() < min(self._live, self.size) and time.monotonic() < deadline:
@@ -412,8 +378,7 @@ class SymbolicPool:
         return self._idle.qsize()
 
     def check(self, gold: str, pred: str, timeout_s: float, hints: dict[str, Any] | None = None) -> str:
-        """ "true", "false", "gold_unparsed", "pred_unparsed", "error" or "timeout". `hints` may carry `gold_number` /
-        `pred_number` ([numerator, denominator, approximate, places]): a side read as a number, not parsed again."""
+        """ "true", "false", "gold_unparsed", "pred_unparsed", "error" or "timeout" (`hints`: a side's number)."""
         return self.check_timed(gold, pred, timeout_s, hints)[0]
 
     def check_timed(
@@ -424,14 +389,12 @@ class SymbolicPool:
         hints: dict[str, Any] | None = None,
         hard_deadline: float | None = None,
     ) -> tuple[str, float]:
-        """The status and the seconds the check itself took (its CPU time where it can be read; waiting excluded).
-        `hard_deadline` (default: HARD_CAP times the limit from now) ends a slow check; a starved one (it used less
-        CPU than the limit) may run to STARVED_CAP times the limit, and the fork server's start or restart is not
-        counted against either."""
+        """The status and the check's own CPU seconds; `hard_deadline` ends a slow check, STARVED_CAP a starved one."""
         called = time.monotonic()
         cap = called + HARD_CAP * timeout_s if hard_deadline is None else hard_deadline
         ceiling = max(cap, called + STARVED_CAP * timeout_s)
         status, spent = "timeout", 0.0
+        request = {"gold": gold, "pred": pred, "timeout": timeout_s, **(hints or {})}
         for _ in range(3):  # a check whose worker died without an answer is tried again on another
             starts = self._server_starts
             cold = not self._serving.is_set()
@@ -441,32 +404,21 @@ class SymbolicPool:
             started = time.monotonic()
             cold = cold or self._server_starts != starts  # the server (re)started meanwhile: not this check's time
             hard = started + HARD_CAP * timeout_s if cold else cap
-            status, retry = self._run(worker, gold, pred, timeout_s, hard, max(hard, ceiling), hints)
+            status, retry = self._run(worker, request, hard, max(hard, ceiling))
             used = worker.cpu_used
             spent += time.monotonic() - started if used is None else used
             if not retry:
                 break
         return status, spent
 
-    def _run(
-        self,
-        worker: _Worker,
-        gold: str,
-        pred: str,
-        timeout_s: float,
-        hard_deadline: float,
-        ceiling: float,
-        hints: dict[str, Any] | None,
-    ) -> tuple[str, bool]:
-        """One check on a checked-out worker, which is returned or replaced whatever happens.
-        Returns the status and whether another worker may retry it (this one died without answering)."""
+    def _run(self, worker: _Worker, request: dict[str, Any], hard_deadline: float, ceiling: float) -> tuple[str, bool]:
+        """One check on a worker, returned or replaced whatever happens; (status, whether to retry elsewhere)."""
         healthy = False
         try:
             req_id = next(self._ids)
-            payload = json.dumps({"id": req_id, "gold": gold, "pred": pred, "timeout": timeout_s, **(hints or {})})
-            if not worker.send((payload + "\n").encode()):
+            if not worker.send((json.dumps({"id": req_id, **request}) + "\n").encode()):
                 return "error", True
-            reply = worker.recv(timeout_s, hard_deadline, ceiling, self._mark_slow)
+            reply = worker.recv(request["timeout"], hard_deadline, ceiling, self._mark_slow)
             if reply is None:
                 return ("error", True) if worker.dead() else ("timeout", False)
             if reply.get("id") != req_id:

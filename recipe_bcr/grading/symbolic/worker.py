@@ -1,38 +1,11 @@
-"""Symbolic equivalence worker: JSON lines in and out over a Unix socket, one process per check.
-
-The pool (recipe_bcr.grading.symbolic.pool) starts one *fork server* per pool: a process that imports
-math-verify, warms its parser and then only forks. Each fork is a worker that serves
-checks on its own socket and can be killed at any moment; a replacement is a fork (a few
-milliseconds), not a fresh interpreter (2-3 s of imports), so a killed worker is replaced
-before the next check needs it. math-verify's own wall-clock timeouts are off: under CPU
-contention they would refuse honest answers (and a refused gold would be cached); the
-parent's deadline, which counts the worker's CPU time, is the one limit, enforced by a
-kill. Each worker's address space is capped (MEMORY_LIMIT), so an answer that builds a huge
-number fails with MemoryError instead of taking the machine's memory, and a worker dies with
-its fork server, which dies with the pool's process. Extra rules on top
-of math-verify, each closing a false-credit case:
-  * what it reads is the trees' rendering (recipe_bcr.grading.answers.render), read whole or not at
-    all: only the LaTeX reading of the full text counts (math-verify's fallback to the last number it
-    can find reads "3 \\lor 5" as 5);
-  * a numeric equality whose left side holds no unknown ("4 = 5") is not an answer;
-  * exact numbers are equal only when SymPy proves it; a difference it evaluates to a nonzero value at
-    a certified precision refutes the equality however small (no tolerance: 1 + e^{-1000} is not 1);
-  * numbers where one side carries a decimal compare by the rules of
-    recipe_bcr.grading.answers.decimals (a decimal stands for an exact value only if it is that value
-    rounded or cut at its own last digit, and within 1e-6 relative; a value with a finite
-    decimal expansion must be written exactly). math-verify's own number comparison, which
-    rounds to 6 decimals and chops tiny values to 0, is replaced by these rules everywhere
-    it is used (inside tuples, sets, intervals, matrices and equations too);
-  * a number never equals an expression in unknowns other than an assignment ("x = 5")
-    (12 vs 8n^2+4n+1, 8 vs y = -2x), nor an interval, union, list, tuple or matrix of
-    other than one element; both are decided before math-verify's (slower) search;
-  * `i` is the imaginary unit when it is the only unknown (e^{i\\pi} is -1), and infinities
-    compare by identity (+\\infty is \\infty; math-verify errors on oo - oo).
-"""
+"""Symbolic equivalence worker (math-verify on the trees' rendering), a fork of the pool's server, JSON lines over a
+socket; its deadline is the parent's kill. On top of math-verify: the whole text or nothing, exact equality only
+when proved, the decimal rule wherever numbers compare, a number never an expression in unknowns or a container."""
 
 from __future__ import annotations
 
 import array
+import contextlib
 import ctypes
 import gc
 import json
@@ -46,8 +19,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from recipe_bcr.grading.answers.decimals import decimal_matches, rounding_candidates, rounds_to, terminates
-from recipe_bcr.grading.answers.render import render
+from recipe_bcr.grading.answers.gate import render
+from recipe_bcr.grading.answers.scalars import decimal_matches, rounding_candidates, rounds_to, terminates
 from recipe_bcr.grading.answers.tree import parse
 
 Status = str  # "true" | "false" | "gold_unparsed" | "pred_unparsed" | "error"
@@ -90,9 +63,7 @@ class Checker:
         return isinstance(e, self.sympy.Expr) and bool(e.is_number) and not e.free_symbols
 
     def _never_a_number(self, e: Any) -> bool:
-        """True for answers that can never equal a single number: anything in unknowns other
-        than a value assigned to something ("x = 5", "f(x) = 5") (12 vs 8n^2+4n+1, 8 vs y = -2x, 3 vs x > 2) and any interval,
-        union, list, tuple or matrix of other than one element."""
+        """Answers that never equal one number: an expression in unknowns (not an assignment), a container."""
         S = self.sympy
         if isinstance(e, S.Eq) and not getattr(e.rhs, "free_symbols", True):
             return False  # math-verify reads "f(x) = 1", "|AB| = 1" as the value 1
@@ -107,8 +78,7 @@ class Checker:
         return False
 
     def _constant(self, e: Any) -> bool:
-        """An expression in unknowns that takes one value at two unrelated points (an identity such as
-        `\\sec^2 x - \\tan^2 x`): worth math-verify's simplification against a number. Anything else is not."""
+        """An expression in unknowns with one value at two unrelated points (an identity such as `\\sec^2 x - \\tan^2 x`)."""
         S = self.sympy
         if not isinstance(e, S.Expr):
             return False
@@ -123,8 +93,7 @@ class Checker:
             return False
 
     def _numbers_agree(self, g: Any, p: Any) -> bool:
-        """Exact for exact values; a float only within float noise of a value with a finite
-        decimal expansion, else within rel_tol; never by absolute rounding."""
+        """Exact for exact values; a float within float noise of a finite decimal, else within rel_tol."""
         S = self.sympy
         g, p = g.doit(), p.doit()
         if isinstance(g, S.Rational) and isinstance(p, S.Rational):
@@ -144,21 +113,16 @@ class Checker:
         return bool(abs(gv - pv) <= tol * scale)
 
     def _exactly_equal(self, g: Any, p: Any) -> bool:
-        """Two exact values are equal only when that is proved: the difference is zero by SymPy's own
-        rules or its `equals`. A difference that evaluates to a nonzero value at a precision SymPy
-        certifies (strict evalf, up to EXACT_DIGITS digits) or `equals` refutes proves them unequal, however
-        small (`1 + e^{-1000}`, `\\arctan(10^{40})` against `\\pi/2`). Undecided is not equal."""
+        """Equal only when proved (zero, or `equals`); a nonzero certified evaluation refutes; undecided is not equal."""
         diff = g - p
         if diff == 0:
             return True
         known = diff.is_zero
         if known is not None:
             return bool(known)
-        try:
+        with contextlib.suppress(self._exhausted):
             if diff.evalf(15, maxn=EXACT_DIGITS, strict=True) != 0:
                 return False
-        except self._exhausted:
-            pass
         proved = diff.equals(0)  # cheap for honest equalities that evaluation alone cannot settle
         if proved is not None:
             return bool(proved)
@@ -180,8 +144,7 @@ class Checker:
             return False
 
     def _decimal_agrees(self, exact: Any, number: list[Any], rounding_only: bool = False) -> bool:
-        """A decimal the parent read exactly ([num, den, approximate, places]) against an exact value;
-        with `rounding_only` (a value claimed after \\approx) a rounding at its last digit suffices."""
+        """A decimal the parent read exactly against an exact value (`rounding_only`: after \\approx)."""
         S = self.sympy
         q = Fraction(int(number[0]), int(number[1]))
         places = int(number[3])
@@ -207,8 +170,7 @@ class Checker:
         return [q, str(q)]
 
     def _imaginary_unit(self, g: Any, p: Any) -> tuple[Any, Any]:
-        """`i` is the imaginary unit when it is the only unknown on either side (e^{i\\pi} against -1,
-        e^{i\\pi/3} against 0.5 + 0.866i)."""
+        """`i` is the imaginary unit when it is the only unknown on either side."""
         S = self.sympy
         names = {s.name for e in (g, p) for s in getattr(e, "free_symbols", ())}
         if names != {"i"}:
@@ -266,8 +228,7 @@ _WARMUP_PAIRS = [
 
 
 def warm_up(checker: Checker) -> None:
-    """Fill the parser's per-process prediction caches with common answer shapes, so the first
-    real checks do not pay ANTLR's cold start (3-10x the warm cost)."""
+    """Fill the parser's prediction caches with common answer shapes (ANTLR's cold start is 3-10x)."""
     shapes = resources.files("recipe_bcr").joinpath("resources/warmup_answers.txt").read_text(encoding="utf-8")
     for line in shapes.splitlines():
         if line.strip() and not line.startswith("#"):
@@ -285,13 +246,8 @@ def serve(checker: Checker, conn: socket.socket) -> None:
         try:
             req = json.loads(line)
             req_id = req["id"]
-            status = checker.check(
-                req["gold"],
-                req["pred"],
-                req.get("gold_number"),
-                req.get("pred_number"),
-                bool(req.get("pred_rounding")),
-            )
+            hints = req.get("gold_number"), req.get("pred_number"), bool(req.get("pred_rounding"))
+            status = checker.check(req["gold"], req["pred"], *hints)
         except Exception as e:  # noqa: BLE001 - any library failure is "no credit", reported
             status = "error"
             print(f"symbolic check failed: {type(e).__name__}: {e}", file=sys.stderr)
@@ -299,27 +255,20 @@ def serve(checker: Checker, conn: socket.socket) -> None:
 
 
 def _die_with_parent() -> None:
-    """Ask the kernel to kill this worker when the fork server exits (the server itself exits when
-    the pool's process closes its socket), so no check outlives the training run that asked for it."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass  # not Linux: the worker still exits when its socket closes, once its check returns
+    """The kernel kills this worker when the fork server exits."""
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: it still exits when its socket closes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     if os.getppid() == 1:
         os._exit(0)  # the server died before the request was served
 
 
 def _worker_main(checker: Checker, conn: socket.socket) -> None:
-    """In a fresh fork: say ready with our pid (and a pidfd, which cannot outlive us as the wrong
-    process), then serve until the parent closes the socket."""
+    """In a fresh fork: say ready with our pid (and a pidfd), then serve until the socket closes."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     _die_with_parent()
     for limit, value in ((resource.RLIMIT_AS, MEMORY_LIMIT), (resource.RLIMIT_CPU, CPU_LIMIT_S)):
-        try:
+        with contextlib.suppress(ValueError, OSError):  # a lower limit is already set
             resource.setrlimit(limit, (value, value))
-        except (ValueError, OSError):
-            pass  # a lower limit is already set
     hello = (json.dumps({"ready": True, "pid": os.getpid()}) + "\n").encode()
     pidfd = os.pidfd_open(os.getpid()) if hasattr(os, "pidfd_open") else None
     if pidfd is None:
@@ -351,8 +300,7 @@ def fork_server(checker: Checker, control: socket.socket) -> None:
 
 
 def main() -> None:
-    """`python -m recipe_bcr.grading.symbolic.worker [rel_tol] [control-fd]`: with a control socket, the
-    pool's fork server; without, serve checks on stdin/stdout (for debugging a worker by hand)."""
+    """`python -m recipe_bcr.grading.symbolic.worker [rel_tol] [control-fd]`: the fork server, or stdin checks."""
     os.dup2(2, 1)  # anything the libraries print goes to stderr, never into the protocol
     rel_tol = float(sys.argv[1]) if len(sys.argv) > 1 else 1e-6
     checker = Checker(rel_tol)
