@@ -315,17 +315,11 @@ def eval_problems(root: Path, arms: dict[str, list[str]]) -> dict[str, int]:
     return {arm: len(pooled(root, labels, "correct")) for arm, labels in arms.items()}
 
 
-def judge(
-    root: Path,
-    cfg: dict[str, Any],
-    pre: dict[str, Any],
-    count: Count,
-    context: dict[str, Any],
-) -> dict[str, Any]:
-    """findings.json's content. `context`: what the command knows and the folder does not (registration,
-    launched_at, overrides, allow_missed_preconditions, train_steps, budget, and "stopped" when no run was made)."""
-    root = Path(root)
-    runs = read_runs(root)
+def diagnose(
+    runs: Sequence[dict[str, Any]], cfg: dict[str, Any], pre: dict[str, Any], overrides: Sequence[str], allowed: str
+) -> tuple[dict[str, list[str]], list[dict[str, Any]], list[str]]:
+    """(run names by arm, each BCR seed's gates, every reason the findings are not interpretable: a missed
+    precondition, a missed gate, no BCR run, sizes other than the registered ones, `allowed` overrides aside)."""
     arms: dict[str, list[str]] = {}
     for run in runs:
         arms.setdefault(arm_of(run), []).append(run["name"])
@@ -341,12 +335,37 @@ def judge(
         missed = [k for k, v in g["gates"].items() if k != "all_met" and not v["met"]]
         if missed:
             diagnosis.append(f"{g['run']} misses the gate(s) {', '.join(missed)}")
-    bcr_gates_met = bool(gate_rows) and all(g["gates"]["all_met"] for g in gate_rows)
     if not gate_rows:
         diagnosis.append("no BCR run: the gates cannot be read")
-    sized = [o for o in context.get("overrides", []) if not o.startswith("train_steps=")]
+    sized = [o for o in overrides if not o.startswith(allowed)]
     if sized:
         diagnosis.append(f"sizes other than the registered ones ({', '.join(sized)}): not the registered experiment")
+    return arms, gate_rows, diagnosis
+
+
+def preconditions_record(pre: dict[str, Any]) -> dict[str, Any]:
+    """findings.json's account of the base: its rows, whether all are met, and which registration measured it when."""
+    return {
+        "rows": pre["rows"],
+        "all_met": all(r["met"] for r in pre["rows"]),
+        "registration": pre.get("registration"),
+        "launched_at": pre.get("launched_at"),
+    }
+
+
+def judge(
+    root: Path,
+    cfg: dict[str, Any],
+    pre: dict[str, Any],
+    count: Count,
+    context: dict[str, Any],
+) -> dict[str, Any]:
+    """findings.json's content. `context`: what the command knows and the folder does not (registration,
+    launched_at, overrides, allow_missed_preconditions, train_steps, budget, and "stopped" when no run was made)."""
+    root = Path(root)
+    runs = read_runs(root)
+    arms, gate_rows, diagnosis = diagnose(runs, cfg, pre, context.get("overrides", []), "train_steps=")
+    bcr_gates_met = bool(gate_rows) and all(g["gates"]["all_met"] for g in gate_rows)
     interpretable = not diagnosis
     ns = [int(n) for n in cfg["eval"]["n"]]
     f1 = judge_f1(root, arms, cfg["findings"]["F1"], cfg["findings"]["bootstrap"])
@@ -372,12 +391,7 @@ def judge(
         "train_steps_registered": context.get("train_steps_registered"),
         "budget": context.get("budget"),
         "stopped": context.get("stopped"),
-        "preconditions": {
-            "rows": pre["rows"],
-            "all_met": all(r["met"] for r in pre["rows"]),
-            "registration": pre.get("registration"),
-            "launched_at": pre.get("launched_at"),
-        },
+        "preconditions": preconditions_record(pre),
         "gates": gate_rows,
         "controls": controls(root, runs, int(cfg["gates"]["window"])),
         "eval_problems": eval_problems(root, {a: v for a, v in arms.items() if a in ARMS}),

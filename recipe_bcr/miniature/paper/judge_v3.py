@@ -17,11 +17,12 @@ from typing import Any
 from recipe_bcr.miniature.paper.findings import (
     Count,
     _mean,
-    arm_of,
     category_tokens,
     controls,
+    diagnose,
     group_lengths,
     ops_of,
+    preconditions_record,
     read_runs,
     records,
 )
@@ -33,7 +34,6 @@ from recipe_bcr.miniature.paper.rules import (
     f4_budget,
     f5_penalties,
     f5_testable,
-    gates,
     seed_bootstrap_diff,
     verdict,
 )
@@ -125,27 +125,7 @@ def judge(root: Path, cfg: dict[str, Any], pre: dict[str, Any], count: Count, co
     steps, budget, stopped)."""
     root = Path(root)
     runs = [r for r in read_runs(root) if r["group"] != "pilot"]
-    arms: dict[str, list[str]] = {}
-    for run in runs:
-        arms.setdefault(arm_of(run), []).append(run["name"])
-    diagnosis = [
-        f"precondition {r['name']} = {r['value']:.3f}, registered {r['range']}" for r in pre["rows"] if not r["met"]
-    ]
-    gate_rows = [
-        {"run": r["name"], "n": r["n"], "steps": len(r["metrics"]), "gates": gates(r["metrics"], r["n"], cfg["gates"])}
-        for r in runs
-        if r["group"] == "main"
-    ]
-    diagnosis += [
-        f"{g['run']} misses the gate(s) {', '.join(k for k, v in g['gates'].items() if k != 'all_met' and not v['met'])}"
-        for g in gate_rows
-        if not g["gates"]["all_met"]
-    ]
-    if not gate_rows:
-        diagnosis.append("no BCR run: the gates cannot be read")
-    sized = [o for o in context.get("overrides", []) if not o.startswith("registration=")]
-    if sized:
-        diagnosis.append(f"sizes other than the registered ones ({', '.join(sized)}): not the registered experiment")
+    arms, gate_rows, diagnosis = diagnose(runs, cfg, pre, context.get("overrides", []), "registration=")
     interpretable = not diagnosis
     f, boot, ns = cfg["findings"], cfg["findings"]["bootstrap"], [int(n) for n in cfg["findings"]["F2"]["n"]]
     bcr, base = arms.get("bcr", []), arms.get("baseline_n1", [])
@@ -196,10 +176,7 @@ def judge(root: Path, cfg: dict[str, Any], pre: dict[str, Any], count: Count, co
         "oracle_caps": context.get("oracle_caps"),
         "stopped": context.get("stopped"),
         "preconditions": {
-            "rows": pre["rows"],
-            "all_met": all(r["met"] for r in pre["rows"]),
-            "registration": pre.get("registration"),
-            "launched_at": pre.get("launched_at"),
+            **preconditions_record(pre),
             "overlap": (pre.get("details") or {}).get("offline", {}).get("overlap"),
         },
         "gates": gate_rows,
