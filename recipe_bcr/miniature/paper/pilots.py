@@ -42,7 +42,12 @@ def steps_runs(cfg: dict[str, Any], budget: int) -> list[Run]:
 def accuracy_n1(eval_dir: Path) -> float:
     """An evaluation's N=1 accuracy on the toy benchmark (its summary.json)."""
     rows = json.loads((eval_dir / "summary.json").read_text())
-    return next(float(r["acc"]) for r in rows if int(r["n"]) == 1 and r["benchmark"] == "Toy")
+    found = [float(r["acc"]) for r in rows if int(r["n"]) == 1 and r["benchmark"] == "Toy"]
+    if not found:
+        raise ValueError(
+            f"{eval_dir / 'summary.json'}: no N=1 row of the Toy benchmark; delete {eval_dir} to evaluate again"
+        )
+    return found[0]
 
 
 def judge_toy(accs: dict[str, float], tp: dict[str, Any]) -> dict[str, Any]:
