@@ -113,3 +113,46 @@ def test_a_folder_that_is_not_a_git_checkout_without_snapshot_is_refused(tmp_pat
 def test_a_file_without_the_markers_is_refused():
     with pytest.raises(HistoryError, match="path:begin"):
         fill("# no markers\n", "block", "README.md")
+
+
+def _base_folder(root: Path, missed: bool, pilot: bool) -> history.Folder:
+    """A planted registration stopped at its base: plan.json, base_preconditions.json, maybe toy_pilot.json."""
+    folder = root / "attempt"
+    folder.mkdir()
+    plan = {"settings": {"toy": "toy_x", "grpo": {"lr": 2e-4, "prompts_per_step": 16, "rollouts": 8}, "seeds": [0]}}
+    rows = [
+        {"name": "acc_n1", "value": 0.75, "range": [0.6, 0.85], "met": True},
+        {"name": "allocator_share", "value": 0.671 if missed else 0.9, "range": [0.8, None], "met": not missed},
+    ]
+    pre = {
+        "registration": {"id": "abc", "commit": "c0ffee0"},
+        "launched_at": "2026-11-28T22:36:00Z",
+        "rows": rows,
+        "details": {"budget_n3": 382},
+    }
+    (folder / "plan.json").write_text(json.dumps(plan))
+    (folder / "base_preconditions.json").write_text(json.dumps(pre))
+    if pilot:
+        record = {
+            "steps": 150,
+            "accuracy_n1": {"baseline_n1_s5": 0.861, "baseline_n1_s6": 0.874},
+            "decision": "accepted",
+        }
+        (folder / "toy_pilot.json").write_text(json.dumps(record))
+    return history.Folder("attempt", "base", "base", "tree", history.V3, "the toy amended")
+
+
+@pytest.mark.parametrize(("missed", "pilot"), [(True, True), (False, False)])
+def test_a_registration_stopped_at_its_base_lists_what_it_missed_and_its_toy_pilot(tmp_path, missed, pilot):
+    row = history.extract(_base_folder(tmp_path, missed, pilot), tmp_path)
+    basis = row["gates_basis"]
+    assert ("missed allocator_share 0.671 (registered >= 0.8)" in basis) is missed
+    assert ("preconditions: all met" in basis) is not missed
+    assert ("toy pilot: N=1 accuracy s5 0.861, s6 0.874 -> accepted" in basis) is pilot
+    assert row["interpretable"] is (False if missed else history.NOT_RECORDED)
+    assert row["settings"]["budget"] == 382 and row["settings"]["seeds"] == ([5, 6] if pilot else [])
+    assert row["registration"] == {"config": history.V3, "id": "abc", "commit": "c0ffee0"}
+    line = next(
+        x for x in render({"commit": history.COMMIT, "rows": [row]}).splitlines() if x.startswith("| `attempt/`")
+    )
+    assert "none (a pilot)" in line and basis in line and "B 382" in line

@@ -41,7 +41,8 @@ FIRST_GATES = "benchmarks/paper/pilot/plan.json"
 class Folder:
     path: str  # the folder, relative to the repository root
     kind: str  # "main part", "rerun" (the same command from a fresh clone), "pilot", "trial"
-    form: str  # "v1" (findings.json + paper_config.json), "part" (findings.json + plan.json), "pilot" (pilot.json + plan.json)
+    form: str  # "v1" (findings.json + paper_config.json), "part" (findings.json + plan.json), "pilot" (pilot.json +
+    # plan.json), "base" (plan.json + base_preconditions.json [+ toy_pilot.json]: a registration stopped at its base)
     where: str  # "git" (at COMMIT) or "tree"
     registration: str  # the registration when the folder records none of its own
     next: str  # hand-written: what was changed after this result
@@ -49,6 +50,7 @@ class Folder:
 
 V1 = "first miniature (`paper.yaml`, later `paper_v1.yaml`)"
 V2 = "`paper.yaml`"
+V3 = "`paper_v3.yaml`"
 FOLDERS: tuple[Folder, ...] = (
     Folder(
         "benchmarks/paper_24_steps",
@@ -155,6 +157,15 @@ FOLDERS: tuple[Folder, ...] = (
         "tree",
         V2,
         "a third registration (accuracy-based steps rule, a window format gate, a trained baseline off the ceiling)",
+    ),
+    Folder(
+        "benchmarks/paper_v3/toy_gaps",
+        "base",
+        "base",
+        "tree",
+        V3,
+        "the toy amended (`toy_gaps_fill`: up to 28 fillers, so the fit rule's B leaves room for the useful "
+        "re-checks; the fit rule simulated before its base was built)",
     ),
 )
 SETTINGS = ("toy", "lr", "prompts_per_step", "rollouts", "steps", "steps_registered", "budget", "seeds")
@@ -317,6 +328,8 @@ def extract(folder: Folder, repo: Path) -> dict[str, Any]:
             "interpretable": NOT_RECORDED,
             "verdicts": _v1_verdicts(found["findings"]),
         }
+    elif folder.form == "base":
+        row |= _base_row(r)
     else:
         record, plan = r.json("pilot.json" if folder.form == "pilot" else "findings.json"), r.json("plan.json")
         settings = _v2_settings(record, plan)
@@ -336,6 +349,33 @@ def extract(folder: Folder, repo: Path) -> dict[str, Any]:
         }
     row["next"] = folder.next
     return row
+
+
+def _base_row(r: _Reader) -> dict[str, Any]:
+    """A registration that stopped at its base: the preconditions it missed and the toy pilot's reading, no BCR run."""
+    from recipe_bcr.miniature.toy.preconditions import describe
+
+    pre, plan = r.json("base_preconditions.json"), r.json("plan.json")
+    pilot = r.json("toy_pilot.json") if "toy_pilot.json" in r.names(".") else None
+    missed = [f"{x['name']} {x['value']:.3f} (registered {describe(x['range'])})" for x in pre["rows"] if not x["met"]]
+    reading = [f"preconditions: {'missed ' + '; '.join(missed) if missed else 'all met'}"]
+    if pilot:
+        accs = ", ".join(f"{k.rsplit('_', 1)[-1]} {v:.3f}" for k, v in pilot["accuracy_n1"].items())
+        reading.append(f"toy pilot: N=1 accuracy {accs} -> {pilot['decision']}")
+    settings = _v2_settings({**pre, "budget": {"B": _get(pre, "details", "budget_n3")}}, plan)
+    settings |= {
+        "steps": pilot["steps"] if pilot else NOT_RECORDED,
+        "seeds": [int(k.rsplit("_s", 1)[1]) for k in pilot["accuracy_n1"]] if pilot else [],
+    }
+    return {
+        "registration": _registration(pre, r.folder),
+        "launched_at": pre.get("launched_at", NOT_RECORDED),
+        "settings": settings,
+        "gates_basis": "; ".join(reading) + " (no BCR run)",
+        "gates": [],
+        "interpretable": False if missed else NOT_RECORDED,
+        "verdicts": {},
+    }
 
 
 def _fix(folder: Folder, repo: Path, snapshot: Path) -> str:
@@ -417,7 +457,7 @@ def _gates(row: dict[str, Any]) -> str:
 def _verdicts(row: dict[str, Any]) -> str:
     v = row["verdicts"]
     if not v:
-        return "none (a pilot)" if row["kind"] == "pilot" else NOT_RECORDED
+        return "none (a pilot)" if row["kind"] in ("pilot", "base") else NOT_RECORDED
     if len(set(v.values())) == 1 and len(v) > 1:
         text = f"{', '.join(v)}: {next(iter(v.values()))}"
     else:
