@@ -4,6 +4,7 @@ optional narration and restatement, and supervised groups of N = 1..5 in the for
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 import statistics
@@ -217,3 +218,26 @@ def test_too_many_heldout_questions_is_refused():
 def test_a_knowledge_gap_outside_the_table_is_refused(gap):
     with pytest.raises(ValueError, match="not a fact of the table"):
         load_specs(["config=toy_gaps", f"task.knowledge_gaps=[{gap!r}]"])
+
+
+def test_a_toy_config_amends_the_toys_its_defaults_name(tmp_path, monkeypatch):
+    """toy_gaps_fill is toy_gaps with more filler and its own model folders (Hydra's `defaults` spelling); overrides
+    still come last; a config naming itself or a missing toy is refused with the file."""
+    from importlib import resources
+
+    from recipe_bcr.miniature.toy.model import cache_key
+
+    base, fill = load_specs(["config=toy_gaps"]), load_specs(["config=toy_gaps_fill"])
+    assert fill[0] == dataclasses.replace(base[0], max_filler=28) and fill[1] == base[1]
+    assert (fill[2]["model_dir"], fill[2]["shipped"]) != (base[2]["model_dir"], base[2]["shipped"])
+    assert cache_key(*fill[:2]) != cache_key(*base[:2])
+    assert load_specs(["config=toy_gaps_fill", "task.max_filler=3"])[0].max_filler == 3
+    folder = tmp_path / "hydra_configs"
+    folder.mkdir()
+    (folder / "toy_loop.yaml").write_text("defaults: [toy_loop, _self_]\n")
+    (folder / "toy_orphan.yaml").write_text("defaults: [toy_nowhere]\n")
+    monkeypatch.setattr(resources, "files", lambda package: folder)
+    with pytest.raises(ValueError, match=r"toy_loop.yaml refers to itself"):
+        load_specs(["config=toy_loop"])
+    with pytest.raises(ValueError, match=r"toy_nowhere.yaml does not exist"):
+        load_specs(["config=toy_orphan"])

@@ -3,10 +3,12 @@
 - the allocator precondition: the share of the useful re-check tokens on long chains that a perfect allocator keeps
   inside the budget B, over every chain-length tuple (F3's "useful re-checks stay" is reachable only if they fit);
 - disjoint evaluation: which evaluation problems appear, by question text, in training or warm-start groups;
-- the ceiling a toy's knowledge gaps put on any trained arm: the share of evaluation problems no gap touches.
+- the ceiling a toy's knowledge gaps put on any trained arm: the share of evaluation problems no gap touches;
+- the budget the registered fit rule would choose, simulated on supervised samples in place of the base's, and the
+  allocator share there (the precondition is read at that B, not at a B chosen for it).
 
     python -m recipe_bcr.miniature.paper.design_checks [--toy toy_gaps] [--budget 309 ...] [--overlap benchmarks/paper]
-        [--gaps [--gap-search 0.11]]
+        [--gaps [--gap-search 0.11]] [--fit-rule]
 """
 
 from __future__ import annotations
@@ -137,6 +139,41 @@ def supervised_length(spec: ToySpec, count: Count, samples: int = 2000, seed: in
     )
 
 
+def supervised_fit_rule(
+    spec: ToySpec, count: Count, pre: dict[str, Any], long_ops: int, groups: int = 1500, seed: int = 7
+) -> dict[str, Any]:
+    """The registration's budget rule (`choose_budget`: lambda over `compression_grid`, reachable-fit share nearest
+    `fit_target`) run on supervised N=3 completions instead of the base's samples, with the supervised L_avg; and the
+    allocator share (restatement kept, as the base writes it) at the B it picks. The base writes a little shorter than
+    its supervision (toy_gaps: B 382 measured where this predicts 409), so `share_at_90pct` is the margin to read."""
+    from recipe_bcr.miniature.toy.preconditions import choose_budget
+    from recipe_bcr.miniature.toy.task import categories
+
+    rng, write = random.Random(seed), random.Random(seed + 1)
+    samples = []
+    for k in range(groups):
+        text = target_completion([make_problem(rng, spec, 3 * k + i) for i in range(3)], write, spec)
+        sections = [{"steps": categories(s)["steps"]} for s in text.split("\n\n")]
+        samples.append({"tokens": count(text) + 1, "finished": True, "fmt": True, "sections": sections})
+    l_avg = supervised_length(spec, count, samples=groups, seed=seed + 2)
+    bound = pre["thresholds"]["any_fit_n3"][1]
+    chosen = choose_budget(l_avg, samples, pre["compression_grid"], float(pre["fit_target"]), bound)
+    costs, overhead = chain_costs(spec, count), group_overhead(count)
+    share = {
+        f: allocator_share(costs, int(f * chosen["budget"]), 3, long_ops, keep_restatement=True, overhead=overhead)
+        for f in (1.0, 0.9)
+    }
+    return {
+        "l_avg": l_avg,
+        "compression": chosen["compression"],
+        "budget": chosen["budget"],
+        "reachable_fit_n3": chosen["reachable_fit_n3"],
+        "any_fit_n3": chosen["any_fit_n3"],
+        "share": share[1.0]["share"],
+        "share_at_90pct": share[0.9]["share"],
+    }
+
+
 def facts(question_chain: tuple[int, list[tuple[str, int]]]) -> set[str]:
     """The table facts ("7 - 3") a chain passes through when computed without a slip."""
     value, ops = question_chain
@@ -249,16 +286,18 @@ def offline_preconditions(
     }
 
 
+STAND_INS = ("toy_model_gaps", "toy_model_compete")  # committed bases whose tokenizers count a toy without one
+
+
 def _toy_counter(shipped: str) -> Count:
-    """Tokens by the toy's own committed tokenizer, or toy_compete's while the toy has no committed base yet (its
-    words are nearly the same; the costs then carry that approximation, and the command says so)."""
+    """Tokens by the toy's own committed tokenizer, or the nearest committed toy's (STAND_INS, in order) while it
+    has no committed base yet (their words are nearly the same; the costs then carry that approximation, and the
+    command says so)."""
     from tokenizers import Tokenizer
 
     from recipe_bcr.miniature.toy.model import RESOURCES
 
-    folder = (
-        RESOURCES / shipped if (RESOURCES / shipped / "tokenizer.json").exists() else RESOURCES / "toy_model_compete"
-    )
+    folder = next(RESOURCES / n for n in (shipped, *STAND_INS) if (RESOURCES / n / "tokenizer.json").exists())
     if folder.name != shipped:
         print(f"(no committed base {shipped} yet: tokens counted by {folder.name}'s tokenizer)")
     tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
@@ -289,6 +328,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gaps", action="store_true", help="the ceiling the toy's knowledge gaps put on trained arms")
     ap.add_argument("--gap-search", type=float, metavar="SHARE", help="fact pairs touching SHARE of the evaluation")
     ap.add_argument("--problems", type=int, default=1000, help="evaluation problems (the registration's)")
+    ap.add_argument(
+        "--fit-rule", metavar="REGISTRATION", nargs="?", const="paper_v3", help="the B its budget rule picks, simulated"
+    )
     ap.add_argument("overrides", nargs="*", help="dotlist overrides of the toy, e.g. task.max_ops=8")
     args = ap.parse_args(argv)
     from recipe_bcr.miniature.toy.model import load_specs
@@ -327,6 +369,17 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"smallest B with share >= {args.target} (restatement {'kept' if keep else 'dropped'}): {b} "
             f"(lambda {b / (3 * l_avg):.2f} of the supervised L_avg)"
+        )
+    if args.fit_rule:
+        from recipe_bcr.miniature.toy.preconditions import load_preregistration
+
+        pre = load_preregistration(name=args.fit_rule)["preconditions"]
+        fit = supervised_fit_rule(spec, count, pre, int(pre["long_chain_ops"]))
+        print(
+            f"{args.fit_rule}'s budget rule on supervised samples: L_avg {fit['l_avg']:.1f}, lambda "
+            f"{fit['compression']:.2f}, B {fit['budget']} (reachable fit {fit['reachable_fit_n3']:.3f}, any route "
+            f"{fit['any_fit_n3']:.3f}); allocator share there {fit['share']:.3f}, at 90% of it "
+            f"{fit['share_at_90pct']:.3f} (restatement kept)"
         )
     if args.overlap:
         found = _committed_overlap(args.overlap)

@@ -17,6 +17,7 @@ import shutil
 import tempfile
 from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
+from typing import Any
 
 from recipe_bcr.data.prompt import build_messages
 from recipe_bcr.miniature.toy.task import ToySpec, make_groups, target_completion
@@ -61,13 +62,19 @@ def load_specs(overrides: list[str] | None = None) -> tuple[ToySpec, ModelSpec, 
 
     rest = [o for o in overrides or [] if not o.startswith("config=")]
     name = next((o.split("=", 1)[1] for o in overrides or [] if o.startswith("config=")), "toy")
-    path = Path(str(resources.files("hydra_configs") / f"{name}.yaml"))
-    if not name.startswith("toy") or not path.exists():
-        raise ValueError(f"config={name}: no toy config hydra_configs/{name}.yaml (toy or toy_verbose)")
+
+    def read(name: str, seen: tuple[str, ...] = ()) -> Any:
+        """A toy config over its `defaults` (Hydra's spelling: the toy configs it amends, then `_self_`)."""
+        path = Path(str(resources.files("hydra_configs") / f"{name}.yaml"))
+        if not name.startswith("toy") or not path.exists() or name in seen:
+            why = "refers to itself" if name in seen else "does not exist"
+            raise ValueError(f"config={name}: hydra_configs/{name}.yaml {why} (a toy config: toy, toy_compete, ...)")
+        own = OmegaConf.load(path)
+        parents = [read(str(d), (*seen, name)) for d in own.pop("defaults", []) if d != "_self_"]
+        return OmegaConf.merge(*parents, own)
+
     cfg = OmegaConf.merge(
-        {"model_dir": MODEL_DIR, "shipped": SHIPPED.name, "device": "cpu"},
-        OmegaConf.load(path),
-        OmegaConf.from_dotlist(rest),
+        {"model_dir": MODEL_DIR, "shipped": SHIPPED.name, "device": "cpu"}, read(name), OmegaConf.from_dotlist(rest)
     )
     raw = OmegaConf.to_container(cfg, resolve=True)
     try:
