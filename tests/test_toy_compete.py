@@ -236,8 +236,11 @@ def test_a_toy_config_amends_the_toys_its_defaults_name(tmp_path, monkeypatch):
     folder.mkdir()
     (folder / "toy_loop.yaml").write_text("defaults: [toy_loop, _self_]\n")
     (folder / "toy_orphan.yaml").write_text("defaults: [toy_nowhere]\n")
+    (folder / "toy_flat.yaml").write_text("defaults: toy_gaps\n")
     monkeypatch.setattr(resources, "files", lambda package: folder)
     with pytest.raises(ValueError, match=r"toy_loop.yaml refers to itself"):
         load_specs(["config=toy_loop"])
     with pytest.raises(ValueError, match=r"toy_nowhere.yaml does not exist"):
         load_specs(["config=toy_orphan"])
+    with pytest.raises(ValueError, match=r"toy_flat.yaml defaults: want a list"):
+        load_specs(["config=toy_flat"])

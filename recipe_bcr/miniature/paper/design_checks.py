@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from recipe_bcr.miniature.toy.preconditions import REGISTRATIONS
 from recipe_bcr.miniature.toy.task import (
     CHECK,
     CLOSING,
@@ -145,7 +146,8 @@ def supervised_fit_rule(
     """The registration's budget rule (`choose_budget`: lambda over `compression_grid`, reachable-fit share nearest
     `fit_target`) run on supervised N=3 completions instead of the base's samples, with the supervised L_avg; and the
     allocator share (restatement kept, as the base writes it) at the B it picks. The base writes a little shorter than
-    its supervision (toy_gaps: B 382 measured where this predicts 409), so `share_at_90pct` is the margin to read."""
+    its supervision (toy_gaps: B 382 measured where this predicts 417), so `share_at_90pct` is the margin to read.
+    `l_max` (the longest supervised N=1 completion) is what a never-binding per-problem budget must clear."""
     from recipe_bcr.miniature.toy.preconditions import choose_budget
     from recipe_bcr.miniature.toy.task import categories
 
@@ -155,7 +157,9 @@ def supervised_fit_rule(
         text = target_completion([make_problem(rng, spec, 3 * k + i) for i in range(3)], write, spec)
         sections = [{"steps": categories(s)["steps"]} for s in text.split("\n\n")]
         samples.append({"tokens": count(text) + 1, "finished": True, "fmt": True, "sections": sections})
-    l_avg = supervised_length(spec, count, samples=groups, seed=seed + 2)
+    single = random.Random(seed + 2)
+    lengths = [count(target_completion([make_problem(single, spec, k)], write, spec)) + 1 for k in range(groups)]
+    l_avg = sum(lengths) / groups
     bound = pre["thresholds"]["any_fit_n3"][1]
     chosen = choose_budget(l_avg, samples, pre["compression_grid"], float(pre["fit_target"]), bound)
     costs, overhead = chain_costs(spec, count), group_overhead(count)
@@ -165,6 +169,7 @@ def supervised_fit_rule(
     }
     return {
         "l_avg": l_avg,
+        "l_max": max(lengths),
         "compression": chosen["compression"],
         "budget": chosen["budget"],
         "reachable_fit_n3": chosen["reachable_fit_n3"],
@@ -329,13 +334,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gap-search", type=float, metavar="SHARE", help="fact pairs touching SHARE of the evaluation")
     ap.add_argument("--problems", type=int, default=1000, help="evaluation problems (the registration's)")
     ap.add_argument(
-        "--fit-rule", metavar="REGISTRATION", nargs="?", const="paper_v3", help="the B its budget rule picks, simulated"
+        "--fit-rule",
+        nargs="?",
+        const="paper_v3",
+        choices=sorted(REGISTRATIONS),
+        help="the B the registration's budget rule picks, simulated on supervised samples (default paper_v3)",
     )
+    ap.add_argument("--fit-groups", type=int, default=1500, help="supervised N=3 groups (and N=1 problems) for it")
+    ap.add_argument("--fit-seed", type=int, default=7, help="their sampling seed")
     ap.add_argument("overrides", nargs="*", help="dotlist overrides of the toy, e.g. task.max_ops=8")
     args = ap.parse_args(argv)
     from recipe_bcr.miniature.toy.model import load_specs
 
-    spec, _, toy = load_specs([f"config={args.toy}", *args.overrides])
+    if args.fit_groups < 1:
+        ap.error(f"--fit-groups {args.fit_groups}: want at least 1")
+    try:
+        spec, _, toy = load_specs([f"config={args.toy}", *args.overrides])
+    except ValueError as e:
+        ap.error(str(e))
     count = _toy_counter(toy["shipped"])
     seed = int(toy["data"]["seed"])
     if args.gaps:
@@ -374,9 +390,10 @@ def main(argv: list[str] | None = None) -> int:
         from recipe_bcr.miniature.toy.preconditions import load_preregistration
 
         pre = load_preregistration(name=args.fit_rule)["preconditions"]
-        fit = supervised_fit_rule(spec, count, pre, int(pre["long_chain_ops"]))
+        fit = supervised_fit_rule(spec, count, pre, int(pre["long_chain_ops"]), args.fit_groups, args.fit_seed)
         print(
-            f"{args.fit_rule}'s budget rule on supervised samples: L_avg {fit['l_avg']:.1f}, lambda "
+            f"{args.fit_rule}'s budget rule on supervised samples: L_avg {fit['l_avg']:.1f} (longest N=1 "
+            f"{fit['l_max']}), lambda "
             f"{fit['compression']:.2f}, B {fit['budget']} (reachable fit {fit['reachable_fit_n3']:.3f}, any route "
             f"{fit['any_fit_n3']:.3f}); allocator share there {fit['share']:.3f}, at 90% of it "
             f"{fit['share_at_90pct']:.3f} (restatement kept)"

@@ -70,7 +70,10 @@ def load_specs(overrides: list[str] | None = None) -> tuple[ToySpec, ModelSpec, 
             why = "refers to itself" if name in seen else "does not exist"
             raise ValueError(f"config={name}: hydra_configs/{name}.yaml {why} (a toy config: toy, toy_compete, ...)")
         own = OmegaConf.load(path)
-        parents = [read(str(d), (*seen, name)) for d in own.pop("defaults", []) if d != "_self_"]
+        defaults = own.pop("defaults", [])
+        if not OmegaConf.is_list(defaults) and not isinstance(defaults, list):
+            raise ValueError(f"hydra_configs/{name}.yaml defaults: want a list of toy configs, got {defaults!r}")
+        parents = [read(str(d), (*seen, name)) for d in defaults if d != "_self_"]
         return OmegaConf.merge(*parents, own)
 
     cfg = OmegaConf.merge(
