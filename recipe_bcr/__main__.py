@@ -97,7 +97,8 @@ def _parser() -> argparse.ArgumentParser:
         help="the paper's tables, ablations and findings in miniature on CPU (toy task): GRPO runs, "
         "evaluation at N=1..5, report.md",
         usage="python -m recipe_bcr paper [out=DIR] [part=main|ablations|pilot|findings] [key=value ...] [--ship RUN]",
-        epilog="out=DIR: output folder (default: paper_out); a rerun resumes run by run.\n"
+        epilog="out=DIR: output folder (default: paper_out); a rerun resumes run by run (a run stopped half way, from its last "
+        "checkpoint).\n"
         "the command's keys:\n" + _command_keys_help() + "\n"
         "keys of the second miniature (hydra_configs/paper.yaml, pre-registered: sizes may be lowered for a smoke "
         "run, thresholds and rules never):\n" + yaml_keys_help("paper"),

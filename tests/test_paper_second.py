@@ -189,6 +189,70 @@ def test_a_finished_run_with_other_settings_is_refused_not_mixed(tmp_path, monke
         train_run(run, tmp_path, tmp_path / "m", tmp_path / "d", CFG, 60)
 
 
+class FakeVerl:
+    """Stands in for main_ppo and the merger in `run_stage`: training logs its steps (from the checkpoint verl would
+    resume from) to the command's file logger and checkpoints every `trainer.save_freq`, stopping after `stop_after`
+    steps when set (a session's end); merging writes the model."""
+
+    def __init__(self, process: str, stop_after: int | None = None) -> None:
+        self.process, self.stop_after, self.commands = process, stop_after, []
+
+    def __call__(self, cmd: list[str], log: Path, what: str) -> None:
+        self.commands.append(cmd)
+        if "verl.model_merger" in cmd:
+            target = Path(cmd[cmd.index("--target_dir") + 1])
+            target.mkdir(parents=True)
+            (target / "config.json").write_text("{}")
+            return
+        arg = {a.split("=", 1)[0]: a.split("=", 1)[1] for a in cmd if "=" in a}
+        ckpt, steps = Path(arg["trainer.default_local_dir"]), int(arg["trainer.total_training_steps"])
+        tracker = ckpt / "latest_checkpointed_iteration.txt"
+        start = int(tracker.read_text()) + 1 if tracker.exists() else 1
+        metrics_log = Path(arg["+ray_kwargs.ray_init.runtime_env.env_vars.VERL_FILE_LOGGER_PATH"])
+        with metrics_log.open("w") as f:
+            for step in range(start, steps + 1):
+                f.write(json.dumps({"step": step, "data": {"training/global_step": step, "process": self.process}}))
+                f.write("\n")
+                if step % int(arg["trainer.save_freq"]) == 0 or step == steps:
+                    (ckpt / f"global_step_{step}").mkdir(parents=True)
+                    tracker.write_text(str(step))
+                if step == self.stop_after:
+                    raise KeyboardInterrupt  # the process ends between two steps
+
+
+def test_a_run_stopped_half_way_resumes_from_its_last_checkpoint(tmp_path, monkeypatch):
+    """A session ends during a 25-step run (checkpoints every 10): run again with the same settings it resumes at
+    step 21 (the 4 steps after the checkpoint are trained again), and metrics.jsonl holds every step once, each
+    from the process that trained it last."""
+    run = Run("bcr_n3_s0", "main", 3, 261, 0)
+    monkeypatch.setattr(stages, "run_stage", FakeVerl("first", stop_after=24))
+    with pytest.raises(KeyboardInterrupt):
+        train_run(run, tmp_path, tmp_path / "m", tmp_path / "d", CFG, 25)
+    monkeypatch.setattr(stages, "run_stage", FakeVerl("second"))
+    train_run(run, tmp_path, tmp_path / "m", tmp_path / "d", CFG, 25)
+    out = tmp_path / "runs" / run.name
+    rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == list(range(1, 26))
+    assert [r["process"] for r in rows] == ["first"] * 20 + ["second"] * 5
+    assert json.loads((out / "verl_metrics.0.jsonl").read_text().splitlines()[-1])["step"] == 24
+    assert json.loads((out / "run.json").read_text())["resumed_from"] == 20
+    assert not (out / "run.started.json").exists() and stages.finished(run, tmp_path, 25)
+
+
+def test_a_half_done_run_with_other_settings_starts_afresh(tmp_path, monkeypatch):
+    run = Run("bcr_n3_s0", "main", 3, 261, 0)
+    monkeypatch.setattr(stages, "run_stage", FakeVerl("first", stop_after=12))
+    with pytest.raises(KeyboardInterrupt):
+        train_run(run, tmp_path, tmp_path / "m", tmp_path / "d", CFG, 25)
+    monkeypatch.setattr(stages, "run_stage", FakeVerl("second"))
+    train_run(run, tmp_path, tmp_path / "m", tmp_path / "d", CFG, 30)  # e.g. the steps rule chose 30, not 25
+    out = tmp_path / "runs" / run.name
+    rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == list(range(1, 31)) and {r["process"] for r in rows} == {"second"}
+    assert json.loads((out / "run.json").read_text())["resumed_from"] is None
+    assert sorted(p.name for p in out.glob("verl_metrics.*")) == ["verl_metrics.0.jsonl"]
+
+
 def test_a_run_trains_on_the_threads_it_is_given(tmp_path, monkeypatch):
     """Runs trained at once share the cores: each run's training worker gets its share (BCR_TRAIN_THREADS)."""
     seen = []

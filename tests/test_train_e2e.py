@@ -148,16 +148,18 @@ class EndToEnd:
 class TestHfRollout(EndToEnd):
     def test_a_seed_repeats_its_run(self, trained, toy):
         """The HF rollout draws each row's random numbers from a seed of its own (prompt, step, its number among the
-        prompt's rows), and the trainer orders a step's rows by their tokens, so the first process run again from
-        scratch repeats its steps exactly, however verl's requests reached the server. Before, one generator for
+        prompt's rows), and the trainer orders a step's rows by their tokens, so the run made again in one process from
+        scratch repeats the two processes' steps exactly, however verl's requests reached the server: a resume from a
+        checkpoint changes nothing (the paper command resumes a stopped run so). Before, one generator for
         the batch made a seed's runs diverge (the second miniature's seed 0: 0.661 and 0.945 first-position accuracy
         in two runs), and rows in arrival order made the update's sums round differently."""
-        root, (_, first), _, _ = trained
-        # the toy's learning rate is constant, so 3 steps of a 3-step run are the first 3 of the 6-step run
-        _, again = train(root, toy[1], "hf", 3, "again", ("trainer.val_before_train=false",), ckpt="ckpt_again")
+        root, (_, first), (_, resumed), _ = trained
+        # the toy's learning rate is constant, so the first FIRST steps of a STEPS-step run are the first process's,
+        # and its later steps are those the second process trained after resuming from the first's checkpoint
+        _, again = train(root, toy[1], "hf", STEPS, "again", ("trainer.val_before_train=false",), ckpt="ckpt_again")
         keys = ("critic/score/mean", "bcr/acc", "bcr/tokens_per_problem", "response_length/mean", "actor/grad_norm")
-        assert [r["step"] for r in again] == [1, 2, 3]
-        for a, b in zip(again, first[:3]):
+        assert [r["step"] for r in again] == list(range(1, STEPS + 1))
+        for a, b in zip(again, first + resumed, strict=True):
             assert [a[k] for k in keys] == [b[k] for k in keys], a["step"]
 
 

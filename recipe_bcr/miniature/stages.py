@@ -1,7 +1,8 @@
 """The stages every miniature run goes through, for the demo, the paper command and the GPU check: one
 GRPO run (the stock `python -m verl.trainer.main_ppo +recipe=bcr_toy`, merged with `python -m verl.model_merger
 merge`) and one evaluation (`python -m recipe_bcr.eval`). In the paper command each is skipped when its output
-exists, so it resumes run by run; a finished run made with other settings is refused rather than mixed in."""
+exists, so it resumes run by run (a run stopped half way, from its last checkpoint); a finished run made with other
+settings is refused rather than mixed in."""
 
 from __future__ import annotations
 
@@ -105,14 +106,20 @@ def toy_eval_command(
     ]
 
 
-def flatten_metrics(verl_log: Path, out: Path) -> list[dict[str, Any]]:
+def flatten_metrics(verl_log: Path | list[Path], out: Path) -> list[dict[str, Any]]:
     """verl's file logger writes {"step", "data"} per log call (validation and training);
-    metrics.jsonl holds one flat object per training step: {"step": N, "<verl metric>": value}."""
+    metrics.jsonl holds one flat object per training step: {"step": N, "<verl metric>": value}. Several logs (the
+    processes of a resumed run, in order): a step a later process trained again is that process's."""
     steps: dict[int, dict[str, Any]] = {}
-    for line in verl_log.read_text().splitlines():
-        if line.strip():
-            rec = json.loads(line)
-            steps.setdefault(int(rec["step"]), {}).update(rec["data"])
+    for log in [verl_log] if isinstance(verl_log, Path) else verl_log:
+        redone: set[int] = set()
+        for line in log.read_text().splitlines():
+            if line.strip():
+                rec = json.loads(line)
+                step = int(rec["step"])
+                if step not in redone:
+                    steps[step], redone = {}, redone | {step}
+                steps[step].update(rec["data"])
     rows = [{"step": s, **m} for s, m in sorted(steps.items()) if "training/global_step" in m]
     tmp = out.with_suffix(".tmp")
     tmp.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -120,6 +127,7 @@ def flatten_metrics(verl_log: Path, out: Path) -> list[dict[str, Any]]:
     return rows
 
 
+CHECKPOINT_EVERY = 10  # steps between a run's checkpoints: what a stopped run loses at most
 # run.json fields that say what a run is: a finished run whose fields differ from the plan's is not reused
 IDENTITY = ("name", "group", "n", "budget", "seed", "reward", "single", "steps")
 
@@ -144,13 +152,18 @@ class Run:
         return (self.n, self.single, self.token_caps)
 
 
+def identity(run: Run, steps: int) -> dict[str, Any]:
+    """What run.json (and a half-done run's run.started.json) says a run is, as JSON reads it back."""
+    return {**run.__dict__, "extra": list(run.extra), "steps": steps, "token_caps": [list(c) for c in run.token_caps]}
+
+
 def finished(run: Run, root: Path, steps: int) -> bool:
     """Whether `run` is trained and merged in `root` with these settings; a different one there is refused."""
     out = root / "runs" / run.name
     if not ((out / "hf_model" / "config.json").exists() and (out / "run.json").exists()):
         return False
     made = json.loads((out / "run.json").read_text())
-    want = {**run.__dict__, "steps": steps, "token_caps": [list(c) for c in run.token_caps]}
+    want = identity(run, steps)
     made.setdefault("token_caps", [])  # run.json written before the oracle cap existed: no caps
     keys = (*IDENTITY, "token_caps")
     changed = ", ".join(f"{k} {made.get(k)} -> {want[k]}" for k in keys if made.get(k) != want[k])
@@ -168,18 +181,38 @@ def train_group_count(data_cfg: dict[str, Any], cfg: dict[str, Any]) -> int:
     return max(int(data_cfg["train_groups"]), int(cfg["train_steps"]) * int(cfg["grpo"]["prompts_per_step"]))
 
 
+def resumable(out: Path, want: dict[str, Any]) -> int | None:
+    """The checkpointed step a half-done run in `out` resumes from (verl's resume_mode=auto), if it was started with
+    the settings `want`; None: nothing to resume."""
+    from recipe_bcr.verl_ext.resume import latest_step
+
+    started = out / "run.started.json"
+    if not started.exists() or json.loads(started.read_text()) != want:
+        return None
+    return latest_step(out / "checkpoints")
+
+
 def train_run(run: Run, root: Path, model: Path, data: Path, cfg: dict[str, Any], steps: int, threads: int = 1) -> Path:
     """Train and merge one run on the toy data in `data` (skipped when done); returns the merged model folder.
     Kept per run: run.json, metrics.jsonl (one flat object per step), verl's rollout dump (rollouts/), the logs.
-    `threads`: torch threads of the run's training worker (runs trained at once share the cores)."""
+    A run stopped half way (a session's end) resumes from its last checkpoint, every CHECKPOINT_EVERY steps, when
+    run again with the same settings; with others it starts afresh. `threads`: torch threads of the run's training
+    worker (runs trained at once share the cores)."""
 
     out = root / "runs" / run.name
     hf = out / "hf_model"
     if finished(run, root, steps):
         print(f"      {run.name}: done earlier ({hf})")
         return hf
-    if out.exists():
-        shutil.rmtree(out)
+    want = identity(run, steps)
+    resume_from = resumable(out, want)
+    if resume_from is None:
+        if out.exists():
+            shutil.rmtree(out)
+        out.mkdir(parents=True)
+        (out / "run.started.json").write_text(json.dumps(want, indent=1))
+    else:
+        print(f"      {run.name}: resuming at step {resume_from + 1} of {steps}")
     g = cfg["grpo"]
     extra = [
         f"bcr.n={run.n}",
@@ -199,18 +232,21 @@ def train_run(run: Run, root: Path, model: Path, data: Path, cfg: dict[str, Any]
         *run.extra,
         *cfg["train_overrides"],
     ]
-    verl_log = out / "verl_metrics.jsonl"
+    attempt = len(list(out.glob("verl_metrics.*.jsonl")))  # one log per process: verl's logger truncates its file
+    verl_log = out / f"verl_metrics.{attempt}.jsonl"
     t = time.time()
-    cmd = train_command(data, model, out / "checkpoints", verl_log, steps, extra=tuple(extra))
+    extra.append("trainer.max_actor_ckpt_to_keep=1")  # the resume point; the merged model is what is evaluated
+    cmd = train_command(data, model, out / "checkpoints", verl_log, steps, CHECKPOINT_EVERY, tuple(extra))
     cmd[cmd.index(f"trainer.test_freq={steps}")] = "trainer.test_freq=-1"
-    run_stage(cmd, out / "train.log", f"training {run.name}")
-    flatten_metrics(verl_log, out / "metrics.jsonl")
+    run_stage(cmd, out / f"train.{attempt}.log", f"training {run.name}")
+    flatten_metrics([out / f"verl_metrics.{k}.jsonl" for k in range(attempt + 1)], out / "metrics.jsonl")
     run_stage(merge_command(out, steps, hf), out / "merge.log", f"merging {run.name}")
     shutil.rmtree(out / "checkpoints")  # optimizer states; the merged model is what is evaluated
-    record = {**run.__dict__, "extra": list(run.extra), "steps": steps, "seconds": round(time.time() - t, 1)}
+    record = {**want, "seconds": round(time.time() - t, 1), "resumed_from": resume_from}
     tmp = out / "run.json.tmp"
     tmp.write_text(json.dumps(record, indent=1))
-    tmp.replace(out / "run.json")  # written last: a run without it is redone
+    tmp.replace(out / "run.json")  # written last: a run without it is redone or resumed
+    (out / "run.started.json").unlink()
     print(f"      {run.name}: {time.time() - t:.0f} s")
     return hf
 

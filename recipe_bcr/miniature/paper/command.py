@@ -3,7 +3,8 @@ paper (issue 35), pre-registered in hydra_configs/paper.yaml. With `registration
 hydra_configs/paper_v3.yaml): part=toy_pilot, then part=steps_pilot (after the base's preconditions), then
 main / ablations on the steps the steps pilot chose, every arm evaluated at every N, judged by judge_v3.
 
-Stages, each skipped when its output exists in DIR, so a rerun resumes run by run:
+Stages, each skipped when its output exists in DIR, so a rerun resumes run by run (a run stopped half
+way, from its last checkpoint, every 10 steps):
 (a) the base's preconditions (`python -m recipe_bcr toy --preconditions`'s measurement -> base_preconditions.json,
     or the one already in DIR if the same commit of paper.yaml judged it); a missed precondition stops here, before
     any training, with findings.json all "not interpretable" and the diagnosis, unless
