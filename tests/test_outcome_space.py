@@ -222,22 +222,15 @@ def test_the_registered_fit_rule_puts_b_where_the_amended_toy_keeps_its_useful_r
     picks a B at which a perfect allocator keeps >= 80% of the useful re-check tokens on long chains even at 90% of
     that B (the base writes a little shorter than its supervision); toy_gaps' B, at 90%, keeps ~0.66, as its base's
     measured 0.671 at B 382 did."""
-    from tokenizers import Tokenizer
-
-    from recipe_bcr.miniature.paper.design_checks import supervised_fit_rule
-    from recipe_bcr.miniature.toy.model import RESOURCES, load_specs
+    from recipe_bcr.miniature.paper.design_checks import supervised_fit_rule, toy_counter
+    from recipe_bcr.miniature.toy.model import load_specs
     from recipe_bcr.miniature.toy.preconditions import load_preregistration
 
-    tok = Tokenizer.from_file(str(RESOURCES / "toy_model_gaps" / "tokenizer.json"))
-
-    def count(text: str) -> int:
-        return len(tok.encode(text, add_special_tokens=False).ids)
-
     pre = load_preregistration(name="paper_v3")["preconditions"]
-    fit = {
-        toy: supervised_fit_rule(load_specs([f"config={toy}"])[0], count, pre, 5, groups=600)
-        for toy in ("toy_gaps", "toy_gaps_fill")
-    }
+    fit = {}
+    for toy in ("toy_gaps", "toy_gaps_fill"):
+        spec, _, settings = load_specs([f"config={toy}"])
+        fit[toy] = supervised_fit_rule(spec, toy_counter(settings["shipped"]), pre, 5, groups=600)  # its base's tokens
     assert fit["toy_gaps"]["share_at_90pct"] < 0.75 < 0.85 < fit["toy_gaps_fill"]["share_at_90pct"]
     assert fit["toy_gaps_fill"]["budget"] > fit["toy_gaps"]["budget"] + 80  # the filler lifted the shortest samples
     for f in fit.values():  # the rule's own choice: reachable fit nearest its target, any-route share within bound

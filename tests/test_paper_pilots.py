@@ -17,7 +17,7 @@ from recipe_bcr.miniature.toy.model import RESOURCES, built_with
 from recipe_bcr.miniature.toy.preconditions import load_preregistration, registration
 
 V3 = load_preregistration(name="paper_v3")
-BASE = RESOURCES / "toy_model_gaps"  # stands in for toy_gaps_fill's base, which a CPU builds in hours
+BASE = RESOURCES / "toy_model_gaps_fill"  # the registered toy's base
 
 
 def test_the_toy_is_accepted_only_when_every_pilot_seed_lies_in_the_range():
@@ -53,8 +53,8 @@ def test_the_main_part_needs_the_steps_pilots_choice(tmp_path):
 
 @pytest.fixture
 def stand_ins(monkeypatch):
-    """toy_gaps' committed base for toy_gaps_fill's, and training / evaluation stand-ins that record what they were
-    asked."""
+    """The registered toy's committed base (not built again), and training / evaluation stand-ins that record what
+    they were asked."""
     seen = {"trained": {}, "evaluated": {}}
 
     def ensure(cache, task, mspec, **kw):

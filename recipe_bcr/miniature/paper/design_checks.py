@@ -291,10 +291,10 @@ def offline_preconditions(
     }
 
 
-STAND_INS = ("toy_model_gaps", "toy_model_compete")  # committed bases whose tokenizers count a toy without one
+STAND_INS = ("toy_model_gaps_fill", "toy_model_compete")  # committed bases whose tokenizers count a toy without one
 
 
-def _toy_counter(shipped: str) -> Count:
+def toy_counter(shipped: str) -> Count:
     """Tokens by the toy's own committed tokenizer, or the nearest committed toy's (STAND_INS, in order) while it
     has no committed base yet (their words are nearly the same; the costs then carry that approximation, and the
     command says so)."""
@@ -352,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
         spec, _, toy = load_specs([f"config={args.toy}", *args.overrides])
     except ValueError as e:
         ap.error(str(e))
-    count = _toy_counter(toy["shipped"])
+    count = toy_counter(toy["shipped"])
     seed = int(toy["data"]["seed"])
     if args.gaps:
         ceiling = gap_ceiling(spec, args.problems, seed)
