@@ -115,8 +115,8 @@ def test_a_file_without_the_markers_is_refused():
         fill("# no markers\n", "block", "README.md")
 
 
-def _base_folder(root: Path, missed: bool, pilot: bool) -> history.Folder:
-    """A planted registration stopped at its base: plan.json, base_preconditions.json, maybe toy_pilot.json."""
+def _base_folder(root: Path, missed: bool, pilot: bool, plan_written: bool = True) -> history.Folder:
+    """A planted registration stopped at its base: base_preconditions.json, maybe plan.json and toy_pilot.json."""
     folder = root / "attempt"
     folder.mkdir()
     plan = {"settings": {"toy": "toy_x", "grpo": {"lr": 2e-4, "prompts_per_step": 16, "rollouts": 8}, "seeds": [0]}}
@@ -129,8 +129,10 @@ def _base_folder(root: Path, missed: bool, pilot: bool) -> history.Folder:
         "launched_at": "2026-11-28T22:36:00Z",
         "rows": rows,
         "details": {"budget_n3": 382},
+        "toy": "toy_x",
     }
-    (folder / "plan.json").write_text(json.dumps(plan))
+    if plan_written:
+        (folder / "plan.json").write_text(json.dumps(plan))
     (folder / "base_preconditions.json").write_text(json.dumps(pre))
     if pilot:
         record = {
@@ -156,3 +158,13 @@ def test_a_registration_stopped_at_its_base_lists_what_it_missed_and_its_toy_pil
         x for x in render({"commit": history.COMMIT, "rows": [row]}).splitlines() if x.startswith("| `attempt/`")
     )
     assert "none (a pilot)" in line and basis in line and "B 382" in line
+
+
+def test_a_base_measured_with_no_part_after_it_says_no_run_was_made(tmp_path):
+    """A base that missed before any part ran leaves no plan.json: its row names the toy and B, and no GRPO settings."""
+    row = history.extract(_base_folder(tmp_path, missed=True, pilot=False, plan_written=False), tmp_path)
+    assert row["settings"]["toy"] == "toy_x" and row["settings"]["lr"] == history.NO_RUN
+    line = next(
+        x for x in render({"commit": history.COMMIT, "rows": [row]}).splitlines() if x.startswith("| `attempt/`")
+    )
+    assert "| toy toy_x, B 382, none (no run) |" in line and "missed allocator_share" in line

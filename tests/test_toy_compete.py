@@ -232,6 +232,11 @@ def test_a_toy_config_amends_the_toys_its_defaults_name(tmp_path, monkeypatch):
     assert (fill[2]["model_dir"], fill[2]["shipped"]) != (base[2]["model_dir"], base[2]["shipped"])
     assert cache_key(*fill[:2]) != cache_key(*base[:2])
     assert load_specs(["config=toy_gaps_fill", "task.max_filler=3"])[0].max_filler == 3
+    deep = load_specs(["config=toy_gaps_fill_deep"])  # two levels of defaults: toy_gaps_fill's task, one more layer
+    assert deep[0] == fill[0] and deep[1] == dataclasses.replace(fill[1], layers=4)
+    assert load_specs(["config=toy_gaps_fill20"])[0] == dataclasses.replace(base[0], max_filler=20)
+    folders = {s[2]["model_dir"] for s in (base, fill, deep)} | {s[2]["shipped"] for s in (base, fill, deep)}
+    assert len(folders) == 6  # no two toys share a cache or a committed folder
     folder = tmp_path / "hydra_configs"
     folder.mkdir()
     (folder / "toy_loop.yaml").write_text("defaults: [toy_loop, _self_]\n")

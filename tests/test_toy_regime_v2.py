@@ -99,6 +99,7 @@ def test_regime_values_follow_their_registered_definitions():
     assert v["length_cv_n1"] == pytest.approx(sd / mean) and d["l_avg_n1"] == pytest.approx(mean)
     assert v["warm_start_covers_n"] == 5 and _values(n_values=[1, 2, 3])["values"]["warm_start_covers_n"] == 3
     assert d["acc_n1_by_ops"] == {"1": 1.0, "3": 0.0, "6": 0.0}
+    assert d["acc_n5_by_position"] == [1.0, 1.0, 0.0, 0.0, 0.0]  # where an N=5 drop comes from
 
 
 def test_rows_judge_every_registered_precondition_and_the_table_says_which_missed():

@@ -32,6 +32,7 @@ DOCS = Path("docs") / "miniature.md"
 BEGIN, END = "<!-- path:begin -->", "<!-- path:end -->"
 HEADING = "## Earlier main parts and pilots (the path)"
 NOT_RECORDED = "not recorded"
+NO_RUN = "none (no run)"
 # The gates the second registration first wrote down (76d82aa): the first miniature registered none, so its runs are
 # judged by these afterwards, from their per-step metrics.
 FIRST_GATES = "benchmarks/paper/pilot/plan.json"
@@ -166,6 +167,15 @@ FOLDERS: tuple[Folder, ...] = (
         V3,
         "the toy amended (`toy_gaps_fill`: up to 28 fillers, so the fit rule's B leaves room for the useful "
         "re-checks; the fit rule simulated before its base was built)",
+    ),
+    Folder(
+        "benchmarks/paper_v3/toy_gaps_fill",
+        "base",
+        "base",
+        "tree",
+        V3,
+        "its N=5 sections copied neighbours' questions from far back: two designs explored before the last candidate "
+        "(`toy_gaps_fill20`: 20 fillers; `toy_gaps_fill_deep`: a fourth layer; registration_v3.md section 10)",
     ),
 )
 SETTINGS = ("toy", "lr", "prompts_per_step", "rollouts", "steps", "steps_registered", "budget", "seeds")
@@ -355,14 +365,18 @@ def _base_row(r: _Reader) -> dict[str, Any]:
     """A registration that stopped at its base: the preconditions it missed and the toy pilot's reading, no BCR run."""
     from recipe_bcr.miniature.toy.preconditions import describe
 
-    pre, plan = r.json("base_preconditions.json"), r.json("plan.json")
-    pilot = r.json("toy_pilot.json") if "toy_pilot.json" in r.names(".") else None
+    files = r.names(".")
+    pre = r.json("base_preconditions.json")
+    pilot = r.json("toy_pilot.json") if "toy_pilot.json" in files else None
+    plan = r.json("plan.json") if "plan.json" in files else None  # written by a part run after the measurement
     missed = [f"{x['name']} {x['value']:.3f} (registered {describe(x['range'])})" for x in pre["rows"] if not x["met"]]
     reading = [f"preconditions: {'missed ' + '; '.join(missed) if missed else 'all met'}"]
     if pilot:
         accs = ", ".join(f"{k.rsplit('_', 1)[-1]} {v:.3f}" for k, v in pilot["accuracy_n1"].items())
         reading.append(f"toy pilot: N=1 accuracy {accs} -> {pilot['decision']}")
-    settings = _v2_settings({**pre, "budget": {"B": _get(pre, "details", "budget_n3")}}, plan)
+    settings = _v2_settings({**pre, "budget": {"B": _get(pre, "details", "budget_n3")}}, plan or {})
+    if plan is None:  # nothing trained: the toy measured, no GRPO settings in play
+        settings |= {"toy": pre["toy"], "lr": NO_RUN, "prompts_per_step": NO_RUN, "rollouts": NO_RUN}
     settings |= {
         "steps": pilot["steps"] if pilot else NOT_RECORDED,
         "seeds": [int(k.rsplit("_s", 1)[1]) for k in pilot["accuracy_n1"]] if pilot else [],
@@ -420,6 +434,8 @@ def _settings(s: dict[str, Any]) -> str:
     def item(label: str, value: Any) -> str:
         return f"{label} {NOT_RECORDED}" if value == NOT_RECORDED else f"{label} {value}"
 
+    if s["lr"] == NO_RUN:
+        return f"{item('toy', s['toy'])}, {item('B', s['budget'])}, {NO_RUN}"
     steps = f"{s['steps']} steps"
     if s["steps_registered"] not in (s["steps"], NOT_RECORDED):
         steps += f" (registered {s['steps_registered']})"
@@ -483,7 +499,7 @@ def _changed(prev: dict[str, Any] | None, row: dict[str, Any]) -> str:
         out.append(f"registration {commit}")
     for key in SETTINGS[:-1]:
         x, y = prev["settings"][key], row["settings"][key]
-        if x != y and NOT_RECORDED not in (x, y):
+        if x != y and not any(v in (NOT_RECORDED, NO_RUN) for v in (x, y)):
             out.append(f"{key} {_lr(x)} -> {_lr(y)}")
     return "; ".join(out) or "none"
 

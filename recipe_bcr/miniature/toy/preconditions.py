@@ -233,6 +233,7 @@ def regime_values(
         "short_sections_n1": len(short),
         "separator_tokens": separator_tokens,
         "acc_n5": acc5,
+        "acc_n5_by_position": [_mean([float(g["sections"][i]["correct"]) for g in n5]) for i in range(5)],
         "acc_n3": _mean([float(r["correct"]) for g in n3 for r in g["sections"]]),
         "acc_n1_by_ops": {
             str(k): _mean([float(s["correct"]) for s in n1 if s["ops"] == k]) for k in sorted({s["ops"] for s in n1})
