@@ -194,12 +194,14 @@ class FakeVerl:
     resume from) to the command's file logger and checkpoints every `trainer.save_freq`, stopping after `stop_after`
     steps when set (a session's end); merging writes the model."""
 
-    def __init__(self, process: str, stop_after: int | None = None) -> None:
-        self.process, self.stop_after, self.commands = process, stop_after, []
+    def __init__(self, process: str, stop_after: int | None = None, merge_fails: bool = False) -> None:
+        self.process, self.stop_after, self.merge_fails, self.commands = process, stop_after, merge_fails, []
 
     def __call__(self, cmd: list[str], log: Path, what: str) -> None:
         self.commands.append(cmd)
         if "verl.model_merger" in cmd:
+            if self.merge_fails:
+                raise RuntimeError("merging failed")
             target = Path(cmd[cmd.index("--target_dir") + 1])
             target.mkdir(parents=True)
             (target / "config.json").write_text("{}")
@@ -237,6 +239,19 @@ def test_a_run_stopped_half_way_resumes_from_its_last_checkpoint(tmp_path, monke
     assert json.loads((out / "verl_metrics.0.jsonl").read_text().splitlines()[-1])["step"] == 24
     assert json.loads((out / "run.json").read_text())["resumed_from"] == 20
     assert not (out / "run.started.json").exists() and stages.finished(run, tmp_path, 25)
+
+
+def test_a_run_trained_to_its_last_step_but_not_merged_is_only_merged_again(tmp_path, monkeypatch):
+    run = Run("bcr_n3_s0", "main", 3, 261, 0)
+    monkeypatch.setattr(stages, "run_stage", FakeVerl("first", merge_fails=True))
+    with pytest.raises(RuntimeError, match="merging failed"):
+        train_run(run, tmp_path, tmp_path / "m", tmp_path / "d", CFG, 20)
+    again = FakeVerl("second")
+    monkeypatch.setattr(stages, "run_stage", again)
+    train_run(run, tmp_path, tmp_path / "m", tmp_path / "d", CFG, 20)
+    assert [("verl.model_merger" in c) for c in again.commands] == [True]  # no training command: nothing left to train
+    rows = [json.loads(x) for x in (tmp_path / "runs" / run.name / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == list(range(1, 21)) and {r["process"] for r in rows} == {"first"}
 
 
 def test_a_half_done_run_with_other_settings_starts_afresh(tmp_path, monkeypatch):

@@ -232,14 +232,16 @@ def train_run(run: Run, root: Path, model: Path, data: Path, cfg: dict[str, Any]
         *run.extra,
         *cfg["train_overrides"],
     ]
-    attempt = len(list(out.glob("verl_metrics.*.jsonl")))  # one log per process: verl's logger truncates its file
-    verl_log = out / f"verl_metrics.{attempt}.jsonl"
+    logs = len(list(out.glob("verl_metrics.*.jsonl")))  # one log per process: verl's logger truncates its file
     t = time.time()
-    extra.append("trainer.max_actor_ckpt_to_keep=1")  # the resume point; the merged model is what is evaluated
-    cmd = train_command(data, model, out / "checkpoints", verl_log, steps, CHECKPOINT_EVERY, tuple(extra))
-    cmd[cmd.index(f"trainer.test_freq={steps}")] = "trainer.test_freq=-1"
-    run_stage(cmd, out / f"train.{attempt}.log", f"training {run.name}")
-    flatten_metrics([out / f"verl_metrics.{k}.jsonl" for k in range(attempt + 1)], out / "metrics.jsonl")
+    if resume_from != steps:  # at `steps` only the merge is left (verl would train a step past the last)
+        verl_log = out / f"verl_metrics.{logs}.jsonl"
+        extra.append("trainer.max_actor_ckpt_to_keep=1")  # the resume point; the merged model is what is evaluated
+        cmd = train_command(data, model, out / "checkpoints", verl_log, steps, CHECKPOINT_EVERY, tuple(extra))
+        cmd[cmd.index(f"trainer.test_freq={steps}")] = "trainer.test_freq=-1"
+        run_stage(cmd, out / f"train.{logs}.log", f"training {run.name}")
+        logs += 1
+    flatten_metrics([out / f"verl_metrics.{k}.jsonl" for k in range(logs)], out / "metrics.jsonl")
     run_stage(merge_command(out, steps, hf), out / "merge.log", f"merging {run.name}")
     shutil.rmtree(out / "checkpoints")  # optimizer states; the merged model is what is evaluated
     record = {**want, "seconds": round(time.time() - t, 1), "resumed_from": resume_from}
