@@ -268,6 +268,18 @@ def test_a_half_done_run_with_other_settings_starts_afresh(tmp_path, monkeypatch
     assert sorted(p.name for p in out.glob("verl_metrics.*")) == ["verl_metrics.0.jsonl"]
 
 
+def test_a_half_done_run_whose_record_is_unreadable_starts_afresh_without_a_traceback(tmp_path, monkeypatch):
+    run = Run("bcr_n3_s0", "main", 3, 261, 0)
+    monkeypatch.setattr(stages, "run_stage", FakeVerl("first", stop_after=12))
+    with pytest.raises(KeyboardInterrupt):
+        train_run(run, tmp_path, tmp_path / "m", tmp_path / "d", CFG, 25)
+    (tmp_path / "runs" / run.name / "run.started.json").write_text('{"name": "bcr_n3')  # e.g. cut short by hand
+    monkeypatch.setattr(stages, "run_stage", FakeVerl("second"))
+    train_run(run, tmp_path, tmp_path / "m", tmp_path / "d", CFG, 25)
+    rows = [json.loads(x) for x in (tmp_path / "runs" / run.name / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == list(range(1, 26)) and {r["process"] for r in rows} == {"second"}
+
+
 def test_a_run_trains_on_the_threads_it_is_given(tmp_path, monkeypatch):
     """Runs trained at once share the cores: each run's training worker gets its share (BCR_TRAIN_THREADS)."""
     seen = []

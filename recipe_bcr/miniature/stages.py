@@ -187,9 +187,11 @@ def resumable(out: Path, want: dict[str, Any]) -> int | None:
     from recipe_bcr.verl_ext.resume import latest_step
 
     started = out / "run.started.json"
-    if not started.exists() or json.loads(started.read_text()) != want:
+    try:
+        made = json.loads(started.read_text())
+    except (OSError, ValueError):  # absent, or not this code's (written then renamed): nothing to resume
         return None
-    return latest_step(out / "checkpoints")
+    return latest_step(out / "checkpoints") if made == want else None
 
 
 def train_run(run: Run, root: Path, model: Path, data: Path, cfg: dict[str, Any], steps: int, threads: int = 1) -> Path:
@@ -210,7 +212,9 @@ def train_run(run: Run, root: Path, model: Path, data: Path, cfg: dict[str, Any]
         if out.exists():
             shutil.rmtree(out)
         out.mkdir(parents=True)
-        (out / "run.started.json").write_text(json.dumps(want, indent=1))
+        tmp = out / "run.started.json.tmp"
+        tmp.write_text(json.dumps(want, indent=1))
+        tmp.replace(out / "run.started.json")
     else:
         print(f"      {run.name}: resuming at step {resume_from + 1} of {steps}")
     g = cfg["grpo"]
