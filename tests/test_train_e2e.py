@@ -162,6 +162,32 @@ class TestHfRollout(EndToEnd):
         for a, b in zip(again, first + resumed, strict=True):
             assert [a[k] for k in keys] == [b[k] for k in keys], a["step"]
 
+    def test_verls_own_agent_loop_repeats_the_run(self, trained, toy):
+        """The CPU preset's agent loop (recipe_bcr/verl_ext/agent_loop.py: each loop built once, rewards computed in
+        its worker's process instead of one Ray call a row) changes where the work runs, not what it computes: verl's
+        own, selected by a null manager class, trains the first process's steps to the same rows, rewards, losses
+        and validation, every logged figure but the timings equal."""
+        root, (first_proc, first), _, _ = trained
+        stock_proc, stock = train(
+            root,
+            toy[1],
+            "hf",
+            FIRST,
+            "stock_agent_loop",
+            ("actor_rollout_ref.rollout.agent.agent_loop_manager_class=null",),
+            ckpt="ckpt_stock",
+        )
+        note = "rewards computed in this process"
+        assert note in first_proc.stdout + first_proc.stderr
+        assert note not in stock_proc.stdout + stock_proc.stderr
+        assert [r["step"] for r in stock] == [r["step"] for r in first] == list(range(1, FIRST + 1))
+        timing = ("timing", "perf/", "/perf", "throughput", "time")
+        assert any(k.startswith("val") for k in stock[-1])  # the validation at the last step is compared too
+        for a, b in zip(stock, first, strict=True):
+            keys = sorted(k for k in a if not any(t in k for t in timing))
+            assert {"bcr/acc", "actor/grad_norm", "critic/score/mean"} <= set(keys)
+            assert {k: a[k] for k in keys} == {k: b.get(k) for k in keys}, a["step"]
+
 
 @pytest.mark.parametrize("trained", ["vllm"], indirect=True)
 class TestVllmRollout(EndToEnd):

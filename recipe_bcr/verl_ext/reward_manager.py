@@ -21,7 +21,12 @@ from verl.experimental.reward_loop.reward_manager.naive import NaiveRewardManage
 
 class BCRRewardManager(NaiveRewardManager):
     async def run_single(self, data: DataProto) -> dict:
-        data = data[-1:]
+        # verl scores a trajectory's last row; one row is not sliced (a slice indexes every tensor: ~1 ms a row) but
+        # taken as a new batch over the same tensors, so that what is set below stays out of the caller's
+        if len(data) > 1:
+            data = data[-1:]
+        else:
+            data = DataProto(data.batch.clone(recurse=False), dict(data.non_tensor_batch), data.meta_info)
         width = data.batch["responses"].shape[-1]
         length = int(data.batch["attention_mask"][0, -width:].sum())
         extras = data.non_tensor_batch.get("extra_info")
