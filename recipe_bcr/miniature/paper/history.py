@@ -177,6 +177,15 @@ FOLDERS: tuple[Folder, ...] = (
         "its N=5 sections copied neighbours' questions from far back: two designs explored before the last candidate "
         "(`toy_gaps_fill20`: 20 fillers; `toy_gaps_fill_deep`: a fourth layer; registration_v3.md section 10)",
     ),
+    Folder(
+        "benchmarks/paper_v3/toy_gaps_fill20",
+        "base",
+        "base",
+        "tree",
+        V3,
+        "every precondition met (n5_acc_drop 0.098 against <= 0.10): to be named the last candidate before its toy pilot "
+        "(registration_v3.md section 10); toy_gaps_fill_deep not measured",
+    ),
 )
 SETTINGS = ("toy", "lr", "prompts_per_step", "rollouts", "steps", "steps_registered", "budget", "seeds")
 
