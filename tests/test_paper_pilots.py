@@ -17,7 +17,7 @@ from recipe_bcr.miniature.toy.model import RESOURCES, built_with
 from recipe_bcr.miniature.toy.preconditions import load_preregistration, registration
 
 V3 = load_preregistration(name="paper_v3")
-BASE = RESOURCES / "toy_model_gaps_fill"  # the registered toy's base
+BASE = RESOURCES / "toy_model_gaps_fill20"  # the registered toy's base
 
 
 def test_the_toy_is_accepted_only_when_every_pilot_seed_lies_in_the_range():
