@@ -168,3 +168,13 @@ def test_a_base_measured_with_no_part_after_it_says_no_run_was_made(tmp_path):
         x for x in render({"commit": history.COMMIT, "rows": [row]}).splitlines() if x.startswith("| `attempt/`")
     )
     assert "| toy toy_x, B 382, none (no run) |" in line and "missed allocator_share" in line
+
+
+def test_attempts_stopped_without_a_record_are_listed_after_the_table():
+    """An attempt that kept no folder is still on the path: the snapshot carries it and the section lists it."""
+    h = collect(REPO)
+    assert h["stopped"] == list(history.STOPPED) and h["stopped"]
+    text = render(h)
+    listed = text.split("Attempts stopped before they kept a record")[1]
+    assert "toy_gaps_fill20's toy pilot, first start" in " ".join(listed.split())
+    assert "Attempts stopped" not in render({**h, "stopped": []})

@@ -187,6 +187,15 @@ FOLDERS: tuple[Folder, ...] = (
         "(registration_v3.md section 10); toy_gaps_fill_deep not measured",
     ),
 )
+# Attempts stopped before they kept any record (hand-written: no folder holds them): what ran, how far, and why it
+# stopped.
+STOPPED: tuple[str, ...] = (
+    "toy_gaps_fill's toy pilot (both baseline seeds), chained after its base's measurement: stopped after ~7 minutes "
+    "(a few steps) when the base's miss of n5_acc_drop was read; nothing kept",
+    "toy_gaps_fill20's toy pilot, first start (registration 117dcd79755b93a8, launched 2026-11-29T07:12:33Z): 13 of "
+    "150 steps per seed, run beside the test suite, which its memory starved; stopped, its files moved out of the "
+    "tree, and the pilot started afresh on a quiet machine (a new launched_at); no verdict",
+)
 SETTINGS = ("toy", "lr", "prompts_per_step", "rollouts", "steps", "steps_registered", "budget", "seeds")
 
 
@@ -429,7 +438,7 @@ def collect(repo: Path = ROOT, snapshot: Path | None = None) -> dict[str, Any]:
                 raise HistoryError(f"cannot read {folder.path}: {e}\n{_fix(folder, repo, snapshot)}") from e
             row = {**old[folder.path], "next": folder.next}
         rows.append(row)
-    return {"commit": COMMIT, "rows": rows}
+    return {"commit": COMMIT, "rows": rows, "stopped": list(STOPPED)}
 
 
 def _lr(x: Any) -> str:
@@ -552,6 +561,10 @@ def render(history: dict[str, Any]) -> str:
         ]
         lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
         prev = row
+    if history.get("stopped"):
+        lines += ["", "Attempts stopped before they kept a record:", ""]
+        for note in history["stopped"]:
+            lines += textwrap.wrap(f"- {note}.", width=118, subsequent_indent="  ", break_long_words=False)
     lines += [
         "",
         *_wrap(
