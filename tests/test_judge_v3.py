@@ -161,6 +161,7 @@ def test_arms_built_to_reproduce_every_finding_do(folder, count, tmp_path):
     report = writeup_v3.write(tmp_path, result, "test")
     text = report.read_text()
     assert "**F1: reproduced.**" in text and "| oracle_cap_n1 |" in text
+    assert "| truncation step 1 -> last 20 |" in text and "(last 20)" in text  # the registered windows
     json.loads((tmp_path / "findings.json").read_text())
 
 

@@ -275,3 +275,30 @@ def test_the_third_registrations_format_gate_reads_the_last_window():
     assert gates(sagged, 3, v2)["format"]["met"] and not gates(sagged, 3, v3)["format"]["met"]
     assert gates(held, 3, v3)["format"]["met"] and gates(held, 3, v3)["all_met"]
     assert gates(held, 3, v3)["format"]["mean_last_window"] == pytest.approx(0.95)
+
+
+def test_the_third_registrations_truncation_gate_starts_at_the_bases_own_rollouts():
+    """paper_v3.yaml's `truncation_first_steps: 1`: a run whose truncation falls from 0.8 to 0 within its first
+    20 steps (the steps pilot's) meets the gate, which the window's mean (paper.yaml's start) misses; a run that
+    never truncated much misses it either way."""
+    from recipe_bcr.miniature.paper.rules import gates
+
+    v3 = space.load_config()["gates"]
+    window = {k: v for k, v in v3.items() if k != "truncation_first_steps"}
+
+    def run(trunc):
+        return [
+            {"step": s + 1, "bcr/truncation_rate": t, "bcr/fmt": 0.95, "critic/score/mean": s}
+            | {"bcr/acc_pos1": 0.9, "bcr/acc_pos3": 0.8}
+            for s, t in enumerate(trunc)
+        ]
+
+    fast = run([0.8 - 0.08 * s for s in range(10)] + [0.0] * 140)
+    flat = run([0.3] + [0.0] * 149)
+    assert v3["truncation_first_steps"] == 1
+    assert gates(fast, 3, v3)["truncation"] == {"first": pytest.approx(0.8), "last": 0.0, "met": True}
+    assert (
+        gates(fast, 3, window)["truncation"]["first"] == pytest.approx(0.22)
+        and not gates(fast, 3, window)["truncation"]["met"]
+    )
+    assert not gates(flat, 3, v3)["truncation"]["met"]

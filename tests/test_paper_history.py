@@ -178,3 +178,37 @@ def test_attempts_stopped_without_a_record_are_listed_after_the_table():
     listed = text.split("Attempts stopped before they kept a record")[1]
     assert "toy_gaps_fill20's toy pilot, first start" in " ".join(listed.split())
     assert "Attempts stopped" not in render({**h, "stopped": []})
+
+
+def test_a_steps_pilot_shows_its_bcr_runs_gates_by_the_registration_they_ran_under(tmp_path):
+    """A pilots folder with a steps pilot: the chosen steps, and each BCR pilot run judged by the gates in its own
+    plan.json (here a start window that a fast fall misses), the baseline's runs left out."""
+    folder = _base_folder(tmp_path, missed=False, pilot=True)
+    root = tmp_path / "attempt"
+    gates = {"window": 20, "truncation_last_max": 0.3, "truncation_drop_min": 0.4, "format_min": 0.9}
+    gates |= {"last_position_ratio": 0.5, "reward_tau_min": 0.5}
+    plan = json.loads((root / "plan.json").read_text())
+    (root / "plan.json").write_text(json.dumps({**plan, "launched_at": "2026-11-28T20:00:00Z", "settings": {
+        **plan["settings"], "gates": gates}}))  # fmt: skip
+    checks = [{"step": 10, "plateaued": False}, {"step": 20, "plateaued": False}]
+    (root / "steps_pilot.json").write_text(json.dumps({"steps": 20, "checks": checks}))
+    steps = [
+        {"step": s + 1, "bcr/truncation_rate": max(0.8 - 0.1 * s, 0.0), "bcr/fmt": 0.95, "critic/score/mean": s}
+        | {"bcr/acc_pos1": 0.9, "bcr/acc_pos3": 0.8}
+        for s in range(40)
+    ]
+    for name, single in (("bcr_n3_s5", False), ("baseline_n1_s5", True)):
+        (root / "runs" / name).mkdir(parents=True)
+        (root / "runs" / name / "run.json").write_text(
+            json.dumps({"name": name, "n": 1 if single else 3, "single": single})
+        )
+        (root / "runs" / name / "metrics.jsonl").write_text("".join(json.dumps(x) + "\n" for x in steps))
+    row = history.extract(folder, tmp_path)
+    assert [g["run"] for g in row["gates"]] == ["bcr_n3_s5"] and row["gates"][0]["steps"] == 40
+    assert not row["gates"][0]["gates"]["truncation"]["met"] and row["gates"][0]["gates"]["format"]["met"]
+    assert "steps pilot: 20 steps (the maximum: no plateau)" in row["gates_basis"]
+    assert row["launched_at"] == "2026-11-28T20:00:00Z"  # the plan's, before the base's measurement
+    line = next(
+        x for x in render({"commit": history.COMMIT, "rows": [row]}).splitlines() if x.startswith("| `attempt/`")
+    )
+    assert "s5 no: truncation (0.90 at step 5)" in line

@@ -74,10 +74,15 @@ def trajectory_table(root: Path, window: int) -> str:
     return "\n".join(lines)
 
 
-def gates_table(results: Sequence[dict[str, Any]]) -> str:
+def gates_table(results: Sequence[dict[str, Any]], rule: dict[str, Any] | None = None) -> str:
+    """The gates per BCR run; `rule`: the registration's `gates`, whose windows the header names (default:
+    paper.yaml's, 10 steps)."""
+    w = int(rule["window"]) if rule else 10
+    first = int(rule.get("truncation_first_steps", w)) if rule else w
+    start = "step 1" if first == 1 else f"first {first}"
     lines = [
-        "| run | steps | truncation first 10 -> last 10 | max 5-step format (step reached 0.90) | "
-        "acc last position / first (last 10) | Kendall tau of reward | gates met |",
+        f"| run | steps | truncation {start} -> last {w} | max 5-step format (step reached 0.90) | "
+        f"acc last position / first (last {w}) | Kendall tau of reward | gates met |",
         "|---|---:|---|---|---|---:|---|",
     ]
     for r in results:

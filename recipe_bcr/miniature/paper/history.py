@@ -184,8 +184,17 @@ FOLDERS: tuple[Folder, ...] = (
         "tree",
         V3,
         "every precondition met (n5_acc_drop 0.098 against <= 0.10): named the last candidate (registration_v3.md "
-        "section 10); toy_gaps_fill_deep not measured; its toy pilot (`benchmarks/paper_v3/toy_pilot.json`) accepted "
-        "it, 0.850 / 0.851",
+        "section 10); toy_gaps_fill_deep not measured; its pilots follow (next row)",
+    ),
+    Folder(
+        "benchmarks/paper_v3/pilots_amendment2",
+        "pilot",
+        "base",
+        "tree",
+        V3,
+        "truncation fell from ~0.81 to ~0 inside the gate's first window, so an engaged run missed the gate: "
+        "amendment 3 (registration_v3.md section 11) starts it at step 1, the base's own rollouts; the pilots "
+        "run again under it",
     ),
 )
 # Attempts stopped before they kept any record (hand-written: no folder holds them): what ran, how far, and why it
@@ -393,6 +402,12 @@ def _base_row(r: _Reader) -> dict[str, Any]:
     if pilot:
         accs = ", ".join(f"{k.rsplit('_', 1)[-1]} {v:.3f}" for k, v in pilot["accuracy_n1"].items())
         reading.append(f"toy pilot: N=1 accuracy {accs} -> {pilot['decision']}")
+    gate_rows = []
+    if "steps_pilot.json" in files:  # the steps pilot's BCR runs, by the gates of the registration they ran under
+        chosen = r.json("steps_pilot.json")
+        plateau = any(c["plateaued"] for c in chosen["checks"])
+        reading.append(f"steps pilot: {chosen['steps']} steps{'' if plateau else ' (the maximum: no plateau)'}")
+        gate_rows = _pilot_gates(r, plan["settings"]["gates"])
     settings = _v2_settings({**pre, "budget": {"B": _get(pre, "details", "budget_n3")}}, plan or {})
     if plan is None:  # nothing trained: the toy measured, no GRPO settings in play
         settings |= {"toy": pre["toy"], "lr": NO_RUN, "prompts_per_step": NO_RUN, "rollouts": NO_RUN}
@@ -402,13 +417,27 @@ def _base_row(r: _Reader) -> dict[str, Any]:
     }
     return {
         "registration": _registration(pre, r.folder),
-        "launched_at": pre.get("launched_at", NOT_RECORDED),
+        "launched_at": min(x["launched_at"] for x in (pre, plan or {}) if "launched_at" in x),  # the first part's
         "settings": settings,
-        "gates_basis": "; ".join(reading) + " (no BCR run)",
-        "gates": [],
+        "gates_basis": "; ".join(reading) + ("" if gate_rows else " (no BCR run)"),
+        "gates": gate_rows,
         "interpretable": False if missed else NOT_RECORDED,
         "verdicts": {},
     }
+
+
+def _pilot_gates(r: _Reader, rule: dict[str, Any]) -> list[dict[str, Any]]:
+    """The gates of a folder's BCR pilot runs (group "pilot", a group prompt) from their per-step metrics."""
+    from recipe_bcr.miniature.paper.rules import gates
+
+    out = []
+    for meta in (n for n in r.names("runs") if n.endswith("/run.json")):
+        run = r.json(meta)
+        if run.get("single"):
+            continue
+        rows = [json.loads(x) for x in r.text(meta.replace("run.json", "metrics.jsonl")).splitlines() if x.strip()]
+        out.append({"run": run["name"], "steps": len(rows), "gates": _strict(gates(rows, int(run["n"]), rule))})
+    return out
 
 
 def _fix(folder: Folder, repo: Path, snapshot: Path) -> str:

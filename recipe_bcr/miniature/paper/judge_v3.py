@@ -180,6 +180,7 @@ def judge(root: Path, cfg: dict[str, Any], pre: dict[str, Any], count: Count, co
             "overlap": (pre.get("details") or {}).get("offline", {}).get("overlap"),
         },
         "gates": gate_rows,
+        "gates_rule": dict(cfg["gates"]),
         "controls": controls(root, runs, int(cfg["gates"]["window"]), ARMS),
         "against_controls": against_controls(root, arms, boot),
         "accuracy_by_chain_n1": {a: chain_accuracy(root, arms.get(a, [])) for a in ARMS if arms.get(a)},

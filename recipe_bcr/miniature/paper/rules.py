@@ -49,10 +49,12 @@ def _mean(xs: Sequence[float]) -> float:
 def gates(rows: Sequence[dict[str, Any]], n: int, g: dict[str, Any]) -> dict[str, Any]:
     """The dynamics gates of one BCR seed (paper.yaml `gates`): each with its measured numbers and whether it is met.
     A run too short for two windows, or without a key, misses the gate that needs it (NaN is never met). Without a
-    `format_by` step (paper_v3.yaml) the format gate reads the mean over the last window (`format_window`)."""
+    `format_by` step (paper_v3.yaml) the format gate reads the mean over the last window (`format_window`). With
+    `truncation_first_steps` (paper_v3.yaml) truncation's start is the mean over that many first steps (1: the base's
+    own rollouts, before any update), so a run whose truncation falls inside the first window still shows its fall."""
     w = int(g["window"])
     trunc = [v for _, v in _series(rows, "bcr/truncation_rate")]
-    first_t, last_t = _mean(trunc[:w]), _mean(trunc[-w:])
+    first_t, last_t = _mean(trunc[: int(g.get("truncation_first_steps", w))]), _mean(trunc[-w:])
     fmt = _series(rows, "bcr/fmt")
     windows = [(fmt[k + 4][0], _mean([v for _, v in fmt[k : k + 5]])) for k in range(len(fmt) - 4)]
     reached = next((step for step, m in windows if m >= g["format_min"]), None)

@@ -85,7 +85,7 @@ Evaluation against training and warm-start groups: {_value(result["preconditions
 
 ## Training-dynamics gates per BCR seed
 
-{gates_table(result["gates"]) if result["gates"] else "No BCR run in this folder."}
+{gates_table(result["gates"], result["gates_rule"]) if result["gates"] else "No BCR run in this folder."}
 
 ## BCR and its controls
 
