@@ -417,7 +417,7 @@ def _base_row(r: _Reader) -> dict[str, Any]:
     }
     return {
         "registration": _registration(pre, r.folder),
-        "launched_at": min(x["launched_at"] for x in (pre, plan or {}) if "launched_at" in x),  # the first part's
+        "launched_at": min((x["launched_at"] for x in (pre, plan or {}) if "launched_at" in x), default=NOT_RECORDED),
         "settings": settings,
         "gates_basis": "; ".join(reading) + ("" if gate_rows else " (no BCR run)"),
         "gates": gate_rows,
