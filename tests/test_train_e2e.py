@@ -186,7 +186,11 @@ class TestHfRollout(EndToEnd):
         for a, b in zip(stock, first, strict=True):
             keys = sorted(k for k in a if not any(t in k for t in timing))
             assert {"bcr/acc", "actor/grad_norm", "critic/score/mean"} <= set(keys)
-            assert {k: a[k] for k in keys} == {k: b.get(k) for k in keys}, a["step"]
+            fixed = [k for k in keys if not k.startswith("val")]
+            assert {k: a[k] for k in fixed} == {k: b.get(k) for k in fixed}, a["step"]
+            # a validation mean once differed in its last bit between the two loops (same values, another order)
+            val = [k for k in keys if k.startswith("val")]
+            assert {k: b.get(k) for k in val} == pytest.approx({k: a[k] for k in val}, rel=1e-12), a["step"]
 
 
 @pytest.mark.parametrize("trained", ["vllm"], indirect=True)
