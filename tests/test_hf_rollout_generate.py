@@ -6,6 +6,7 @@ recomputes, and a step's requests arriving one by one end up in one batch: as ma
 those before a pause (timed on a virtual clock, `Arrivals`)."""
 
 import asyncio
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -143,18 +144,62 @@ def test_a_rows_completion_does_not_depend_on_its_batch(model, prompts):
     assert [t for t, _ in other_step] != [t for t, _ in alone]
 
 
+def _numbered(server, rows):
+    """Seeds the server gives `rows` (prompt, place) arriving in this order, within one drain."""
+    key = SamplingKey(1.0, 1.0, 0, 1.0, 8, False)
+    reqs = [_Request(p, key, None, None, place) for p, place in rows]
+    server._pending = list(reqs)
+    server._number_rows()
+    return [r.seed for r in reqs]
+
+
+def _numbering_server(step=1):
+    server = HFRolloutServer.__new__(HFRolloutServer)
+    server.seed, server._rows_taken, server._rows_step, server.global_steps = 3, {}, None, step
+    return server
+
+
 def test_the_server_numbers_a_prompts_rows_over_the_step():
     """Rows of one prompt split over two batches still get distinct seeds (else the second batch would repeat
-    the first's completions); a new step numbers afresh; a request's own seed replays it."""
-    server = HFRolloutServer.__new__(HFRolloutServer)
-    server.seed, server._rows_taken, server._rows_step, server.global_steps = 3, {}, None, 1
-    first = [server._row_seed([5, 6], None) for _ in range(2)]
-    second = [server._row_seed([5, 6], None) for _ in range(2)]
+    the first's completions); a new step numbers afresh."""
+    server = _numbering_server()
+    first = _numbered(server, [([5, 6], None)] * 2)
+    second = _numbered(server, [([5, 6], None)] * 2)
     assert len(set(first + second)) == 4
     assert first + second == [row_seed(3, 1, [5, 6], k) for k in range(4)]
     server.global_steps = 2
-    assert server._row_seed([5, 6], None) == row_seed(3, 2, [5, 6], 0)
-    assert server._row_seed([5, 6], 9) == server._row_seed([5, 6], 9) == row_seed(9, None, [5, 6], 0)
+    assert _numbered(server, [([5, 6], None)]) == [row_seed(3, 2, [5, 6], 0)]
+
+
+@pytest.mark.parametrize("order", [[0, 1, 2, 3], [3, 2, 1, 0], [2, 0, 3, 1]])
+def test_a_prompt_drawn_twice_in_a_step_gives_each_group_the_same_draws_whatever_the_arrival(order):
+    """Two GRPO groups of one prompt (positions 0 and 1 in the dispatch, 2 rollouts each) are not exchangeable: which
+    completions land in which group moves the advantages. Each row's seed follows its place (position, session),
+    however the requests arrive; numbered by arrival, the groups swapped draws."""
+    rows = [([5, 6], (0, 0)), ([5, 6], (0, 1)), ([5, 6], (1, 0)), ([5, 6], (1, 1))]
+    seeds = _numbered(_numbering_server(), [rows[i] for i in order])
+    by_place = dict(zip([rows[i][1] for i in order], seeds))
+    assert [by_place[p] for _, p in rows] == [row_seed(3, 1, [5, 6], k) for k in range(4)]
+
+
+def test_a_requests_own_seed_replays_it():
+    """A request's own seed (vLLM's meaning) fixes its draws whatever else the step holds; the server numbers none."""
+    server = _numbering_server()
+
+    async def seeds():
+        loop = asyncio.get_running_loop()
+        server._pending, server._batcher, server.config = (
+            [],
+            loop.create_future(),
+            SimpleNamespace(prompt_length=4, response_length=4),
+        )
+        tasks = [asyncio.ensure_future(server.generate([5, 6], {"seed": 9}, "r")) for _ in range(2)]
+        await asyncio.sleep(0)
+        for t in tasks:
+            t.cancel()
+        return [r.seed for r in server._pending]
+
+    assert asyncio.run(seeds()) == [row_seed(9, None, [5, 6], 0)] * 2
 
 
 @pytest.mark.parametrize(
@@ -360,7 +405,7 @@ def test_a_steps_batches_reach_the_model_in_one_order_whatever_the_arrival(monke
     monkeypatch.setattr(hf_rollout, "generate_batch", fake_generate)
 
     async def drain(arrived, max_batch):
-        server = HFRolloutServer.__new__(HFRolloutServer)
+        server = _numbering_server()
         server._pending, server.max_batch = [], max_batch
         server.model, server.eos_ids, server.pad_id, server._model_lock = None, {2}, 0, asyncio.Lock()
         await server.expect(len(arrived))  # the whole step is there: `_gather` returns at once

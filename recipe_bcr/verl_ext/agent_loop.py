@@ -6,7 +6,8 @@ generates the whole dispatch as one batch), so that work queues after the last t
 long as the generation (benchmarks/step_profile.md). This worker builds each agent loop once and calls verl's own reward
 worker code in its own process: the same `RewardLoopWorker.compute_score` on the same one-row DataProto, awaited
 instead of sent. Rows, rewards and everything written to TransferQueue are verl's (tests/test_agent_loop.py; a
-training run repeats the stock worker's exactly, tests/test_train_e2e.py). Select it with
+training run repeats the stock worker's exactly, tests/test_train_e2e.py). With the HF rollout each request also names
+its row's place in the dispatch (`hf_rollout.ROW_PLACE`), so that a run repeats however the requests arrive. Select it with
   actor_rollout_ref.rollout.agent.agent_loop_manager_class=recipe_bcr.verl_ext.agent_loop.InProcessAgentLoopManager
 (the CPU preset does). A reward model, which verl serves behind the reward workers, keeps verl's path.
 """
@@ -24,6 +25,8 @@ from verl.experimental.agent_loop.single_turn_agent_loop import SingleTurnAgentL
 from verl.experimental.reward_loop.reward_loop import RewardLoopWorker
 from verl.trainer.ppo.v1.agent_loop_tq import AgentLoopManagerTQ, AgentLoopWorkerTQ
 from verl.utils.rollout_trace import rollout_trace_attr
+
+from recipe_bcr.verl_ext.hf_rollout import ROW_PLACE
 
 
 class LocalActor:
@@ -55,6 +58,15 @@ class InProcessAgentLoopWorker(AgentLoopWorkerTQ.__ray_actor_class__):  # type: 
             self.reward_loop_worker_handles = [LocalActor(RewardLoopWorker(config))]
             print("bcr-recipe agent loop: agent loops built once, rewards computed in this process", flush=True)
         self._agent_loops: dict[str, Any] = {}
+        self._places: dict[str, int] = {}  # uid -> the prompt's position in the dispatch being generated
+        self._send_places = config.actor_rollout_ref.rollout.name == "hf"
+
+    async def generate_sequences(self, batch: Any) -> None:
+        """verl's dispatch, remembering each prompt's position in it, which its rows' requests carry to the HF
+        server (`ROW_PLACE`) so that the server numbers a prompt's rows by place, not by arrival. With several agent loop
+        workers a position is the prompt's in its worker's share, and arrival orders a prompt's rows across shares."""
+        self._places = {str(uid): i for i, uid in enumerate(batch["uid"])}
+        return await super().generate_sequences(batch)
 
     def _agent_loop(self, agent_name: str) -> Any:
         """The agent loop `agent_name`, built once: verl builds one per row with the same arguments, and a
@@ -89,6 +101,9 @@ class InProcessAgentLoopWorker(AgentLoopWorkerTQ.__ray_actor_class__):  # type: 
         ):
             if agent_name not in _agent_loop_registry:
                 raise KeyError(f"Agent loop {agent_name} not registered; registered: {sorted(_agent_loop_registry)}")
+            place = self._places.get(str(kwargs.get("uid"))) if self._send_places else None
+            if place is not None:
+                sampling_params = {**sampling_params, ROW_PLACE: (place, int(kwargs["session_id"]))}
             output = await self._agent_loop(agent_name).run(sampling_params, **kwargs)
             return await self._agent_loop_postprocess(output, trajectory["validate"], **kwargs)
 

@@ -68,6 +68,7 @@ def sampling_key(params: dict[str, Any], default_max_tokens: int) -> SamplingKey
         "logprobs",
         "ignore_eos",
         "seed",
+        ROW_PLACE,
     }
     unknown = sorted(set(params) - known)
     if unknown:
@@ -88,12 +89,18 @@ def sampling_key(params: dict[str, Any], default_max_tokens: int) -> SamplingKey
     )
 
 
+ROW_PLACE = "bcr_row_place"
+"""A sampling parameter the agent loop may add: the row's place in its dispatch, (the prompt's position, its session),
+which numbers the rows of a prompt in place of their arrival (`HFRolloutServer._number_rows`)."""
+
+
 @dataclass
 class _Request:
     prompt_ids: list[int]
     key: SamplingKey
-    seed: int
+    seed: Optional[int]  # None until the server numbers the row (`_number_rows`); set now for a request's own seed
     future: asyncio.Future = field(repr=False)
+    place: Optional[tuple[int, ...]] = None  # ROW_PLACE
 
 
 def trim_completion(row: list[int], eos_ids: set[int]) -> list[int]:
@@ -380,7 +387,10 @@ class HFRolloutServer:
         key = sampling_key(dict(sampling_params), default)
         key = SamplingKey(**{**key.__dict__, "max_tokens": max(1, min(key.max_tokens, default))})
         fut = asyncio.get_running_loop().create_future()
-        self._pending.append(_Request(prompt_ids, key, self._row_seed(prompt_ids, sampling_params.get("seed")), fut))
+        own = sampling_params.get("seed")
+        seed = None if own is None else row_seed(int(own), None, prompt_ids, 0)  # a request's own seed replays it
+        place = sampling_params.get(ROW_PLACE)
+        self._pending.append(_Request(prompt_ids, key, seed, fut, None if place is None else tuple(place)))
         if self._batcher is None or self._batcher.done():
             self._batcher = asyncio.create_task(self._drain())
         token_ids, log_probs = await fut
@@ -391,15 +401,22 @@ class HFRolloutServer:
             extra_fields={"global_steps": self.global_steps},
         )
 
-    def _row_seed(self, prompt_ids: list[int], request_seed: Any) -> int:
-        """A request's own seed replays it (vLLM's meaning of a seed); otherwise the server's seed, the
-        step, and how many rows of this prompt it took before in the step (`row_seed`)."""
-        if request_seed is not None:
-            return row_seed(int(request_seed), None, prompt_ids, 0)
+    def _number_rows(self) -> None:
+        """Seeds for the waiting rows that came without one: (the server's seed, the step, the prompt, how many rows
+        of that prompt the server took before it in this step), `row_seed`.
+
+        A prompt's rollouts are exchangeable, but a prompt drawn twice in a step (two GRPO groups of equal text) is
+        not: which of its completions land in which group moves the advantages. Numbered by arrival, that depended on
+        timing (a toy pilot's seed drifted at step 30 with the same completions in other groups), so rows are numbered
+        in the order of their places in the dispatch (`ROW_PLACE`, which the in-process agent loop sends), arrival
+        only among rows without one."""
         if self._rows_step != self.global_steps:
             self._rows_taken, self._rows_step = {}, self.global_steps
-        k = self._rows_taken[tuple(prompt_ids)] = self._rows_taken.get(tuple(prompt_ids), -1) + 1
-        return row_seed(self.seed, self.global_steps, prompt_ids, k)
+        unnumbered = [r for r in self._pending if r.seed is None]
+        for r in sorted(unnumbered, key=lambda r: (r.place is None, r.place or ())):  # stable: arrival breaks ties
+            prompt = tuple(r.prompt_ids)
+            k = self._rows_taken[prompt] = self._rows_taken.get(prompt, -1) + 1
+            r.seed = row_seed(self.seed, self.global_steps, r.prompt_ids, k)
 
     async def _gather(self, quiet_s: float = 0.1, stall_s: float = 60.0, poll_s: float = 0.005) -> None:
         """Wait until the announced dispatch has fully arrived (`expect`); unannounced, until none has arrived for
@@ -435,6 +452,7 @@ class HFRolloutServer:
         # batch, and where each sits in its matmuls, is fixed by the rows alone (a step of 16 prompts x 8 rollouts
         # is two batches of 64; taken in arrival order, the rows of each depended on timing)
         while self._pending:
+            self._number_rows()  # rows that arrived while a batch ran, too
             self._pending.sort(key=lambda r: (r.prompt_ids, r.seed))
             key = self._pending[0].key
             batch = [r for r in self._pending if r.key == key][: self.max_batch]
