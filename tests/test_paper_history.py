@@ -212,3 +212,28 @@ def test_a_steps_pilot_shows_its_bcr_runs_gates_by_the_registration_they_ran_und
         x for x in render({"commit": history.COMMIT, "rows": [row]}).splitlines() if x.startswith("| `attempt/`")
     )
     assert "s5 no: truncation (0.90 at step 5)" in line
+
+
+def test_a_folder_that_left_the_tree_is_read_at_its_own_commit(tmp_path):
+    """Each folder names the last commit that held it: one removed later is read there, not from the tree, and its row
+    says where."""
+    _base_folder(tmp_path, missed=True, pilot=True)
+
+    def git(*args: str) -> str:
+        return history._git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", *args).strip()
+
+    git("init", "-q")
+    git("add", "attempt")
+    git("commit", "-qm", "attempt")
+    held = git("rev-parse", "HEAD")
+    shutil.rmtree(tmp_path / "attempt")
+    git("commit", "-qam", "attempt leaves the tree")
+    folder = history.Folder("attempt", "base", "base", held, history.V3, "the toy amended")
+    row = history.extract(folder, tmp_path)
+    assert row["at"] == held and "missed allocator_share 0.671" in row["gates_basis"]
+    line = next(
+        x for x in render({"commit": history.COMMIT, "rows": [row]}).splitlines() if x.startswith("| `attempt/`")
+    )
+    assert line.startswith(f"| `attempt/` (at `{held[:7]}`) |")
+    with pytest.raises(OSError):  # the folder is not in the tree, so a "tree" folder cannot be read
+        history.extract(history.Folder("attempt", "base", "base", "tree", history.V3, "x"), tmp_path)

@@ -5,8 +5,8 @@ snapshot, so a checkout without git history still has it) and the section "Earli
 between the `<!-- path:begin -->` / `<!-- path:end -->` markers of benchmarks/paper/report.md and docs/miniature.md;
 `--check` exits 1 when any of the three differs from what `--write` would write.
 
-The earlier folders left the tree; their files are read with `git show <commit>:<path>` at `COMMIT`, or, where git or
-that commit is not there, taken from the snapshot. The folders still in the tree are read from the tree. The only
+A folder that left the tree is read with `git show <commit>:<path>` at the last commit that held it (its `where`), or,
+where git or that commit is not there, taken from the snapshot. The folders still in the tree are read from the tree. The only
 hand-written parts are `FOLDERS` below: which folders, in the order they ran, and the one-line note on what was
 changed after each (a person's reading; the settings that differ from the row before are computed).
 """
@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[3]
-COMMIT = "ba05637e0f50dc2f2e72f605f17e09300b7bdfbc"  # the last commit holding every earlier folder
+COMMIT = "ba05637e0f50dc2f2e72f605f17e09300b7bdfbc"  # the last commit holding the first two registrations' folders
+AMENDMENT2 = "2245be765d3d25829c148bdbe065c94d435e63d0"  # the last commit holding paper_v3's pilots under amendment 2
 SNAPSHOT = Path("benchmarks") / "paper" / "history.json"
 REPORT = Path("benchmarks") / "paper" / "report.md"
 DOCS = Path("docs") / "miniature.md"
@@ -44,7 +45,7 @@ class Folder:
     kind: str  # "main part", "rerun" (the same command from a fresh clone), "pilot", "trial"
     form: str  # "v1" (findings.json + paper_config.json), "part" (findings.json + plan.json), "pilot" (pilot.json +
     # plan.json), "base" (plan.json + base_preconditions.json [+ toy_pilot.json]: a registration stopped at its base)
-    where: str  # "git" (at COMMIT) or "tree"
+    where: str  # "tree", or the commit (40 hex digits) whose tree holds the folder after it left ours
     registration: str  # the registration when the folder records none of its own
     next: str  # hand-written: what was changed after this result
 
@@ -57,7 +58,7 @@ FOLDERS: tuple[Folder, ...] = (
         "benchmarks/paper_24_steps",
         "trial",
         "v1",
-        "git",
+        COMMIT,
         V1,
         "the whole first command: 3 seeds, 40 steps, the ablations (next row)",
     ),
@@ -65,7 +66,7 @@ FOLDERS: tuple[Folder, ...] = (
         "benchmarks/paper_v1",
         "main part",
         "v1",
-        "git",
+        COMMIT,
         V1,
         "the same command from a fresh clone (next row)",
     ),
@@ -73,7 +74,7 @@ FOLDERS: tuple[Folder, ...] = (
         "benchmarks/paper_fresh_clone",
         "rerun",
         "v1",
-        "git",
+        COMMIT,
         V1,
         "the mechanism never engaged (format 0 at every step): a second registration (`paper.yaml`) with gates, "
         "controls and a two-sided fit",
@@ -82,7 +83,7 @@ FOLDERS: tuple[Folder, ...] = (
         "benchmarks/paper/pilot",
         "pilot",
         "pilot",
-        "git",
+        COMMIT,
         V2,
         "the same pilot on the faster CPU step (7700c18)",
     ),
@@ -90,44 +91,44 @@ FOLDERS: tuple[Folder, ...] = (
         "benchmarks/paper/pilot_rerun",
         "pilot",
         "pilot",
-        "git",
+        COMMIT,
         V2,
         "format reached 0.90 after step 50 on float rounding alone: lr 4e-4 (2372aa8)",
     ),
-    Folder("benchmarks/paper/pilot_lr4", "pilot", "pilot", "git", V2, "the main part at lr 4e-4"),
-    Folder("benchmarks/paper/lr4", "main part", "part", "git", V2, "the same command from a fresh clone"),
+    Folder("benchmarks/paper/pilot_lr4", "pilot", "pilot", COMMIT, V2, "the main part at lr 4e-4"),
+    Folder("benchmarks/paper/lr4", "main part", "part", COMMIT, V2, "the same command from a fresh clone"),
     Folder(
         "benchmarks/paper/lr4/fresh_clone",
         "rerun",
         "part",
-        "git",
+        COMMIT,
         V2,
         "seed 0 lost first-position accuracy in 3 of 4 runs at 4e-4: diagnostic pilots of seed 3 at 4e-4 and 2e-4",
     ),
-    Folder("benchmarks/paper/pilot_lr3/lr4_s3", "pilot", "pilot", "git", V2, "(run beside the next row)"),
+    Folder("benchmarks/paper/pilot_lr3/lr4_s3", "pilot", "pilot", COMMIT, V2, "(run beside the next row)"),
     Folder(
         "benchmarks/paper/pilot_lr3/lr2_s3",
         "pilot",
         "pilot",
-        "git",
+        COMMIT,
         V2,
         "lr 3e-4 registered with a rule to keep it or return to 2e-4 (303e4ea), piloted on seeds 3 and 4",
     ),
-    Folder("benchmarks/paper/pilot_lr3/s3", "pilot", "pilot", "git", V2, "(run beside the next row)"),
+    Folder("benchmarks/paper/pilot_lr3/s3", "pilot", "pilot", COMMIT, V2, "(run beside the next row)"),
     Folder(
         "benchmarks/paper/pilot_lr3/s4",
         "pilot",
         "pilot",
-        "git",
+        COMMIT,
         V2,
         "3e-4 missed its rule (last position, reward trend): the main part at 2e-4 (e9ebbc4)",
     ),
-    Folder("benchmarks/paper/prompts8", "main part", "part", "git", V2, "the same command from a fresh clone"),
+    Folder("benchmarks/paper/prompts8", "main part", "part", COMMIT, V2, "the same command from a fresh clone"),
     Folder(
         "benchmarks/paper/prompts8/fresh_clone",
         "rerun",
         "part",
-        "git",
+        COMMIT,
         V2,
         "format's step 50 split seeds by chance at 8 prompts: 16 prompts a step (f97213e), piloted first",
     ),
@@ -140,12 +141,12 @@ FOLDERS: tuple[Folder, ...] = (
         V2,
         "both met every gate on their first 60 steps: the main part at 60 steps by the steps rule",
     ),
-    Folder("benchmarks/paper/arrival_batches", "main part", "part", "git", V2, "the same command from a fresh clone"),
+    Folder("benchmarks/paper/arrival_batches", "main part", "part", COMMIT, V2, "the same command from a fresh clone"),
     Folder(
         "benchmarks/paper/arrival_batches/fresh_clone",
         "rerun",
         "part",
-        "git",
+        COMMIT,
         V2,
         "which rows shared a rollout batch depended on arrival: the HF rollout sorts a step before batching it "
         "(162652a); the main part again",
@@ -190,7 +191,7 @@ FOLDERS: tuple[Folder, ...] = (
         "benchmarks/paper_v3/pilots_amendment2",
         "pilot",
         "base",
-        "tree",
+        AMENDMENT2,
         V3,
         "truncation fell from ~0.81 to ~0 inside the gate's first window, so an engaged run missed the gate: "
         "amendment 3 (registration_v3.md section 11) starts it at step 1, the base's own rollouts; the pilots "
@@ -228,8 +229,8 @@ class _Reader:
 
     def text(self, name: str) -> str:
         path = f"{self.folder.path}/{name}"
-        if self.folder.where == "git":
-            return _git(self.repo, "show", f"{COMMIT}:{path}")
+        if self.folder.where != "tree":
+            return _git(self.repo, "show", f"{self.folder.where}:{path}")
         return (self.repo / path).read_text(encoding="utf-8")
 
     def json(self, name: str) -> Any:
@@ -238,8 +239,8 @@ class _Reader:
     def names(self, under: str) -> list[str]:
         """File names under `under` (relative to the folder)."""
         base = f"{self.folder.path}/{under}"
-        if self.folder.where == "git":
-            out = _git(self.repo, "ls-tree", "-r", "--name-only", COMMIT, base + "/")
+        if self.folder.where != "tree":
+            out = _git(self.repo, "ls-tree", "-r", "--name-only", self.folder.where, base + "/")
             return sorted(line[len(self.folder.path) + 1 :] for line in out.splitlines() if line)
         root = self.repo / base
         return sorted(str(p.relative_to(self.repo / self.folder.path)) for p in root.rglob("*") if p.is_file())
@@ -333,7 +334,7 @@ def extract(folder: Folder, repo: Path) -> dict[str, Any]:
     r = _Reader(repo, folder)
     row: dict[str, Any] = {
         "folder": folder.path,
-        "at": COMMIT if folder.where == "git" else "tree",
+        "at": folder.where,
         "kind": folder.kind,
     }
     if folder.form == "v1":
@@ -441,9 +442,10 @@ def _pilot_gates(r: _Reader, rule: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _fix(folder: Folder, repo: Path, snapshot: Path) -> str:
-    if folder.where == "git":
+    if folder.where != "tree":
+        at = folder.where[:7]
         return (
-            f"`{folder.path}` is read from git at commit {COMMIT[:7]} (`git -C {repo} show {COMMIT[:7]}:{folder.path}/...`)"
+            f"`{folder.path}` is read from git at commit {at} (`git -C {repo} show {at}:{folder.path}/...`)"
             f" and {snapshot} does not hold it. Fix: in a clone with full history (`git fetch --unshallow`) run "
             f"`python -m recipe_bcr.miniature.paper.history --write`, or restore the snapshot with "
             f"`git checkout -- {SNAPSHOT}`"
@@ -464,7 +466,7 @@ def collect(repo: Path = ROOT, snapshot: Path | None = None) -> dict[str, Any]:
         try:
             row = extract(folder, repo)
         except OSError as e:
-            if folder.where != "git" or folder.path not in old:
+            if folder.where == "tree" or folder.path not in old:
                 raise HistoryError(f"cannot read {folder.path}: {e}\n{_fix(folder, repo, snapshot)}") from e
             row = {**old[folder.path], "next": folder.next}
         rows.append(row)
@@ -562,8 +564,8 @@ def render(history: dict[str, Any]) -> str:
     intro = (
         "Every main part, rerun and pilot of the miniature in the order they ran, each read from its own records by "
         "`python -m recipe_bcr.miniature.paper.history --write` (snapshot: `benchmarks/paper/history.json`). "
-        f"Folders at commit `{short}` left the tree: `git show {short}:<folder>/findings.json` (or `pilot.json`, "
-        f'`plan.json`, `report.md`), or `git checkout {short} -- <folder>`. "{NOT_RECORDED}": the folder\'s files '
+        "A folder marked (at `<commit>`) left the tree: `git show <commit>:<folder>/findings.json` (or `pilot.json`, "
+        f'`plan.json`, `report.md`), or `git checkout <commit> -- <folder>`. "{NOT_RECORDED}": the folder\'s files '
         "do not hold the value. Gates per BCR seed: `all` or the gates missed, with the step at which format's "
         '5-step mean first reached 0.90. "Changed" is computed from the records (settings other than seeds, '
         "and the registration's commit, against the row above); \"what changed next\" is a person's note."
@@ -578,7 +580,7 @@ def render(history: dict[str, Any]) -> str:
     ]
     prev = None
     for row in history["rows"]:
-        where = f" (at `{short}`)" if row["at"] != "tree" else ""
+        where = f" (at `{row['at'][:7]}`)" if row["at"] != "tree" else ""
         cells = [
             f"`{row['folder']}/`{where}",
             row["kind"],
