@@ -27,6 +27,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[3]
 COMMIT = "ba05637e0f50dc2f2e72f605f17e09300b7bdfbc"  # the last commit holding the first two registrations' folders
 AMENDMENT2 = "2245be765d3d25829c148bdbe065c94d435e63d0"  # the last commit holding paper_v3's pilots under amendment 2
+TOY_GAPS = "34ed6e32fec1f75607baeccaf8aee3acb965d7a6"  # the last commit holding toy_gaps' base and toy pilot
 SNAPSHOT = Path("benchmarks") / "paper" / "history.json"
 REPORT = Path("benchmarks") / "paper" / "report.md"
 DOCS = Path("docs") / "miniature.md"
@@ -164,7 +165,7 @@ FOLDERS: tuple[Folder, ...] = (
         "benchmarks/paper_v3/toy_gaps",
         "base",
         "base",
-        "tree",
+        TOY_GAPS,
         V3,
         "the toy amended (`toy_gaps_fill`: up to 28 fillers, so the fit rule's B leaves room for the useful "
         "re-checks; the fit rule simulated before its base was built)",
