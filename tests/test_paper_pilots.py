@@ -55,14 +55,14 @@ def test_the_main_part_needs_the_steps_pilots_choice(tmp_path):
 def stand_ins(monkeypatch):
     """The registered toy's committed base (not built again), and training / evaluation stand-ins that record what
     they were asked."""
-    seen = {"trained": {}, "evaluated": {}}
+    seen = {"trained": {}, "evaluated": {}, "events": []}
 
     def ensure(cache, task, mspec, **kw):
         return BASE
 
     def train(run, root, model, data, cfg, steps, threads):
         out = root / "runs" / run.name
-        if (out / "run.json").exists():  # as train_run: a finished run is not trained again
+        if (out / "hf_model").exists() and (out / "run.json").exists():  # as train_run: finished, not trained again
             return out / "hf_model"
         (out / "hf_model").mkdir(parents=True, exist_ok=True)
         (out / "run.json").write_text(json.dumps({**run.__dict__, "extra": [], "steps": steps}))
@@ -70,14 +70,18 @@ def stand_ins(monkeypatch):
         rows = [{"step": s, "bcr/acc": acc} for s in range(1, steps + 1)]
         (out / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
         seen["trained"][run.name] = (run, steps)
+        seen["events"].append(("trained", run.name))
         return out / "hf_model"
 
     def evaluate(label, model, ns, root, bench, ev, threads=None):
         out = root / "eval" / label
+        if (out / "summary.json").exists():  # as evaluate: done, not evaluated again
+            return out
         out.mkdir(parents=True, exist_ok=True)
         rows = [{"n": n, "benchmark": "Toy", "acc": 0.86 if label.startswith("baseline") else 0.8} for n in ns]
         (out / "summary.json").write_text(json.dumps(rows))
         seen["evaluated"][label] = list(ns)
+        seen["events"].append(("evaluated", label))
         seen["bench"] = bench
         return out
 
@@ -96,7 +100,7 @@ def _measured(root: Path) -> None:
     (root / "base_preconditions.json").write_text(json.dumps(pre))
 
 
-def test_the_third_registrations_parts_run_in_their_registered_order(tmp_path, stand_ins, monkeypatch):
+def test_the_third_registrations_parts_run_in_their_registered_order(tmp_path, stand_ins, monkeypatch, capsys):
     out = tmp_path / "v3"
     third = ["registration=paper_v3"]
     # the steps pilot and the main part need what comes before them, and say so before measuring anything
@@ -125,7 +129,7 @@ def test_the_third_registrations_parts_run_in_their_registered_order(tmp_path, s
     stand_ins["evaluated"].clear()
     monkeypatch.setattr(paper, "write_findings", lambda root, *a, **k: root / "report.md")
     (out / "report.md").write_text("report")
-    assert paper.run_paper(str(out), third) == 0
+    assert paper.run_paper(str(out), [*third, "jobs=1"]) == 0
     every = [int(n) for n in V3["eval"]["n"]]
     assert stand_ins["evaluated"] and all(ns == every for ns in stand_ins["evaluated"].values())
     trained = {name: run for name, (run, steps) in stand_ins["trained"].items() if steps == chosen["steps"]}
@@ -134,3 +138,18 @@ def test_the_third_registrations_parts_run_in_their_registered_order(tmp_path, s
     assert seeds == {arm: c["seeds"] for arm, c in V3["controls"].items()}
     assert sorted(r.seed for n, r in trained.items() if n.startswith("bcr_n3_s")) == V3["seeds"]
     assert dict(trained["oracle_cap_n1_s0"].token_caps)  # the oracle arm carries its caps by chain length
+    events = stand_ins["events"]  # each run evaluated as soon as it is trained, before the next one trains
+    assert all(events.index(("evaluated", name)) == events.index(("trained", name)) + 1 for name in trained)
+
+    # another machine: the merged models (ignored by git) are gone; run.json, metrics and evaluations are committed
+    for hf in out.glob("runs/*/hf_model"):
+        hf.rmdir()
+    stand_ins["trained"].clear()
+    stand_ins["evaluated"].clear()
+    assert paper.run_paper(str(out), third) == 0
+    assert stand_ins["trained"] == {} and stand_ins["evaluated"] == {}  # nothing trained or evaluated again
+    # an evaluation of a run that no run.json records is refused, not taken as that run's
+    (out / "runs" / "n2_s0" / "run.json").unlink()
+    assert paper.run_paper(str(out), third) == 2
+    assert f"{out / 'eval' / 'n2_s0'} holds an evaluation of a run that" in capsys.readouterr().err
+    assert stand_ins["trained"] == {}

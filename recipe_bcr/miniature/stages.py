@@ -157,10 +157,10 @@ def identity(run: Run, steps: int) -> dict[str, Any]:
     return {**run.__dict__, "extra": list(run.extra), "steps": steps, "token_caps": [list(c) for c in run.token_caps]}
 
 
-def finished(run: Run, root: Path, steps: int) -> bool:
-    """Whether `run` is trained and merged in `root` with these settings; a different one there is refused."""
+def recorded(run: Run, root: Path, steps: int) -> bool:
+    """Whether `root` records `run` as trained with these settings (its run.json); a different one there is refused."""
     out = root / "runs" / run.name
-    if not ((out / "hf_model" / "config.json").exists() and (out / "run.json").exists()):
+    if not (out / "run.json").exists():
         return False
     made = json.loads((out / "run.json").read_text())
     want = identity(run, steps)
@@ -173,6 +173,11 @@ def finished(run: Run, root: Path, steps: int) -> bool:
             "or use another out=DIR"
         )
     return True
+
+
+def finished(run: Run, root: Path, steps: int) -> bool:
+    """Whether `run` is trained and merged in `root` with these settings; a different one there is refused."""
+    return (root / "runs" / run.name / "hf_model" / "config.json").exists() and recorded(run, root, steps)
 
 
 def train_group_count(data_cfg: dict[str, Any], cfg: dict[str, Any]) -> int:

@@ -15,7 +15,8 @@ way, from its last checkpoint, every 10 steps):
     part=pilot: BCR at the first seed only, then its gates (pilot.json): a pilot may lower train_steps for the
     runs after it, never a threshold;
 (d) evaluation (`python -m recipe_bcr.eval`) of the base and every main run at N = eval.n, of every ablation run at
-    N=1, on eval.problems toy problems;
+    N=1, on eval.problems toy problems: each run as soon as it is trained, so a run with its run.json, metrics.jsonl
+    and evaluation committed is done on any machine (its model, ignored by git, is not needed again);
 (e) findings.json and report.md (paper_findings, paper_writeup) from everything in DIR; part=findings does only this,
     so a committed folder (benchmarks/paper/: run metrics, evaluation samples and summaries, no models) is judged
     again by the same code.
@@ -41,7 +42,7 @@ from recipe_bcr.miniature.paper.pilots import (
     steps_runs,
     write_json,
 )
-from recipe_bcr.miniature.stages import Run, at_once, evaluate, train_run, write_data
+from recipe_bcr.miniature.stages import Run, at_once, evaluate, recorded, train_run, write_data
 from recipe_bcr.verl_ext.threads import usable_cores
 
 # Keys of the command itself (not of paper.yaml): what to run, and whether a missed precondition stops it
@@ -259,25 +260,61 @@ def write_pilot(root: Path, run: Run, cfg: dict[str, Any], context: dict[str, An
     print(f"pilot: gates {'all met' if result[0]['gates']['all_met'] else 'NOT all met'} -> {root / 'pilot.json'}")
 
 
-def evaluations(
+def trained_then_evaluated(
+    run: Run,
+    root: Path,
+    base: Path,
+    data: Path,
+    cfg: dict[str, Any],
+    steps: int,
+    threads: int,
+    bench: Path,
+    ns: list[int],
+) -> Path:
+    """One run trained and merged (`train_run`), then evaluated at the group sizes `ns` -> root/eval/<run>. A run that
+    root records (run.json) and has evaluated is done even where its model is gone: what the findings read is kept
+    in git run by run, and a new machine goes on from there."""
+    done = root / "eval" / run.name
+    if (done / "summary.json").exists():
+        if recorded(run, root, steps):
+            print(f"      {run.name}: trained and evaluated earlier ({done})")
+            return done
+        raise ValueError(
+            f"{done} holds an evaluation of a run that {root / 'runs' / run.name / 'run.json'} does not record: "
+            f"delete {done} to train and evaluate {run.name} again"
+        )
+    ev = cfg["eval"]
+    hf = train_run(run, root, base, data, cfg, steps, threads)
+    return evaluate(run.name, hf, ns, root, bench, ev, int(ev.get("threads", EVAL_THREADS)))
+
+
+def part_work(
     root: Path,
     runs: list[Run],
     base: Path,
-    models: dict[str, Path],
+    data: dict[tuple, Path],
+    cfg: dict[str, Any],
+    steps: int,
+    threads: int,
     bench: Path,
-    ev: dict[str, Any],
     with_base: bool,
     every_n: bool = False,
 ) -> list[tuple[str, Callable[[], Path]]]:
-    """The evaluation stages of a part: the base (main part only) and BCR at every registered N, the controls and
-    ablations at N=1 (what the second registration's F1, F4 and F5 read); `every_n`: every arm at every N (the
-    third's F2 compares BCR's fall over N with the baseline's)."""
+    """A part's stages for `at_once`: the base's evaluation (main part only), then each run trained and evaluated,
+    BCR at every registered N, the controls and ablations at N=1 (what the second registration's F1, F4 and F5
+    read); `every_n`: every arm at every N (the third's F2 compares BCR's fall over N with the baseline's)."""
+    ev = cfg["eval"]
     ns = [int(n) for n in ev["n"]]
-    threads = int(ev.get("threads", EVAL_THREADS))
-    todo = [("base", partial(evaluate, "base", base, ns, root, bench, ev, threads))] if with_base else []
-    for run in runs:
-        at = ns if run.group == "main" or every_n else [1]
-        todo.append((run.name, partial(evaluate, run.name, models[run.name], at, root, bench, ev, threads)))
+    todo = []
+    if with_base:
+        todo.append(
+            ("base", partial(evaluate, "base", base, ns, root, bench, ev, int(ev.get("threads", EVAL_THREADS))))
+        )
+    for r in runs:
+        at = ns if r.group == "main" or every_n else [1]
+        todo.append(
+            (r.name, partial(trained_then_evaluated, r, root, base, data[r.data_key], cfg, steps, threads, bench, at))
+        )
     return todo
 
 
@@ -385,25 +422,26 @@ def run_part(out: str, keys: dict[str, Any], overrides: list[str], ship_name: st
 
     jobs = keys["jobs"]
     threads = max(1, usable_cores() // jobs)  # each run's training worker: its share of the cores
-    print(f"[3/5] {len(runs)} GRPO run(s) of {steps} steps, {jobs} at once -> {root / 'runs'}")
+    timing = root / "wall_seconds.json"
     try:
-        trained = at_once(
-            jobs,
-            [(r.name, partial(train_run, r, root, model, data[r.data_key], cfg, steps, threads)) for r in runs],
-            t0,
+        if part == "pilot":
+            print(f"[3/5] {len(runs)} GRPO run(s) of {steps} steps -> {root / 'runs'}")
+            at_once(
+                jobs,
+                [(r.name, partial(train_run, r, root, model, data[r.data_key], cfg, steps, threads)) for r in runs],
+                t0,
+            )
+            write_pilot(root, runs[0], cfg, context)
+            _add_time(timing, part, time.time() - t0)
+            return 0
+        print(
+            f"[3/5] {len(runs)} GRPO run(s) of {steps} steps, {jobs} at once -> {root / 'runs'}\n"
+            f"[4/5] each evaluated once trained, on {ev['problems']} problems -> {root / 'eval'}"
         )
+        at_once(jobs, part_work(root, runs, model, data, cfg, steps, threads, bench, part == "main", third), t0)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    models = dict(trained)
-    timing = root / "wall_seconds.json"
-    if part == "pilot":
-        write_pilot(root, runs[0], cfg, context)
-        _add_time(timing, part, time.time() - t0)
-        return 0
-
-    print(f"[4/5] evaluation on {ev['problems']} problems, {jobs} at once -> {root / 'eval'}")
-    at_once(jobs, evaluations(root, runs, model, models, bench, ev, with_base=part == "main", every_n=third), t0)
     print(f"[5/5] findings -> {root / 'findings.json'}, {root / 'report.md'}")
     report = write_findings(root, cfg, pre, model, context, made_by)
     _add_time(timing, part, time.time() - t0)
@@ -411,6 +449,10 @@ def run_part(out: str, keys: dict[str, Any], overrides: list[str], ship_name: st
     if ship_name:
         from recipe_bcr.miniature.paper.ship import ship_run
 
+        run = next(r for r in runs if r.name == ship_name)
+        train_run(
+            run, root, model, data[run.data_key], cfg, steps, threads
+        )  # its model again, where this machine lacks it
         print(f"the demo's trained model: {ship_run(root, ship_name)} (run {ship_name})")
     return 0
 
@@ -427,10 +469,9 @@ def toy_pilot_part(
     data = write_data(root, runs, toy["data"], {**cfg, "train_steps": steps}, task)
     bench = write_toy_benchmark(root / "data" / "toy_benchmark.jsonl", int(ev["problems"]), int(ev["seed"]), task)
     threads = max(1, usable_cores() // jobs)
-    work = [(r.name, partial(train_run, r, root, model, data[r.data_key], cfg, steps, threads)) for r in runs]
-    models = dict(at_once(jobs, work, t0))
-    ev1 = {**ev, "n": [1]}
-    at_once(jobs, evaluations(root, runs, model, models, bench, ev1, with_base=False), t0)
+    at_once(
+        jobs, part_work(root, runs, model, data, {**cfg, "eval": {**ev, "n": [1]}}, steps, threads, bench, False), t0
+    )
     verdict = judge_toy({r.name: accuracy_n1(root / "eval" / r.name) for r in runs}, cfg["toy_pilot"])
     write_json(root / "toy_pilot.json", {**context, "steps": steps, "toy": cfg["toy"], **verdict})
     _add_time(root / "wall_seconds.json", "toy_pilot", time.time() - t0)
