@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,17 @@ def _no_git(monkeypatch):
 
 def test_the_committed_section_and_snapshot_are_current():
     assert main(["--check"]) == 0, "run: python -m recipe_bcr.miniature.paper.history --write"
+
+
+def test_every_folder_read_from_git_names_a_commit_that_holds_it():
+    """`collect` falls back to the snapshot when git cannot read a folder (a clone without the history), so a mistyped
+    `where` would render from the snapshot without a word: each must name a commit of this repository holding it."""
+    shallow = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--is-shallow-repository"], capture_output=True)
+    if shallow.returncode != 0 or shallow.stdout.strip() != b"false":
+        pytest.skip("not a git checkout with full history (the fallback to the snapshot is tested below)")
+    for folder in (f for f in history.FOLDERS if f.where != "tree"):
+        held = subprocess.run(["git", "-C", str(REPO), "cat-file", "-e", f"{folder.where}:{folder.path}/"])
+        assert held.returncode == 0, f"{folder.path}: commit {folder.where} does not hold it (history.FOLDERS)"
 
 
 def test_the_snapshot_is_strict_json_with_every_folder():
