@@ -4,8 +4,10 @@ that every finding should read "reproduced" do, and a trained baseline outside i
 
 from __future__ import annotations
 
+import gzip
 import json
 import random
+import shutil
 from pathlib import Path
 
 import pytest
@@ -175,3 +177,23 @@ def test_a_trained_baseline_off_its_range_makes_f1_alone_not_interpretable(folde
     missed["rows"][0]["met"] = False
     every = judge_v3.judge(folder, V3, missed, count, _context())
     assert {f["verdict"] for f in every["findings"].values()} == {"not interpretable"}
+
+
+def test_f5_reads_a_committed_compressed_dump_as_verl_wrote_it(folder, count, tmp_path):
+    """A penalty run's rollouts committed as `<step>.jsonl.gz` (what a fresh clone holds) judge F5 as the plain dump."""
+    plain = judge_v3.judge(folder, V3, _pre(), count, _context())["findings"]["F5"]
+    root = tmp_path / "v3"
+    shutil.copytree(folder, root)
+    for path in root.glob("runs/*/rollouts/*.jsonl"):
+        path.with_name(path.name + ".gz").write_bytes(gzip.compress(path.read_bytes(), mtime=0))
+        path.unlink()
+    assert judge_v3.judge(root, V3, _pre(), count, _context())["findings"]["F5"] == plain
+
+
+def test_a_penalty_run_without_the_rollouts_f5_reads_is_refused_not_judged_untestable(folder, count, tmp_path):
+    root = tmp_path / "v3"
+    shutil.copytree(folder, root)
+    run = next(p.parent for p in sorted(root.glob("runs/*/rollouts")))
+    (run / "rollouts" / "20.jsonl").unlink()  # e.g. a dump left on a machine that was not kept
+    with pytest.raises(ValueError, match=rf"{run.name}/rollouts lacks the rollouts of step\(s\) 20\.\.20 that F5"):
+        judge_v3.judge(root, V3, _pre(), count, _context())

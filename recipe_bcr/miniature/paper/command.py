@@ -407,7 +407,11 @@ def run_part(out: str, keys: dict[str, Any], overrides: list[str], ship_name: st
         return 2
     if part == "findings":
         print(f"[5/5] findings of what {root} holds (nothing trained or evaluated) -> findings.json, report.md")
-        print(write_findings(root, cfg, pre, model, context, made_by).read_text())
+        try:
+            print(write_findings(root, cfg, pre, model, context, made_by).read_text())
+        except ValueError as e:  # a record the rules read is missing
+            print(f"error: {e}", file=sys.stderr)
+            return 2
         return 0
     print(f"[2/5] B = {budget} (Algorithm 3 at lambda {lam}); part={part}: {len(runs)} run(s)")
 
@@ -439,20 +443,18 @@ def run_part(out: str, keys: dict[str, Any], overrides: list[str], ship_name: st
             f"[4/5] each evaluated once trained, on {ev['problems']} problems -> {root / 'eval'}"
         )
         at_once(jobs, part_work(root, runs, model, data, cfg, steps, threads, bench, part == "main", third), t0)
+        print(f"[5/5] findings -> {root / 'findings.json'}, {root / 'report.md'}")
+        report = write_findings(root, cfg, pre, model, context, made_by)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(f"[5/5] findings -> {root / 'findings.json'}, {root / 'report.md'}")
-    report = write_findings(root, cfg, pre, model, context, made_by)
     _add_time(timing, part, time.time() - t0)
     print(report.read_text())
     if ship_name:
         from recipe_bcr.miniature.paper.ship import ship_run
 
-        run = next(r for r in runs if r.name == ship_name)
-        train_run(
-            run, root, model, data[run.data_key], cfg, steps, threads
-        )  # its model again, where this machine lacks it
+        run = next(r for r in runs if r.name == ship_name)  # its model trained again where this machine lacks it
+        train_run(run, root, model, data[run.data_key], cfg, steps, threads)
         print(f"the demo's trained model: {ship_run(root, ship_name)} (run {ship_name})")
     return 0
 

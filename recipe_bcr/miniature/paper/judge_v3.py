@@ -2,10 +2,11 @@
 folder by the rules of rules.py it names, seeds as the units of every interval.
 
 Reads what the paper command leaves (the second registration's readers in findings.py): base_preconditions.json,
-runs/<name>/run.json and metrics.jsonl (pilot runs left out), eval/<label>/ at every N. Interpretability comes first:
-a missed base precondition, a BCR seed that misses a gate, or sizes other than the registered ones make every
-verdict "not interpretable"; a rule's own precondition (F1's trained baseline in range, F3's interventions and
-allocator share, F5's BCR not collapsing) makes that finding alone "not interpretable".
+runs/<name>/run.json and metrics.jsonl (pilot runs left out), the penalty runs' rollouts of the first `gates.window`
+steps (F5), eval/<label>/ at every N. Interpretability comes first: a missed base precondition, a BCR seed that misses
+a gate, or sizes other than the registered ones make every verdict "not interpretable"; a rule's own precondition
+(F1's trained baseline in range, F3's interventions and allocator share, F5's BCR not collapsing) makes that finding
+alone "not interpretable".
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from recipe_bcr.miniature.paper.rules import (
     seed_bootstrap_diff,
     verdict,
 )
+from recipe_bcr.miniature.toy.rollouts import dump_files
 
 ARMS = ("bcr", "baseline_n1", "truncation_n1", "oracle_cap_n1", "n2")
 
@@ -95,6 +97,13 @@ def judge_f5(root: Path, runs: list[dict[str, Any]], cfg: dict[str, Any], count:
     presets = {}
     for preset in cfg["ablations"]["reward"]:
         pen = [r for r in runs if r["group"] == "reward" and r["reward"] == preset]
+        for r in pen:  # a dump lost with a machine would read as lengths that never vary: not testable, silently
+            dump = root / "runs" / r["name"] / "rollouts"
+            if missing := sorted(set(range(1, w + 1)) - set(dump_files(dump))):
+                raise ValueError(
+                    f"{dump} lacks the rollouts of step(s) {missing[0]}..{missing[-1]} that F5 reads (the first {w}): "
+                    f"commit them with the run (`gzip -kn {dump}/<step>.jsonl`), or train {r['name']} again"
+                )
         lengths = [g for r in pen for g in group_lengths(root / "runs" / r["name"] / "rollouts", w, count)]
         test = f5_testable(lengths, int(pen[0]["budget"]), rule) if pen else {"testable": False}
         fallback = _mean(list(ref.values()))

@@ -12,6 +12,7 @@ grouping rollouts by their prompt (two identical prompts in one batch would shar
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -109,9 +110,18 @@ def summarize(rows: Iterable[dict[str, Any]], redundancy_cut: float = 0.3) -> di
     return out
 
 
+def dump_files(folder: Path) -> dict[int, Path]:
+    """verl's rollout dump, step -> its file: `<step>.jsonl`, or `<step>.jsonl.gz` where a committed copy was
+    compressed (`gzip -kn`; the plain file wins where both are there)."""
+    files = {int(p.name.split(".")[0]): p for p in Path(folder).glob("*.jsonl.gz")}
+    files |= {int(p.stem): p for p in Path(folder).glob("*.jsonl")}
+    return dict(sorted(files.items()))
+
+
 def read_dump(folder: Path) -> dict[int, list[dict[str, Any]]]:
     """verl's rollout dump: step -> rows."""
-    return {
-        int(p.stem): [json.loads(line) for line in p.read_text().splitlines() if line.strip()]
-        for p in sorted(Path(folder).glob("*.jsonl"), key=lambda p: int(p.stem))
-    }
+    out = {}
+    for step, p in dump_files(folder).items():
+        text = gzip.decompress(p.read_bytes()).decode() if p.suffix == ".gz" else p.read_text()
+        out[step] = [json.loads(line) for line in text.splitlines() if line.strip()]
+    return out
