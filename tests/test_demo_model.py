@@ -46,6 +46,15 @@ def test_ship_writes_the_weights_with_their_provenance(tmp_path):
     assert not list(root.glob(".ship-*"))
 
 
+def test_a_model_shipped_from_the_third_registration_records_the_command_that_makes_it(tmp_path):
+    root = tmp_path / "paper_v3"
+    run = _finished_paper_run(root)
+    plan = json.loads((root / "plan.json").read_text())
+    (root / "plan.json").write_text(json.dumps({**plan, "settings": {**plan["settings"], "toy_pilot": {}}}))
+    made = provenance(ship_run(root, run["name"], dest=tmp_path / "shipped"))
+    assert made["made_by"] == f"python -m recipe_bcr paper out=paper_v3 registration=paper_v3 --ship {run['name']}"
+
+
 @pytest.mark.parametrize("name", ["bcr_n3_s9", "truncation_n1_s0"])
 def test_ship_of_a_run_that_is_not_a_bcr_run_there_names_them_and_writes_nothing(tmp_path, name):
     run = _finished_paper_run(tmp_path / "out")

@@ -20,8 +20,9 @@ def provenance_of(root: Path, name: str) -> dict:
     plan = json.loads((root / "plan.json").read_text())
     pre = json.loads((root / "base_preconditions.json").read_text())
     summary = json.loads((root / "eval" / name / "summary.json").read_text())
+    third = " registration=paper_v3" if "toy_pilot" in plan["settings"] else ""  # only the third has a toy pilot
     return {
-        "made_by": f"python -m recipe_bcr paper out={root.name} --ship {name}",  # as the committed model records it
+        "made_by": f"python -m recipe_bcr paper out={root.name}{third} --ship {name}",  # as the committed model records
         "run": json.loads((root / "runs" / name / "run.json").read_text()),
         "paper_config": plan["settings"],
         "registration": plan["registration"],
