@@ -56,7 +56,8 @@ def _records(arm: str, n: int) -> list[dict]:
         for i, p in enumerate(group):
             k = PROBLEMS.index(p)
             lost = arm == "baseline" and i >= 1 and k % 3 == 0  # the baseline degrades with N
-            probs.append({"id": f"Toy-{k}", "scored": True, "correct": k % 7 != 0 and not lost})
+            answer = None if lost else "1"  # lost: the section never written
+            probs.append({"id": f"Toy-{k}", "scored": True, "correct": k % 7 != 0 and not lost, "answer": answer})
         tokens = n * (120 if verbose else 60 - n)
         out.append(
             {"n": n, "problems": probs, "generated_tokens": tokens, "completion": text, "prompt": _prompt(group)}
@@ -160,11 +161,21 @@ def test_arms_built_to_reproduce_every_finding_do(folder, count, tmp_path):
     assert result["findings"]["F1"]["seeds"] == [5, 5]
     assert set(result["against_controls"]) == {"baseline_n1", "truncation_n1", "oracle_cap_n1"}
     assert set(result["controls"]) == set(judge_v3.ARMS)
-    report = writeup_v3.write(tmp_path, result, "test")
-    text = report.read_text()
+    assert result["over_n"]["bcr"]["3"]["tokens"] == [57.0] * 5  # 60 - N tokens per problem, every seed
+    lost = result["by_position"]["baseline_n1"]["2"]  # the baseline's later sections go unwritten, BCR's do not
+    assert lost[0]["no_answer"] == 0 < lost[1]["no_answer"] and lost[1]["acc"] < lost[0]["acc"]
+    assert {c["no_answer"] for cells in result["by_position"]["bcr"].values() for c in cells} == {0.0}
+    assert set(result["over_n"]) == {"base", *judge_v3.ARMS}
+    root = tmp_path / "v3"
+    shutil.copytree(folder, root)
+    text = writeup_v3.write(root, result, "test").read_text()
     assert "**F1: reproduced.**" in text and "| oracle_cap_n1 |" in text
+    assert "| base | 1 | " in text and "| bcr | 5 | " in text  # over N: the base's row, BCR's over its seeds
+    assert "| baseline_n1 | 2 | " in text and "| section 5 |" in text  # where accuracy went, by section
+    assert "precondition `n5_acc_drop`, measured on the base's own sets, was 20.0 points" in text
+    assert {p.name for p in (root / "figures").iterdir()} == {"training_curves.png", "over_n.png"}
     assert "| truncation step 1 -> last 20 |" in text and "(last 20)" in text  # the registered windows
-    json.loads((tmp_path / "findings.json").read_text())
+    json.loads((root / "findings.json").read_text())
 
 
 def test_a_trained_baseline_off_its_range_makes_f1_alone_not_interpretable(folder, count, monkeypatch):

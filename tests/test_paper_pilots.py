@@ -148,6 +148,10 @@ def test_the_third_registrations_parts_run_in_their_registered_order(tmp_path, s
     stand_ins["evaluated"].clear()
     assert paper.run_paper(str(out), third) == 0
     assert stand_ins["trained"] == {} and stand_ins["evaluated"] == {}  # nothing trained or evaluated again
+    judged = []  # part=findings judges the folder at the steps its steps pilot chose
+    monkeypatch.setattr(paper, "write_findings", lambda root, *a: judged.append(a[-2]["train_steps"]) or root / "r")
+    (out / "r").write_text("report")
+    assert paper.run_paper(str(out), [*third, "part=findings"]) == 0 and judged == [chosen["steps"]]
     # an evaluation of a run that no run.json records is refused, not taken as that run's
     (out / "runs" / "n2_s0" / "run.json").unlink()
     assert paper.run_paper(str(out), third) == 2

@@ -367,6 +367,8 @@ def run_part(out: str, keys: dict[str, Any], overrides: list[str], ship_name: st
             accepted_toy(root)
         elif third and part in ("main", "ablations"):
             read_steps(root)
+        elif third and part == "findings" and (root / "steps_pilot.json").exists():
+            context["train_steps"] = read_steps(root)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

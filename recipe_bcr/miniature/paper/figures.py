@@ -11,6 +11,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 CURVES = (
     ("critic/score/mean", "reward (score)"),
@@ -67,6 +68,7 @@ def plot_scaling(curves: dict[str, dict[int, tuple[float, float, float, float]]]
         t.plot(ns, [pts[n][1] for n in ns], marker="o", label=label)
     for ax, y in ((a, "accuracy (%)"), (t, "tokens per problem")):
         ax.set_xlabel("N (problems per prompt)")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylabel(y)
         ax.grid(alpha=0.3)
     a.set_title("accuracy vs N (bars: seed range)")

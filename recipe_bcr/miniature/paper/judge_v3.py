@@ -69,6 +69,34 @@ def chain_accuracy(root: Path, labels: Sequence[str]) -> dict[str, float]:
     return {str(k): _mean(v) for k, v in sorted(by.items())}
 
 
+def over_n(root: Path, labels: Sequence[str], ns: Sequence[int]) -> dict[str, dict[str, list[float]]]:
+    """Per N: each evaluated seed's accuracy and tokens per problem, the arm's curve over N with seeds as units."""
+    return {
+        str(n): {
+            "acc": [_mean(list(m.values())) for m in seeds(root, labels, n, "correct")],
+            "tokens": [_mean(list(m.values())) for m in seeds(root, labels, n, "tokens")],
+        }
+        for n in ns
+    }
+
+
+def by_position(root: Path, labels: Sequence[str], ns: Sequence[int]) -> dict[str, list[dict[str, float]]]:
+    """Per N, per section of the prompt (1..N), over the arm's seeds: accuracy and the share left with no answer at
+    all, so a fall beyond the trained N reads as later answers wrong or never written."""
+    out: dict[str, list[dict[str, float]]] = {}
+    for n in ns:
+        cells: list[tuple[list[float], list[float]]] = [([], []) for _ in range(n)]
+        for label in labels:
+            for rec in records(root, label, n):
+                for (acc, none), p in zip(cells, rec["problems"]):
+                    if p["scored"]:
+                        acc.append(float(bool(p["correct"])))
+                        none.append(float(p["answer"] is None))
+        if cells[0][0]:
+            out[str(n)] = [{"acc": _mean(acc), "no_answer": _mean(none)} for acc, none in cells]
+    return out
+
+
 def f3_inputs(
     root: Path, labels: Sequence[str], count: Count, long_ops: int
 ) -> tuple[dict[str, float], list[dict[str, float]]]:
@@ -166,6 +194,7 @@ def judge(root: Path, cfg: dict[str, Any], pre: dict[str, Any], count: Count, co
     budgets = sorted(by_budget)
     f4 = f4_budget(budgets, [by_budget[b] for b in budgets], f["F4"], boot)
     f5 = judge_f5(root, runs, cfg, count)
+    evaluated = {"base": ["base"], **{a: arms[a] for a in ARMS if arms.get(a)}}  # the base: where training began
     numbers = {"F1": f1, "F2": f2, "F3": f3, "F4": f4, "F5": f5}
     findings = {
         fid: {
@@ -193,6 +222,8 @@ def judge(root: Path, cfg: dict[str, Any], pre: dict[str, Any], count: Count, co
         "controls": controls(root, runs, int(cfg["gates"]["window"]), ARMS),
         "against_controls": against_controls(root, arms, boot),
         "accuracy_by_chain_n1": {a: chain_accuracy(root, arms.get(a, [])) for a in ARMS if arms.get(a)},
+        "over_n": {a: over_n(root, labels, ns) for a, labels in evaluated.items()},
+        "by_position": {a: by_position(root, labels, ns) for a, labels in evaluated.items()},
         "interpretable": interpretable,
         "diagnosis": diagnosis,
         "findings": findings,

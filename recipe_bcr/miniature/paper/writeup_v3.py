@@ -7,17 +7,21 @@ from pathlib import Path
 from typing import Any
 
 from recipe_bcr.miniature.paper import history
+from recipe_bcr.miniature.paper.figures import mean_curve, plot_curves, plot_scaling
+from recipe_bcr.miniature.paper.findings import arm_of, read_runs
 from recipe_bcr.miniature.paper.gates import gates_table
-from recipe_bcr.miniature.paper.writeup import _path_block, _registered, _write, controls_table, finite
+from recipe_bcr.miniature.paper.judge_v3 import ARMS
+from recipe_bcr.miniature.paper.writeup import _cell, _path_block, _registered, _write, controls_table, finite
 from recipe_bcr.miniature.toy.preconditions import regime_table
 
 # per finding, the numbers its line states (key in the finding's dict, label, scale)
 STATED = {
     "F1": [("diff_pts", "BCR - baseline N=1 accuracy, points", 1), ("ci_pts", "90% CI, seeds as units", 1),
-           ("tokens_diff", "tokens per problem", 1), ("acc_baseline", "the trained baseline's accuracy", 1)],
+           ("tokens_diff", "tokens per problem", 1), ("acc_baseline", "the trained baseline's accuracy", 1),
+           ("seeds", "seeds (BCR, baseline)", 1)],
     "F2": [("bcr_tokens_per_problem", "BCR tokens per problem over N", 1),
            ("drop_diff_pts", "BCR's accuracy drop N=1 -> 5 minus the baseline's, points", 1),
-           ("drop_diff_ci_pts", "90% CI", 1)],
+           ("drop_diff_ci_pts", "90% CI", 1), ("baseline_drop_ci_pts", "the baseline's own drop, 90% CI", 1)],
     "F3": [("falls", "tokens fallen base -> BCR, by category", 1)],
     "F4": [("slope", "N=1 tokens per problem per budget token", 1), ("slope_ci", "90% CI", 1)],
     "F5": [("penalties", "per penalty", 1), ("bcr_collapsed", "BCR seeds collapsed", 1)],
@@ -37,9 +41,85 @@ def _value(x: Any) -> str:
 def finding_lines(findings: dict[str, Any]) -> list[str]:
     lines = []
     for fid, f in findings.items():
-        stated = "; ".join(f"{label} {_value(f[key])}" for key, label, _ in STATED[fid] if key in f)
-        lines.append(f"- **{fid}: {f['verdict']}.** {stated or f.get('why', '')}")
+        stated = [f"{label} {_value(f[key])}" for key, label, _ in STATED[fid] if key in f]
+        lines.append(f"- **{fid}: {f['verdict']}.** " + "; ".join([*stated, *([f["why"]] if f.get("why") else [])]))
     return lines
+
+
+def over_n_table(over_n: dict[str, Any], field: str, scale: float) -> str:
+    """One row per arm: its seeds' mean at each N (min..max over seeds)."""
+    ns = sorted({int(n) for curve in over_n.values() for n in curve})
+    lines = ["| arm | seeds | " + " | ".join(f"N={n}" for n in ns) + " |", "|---|---:|" + "---:|" * len(ns)]
+    for arm, curve in over_n.items():
+        seeds = max((len(c[field]) for c in curve.values()), default=0)
+        cells = [_cell(curve[str(n)][field], scale) if str(n) in curve else "-" for n in ns]
+        lines.append(f"| {arm} | {seeds} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def base_drop_line(over_n: dict[str, Any], rows: list[dict[str, Any]]) -> str:
+    """The base's fall from N=1 to the largest N on the held-out questions beside the precondition that bounded it on
+    the base's own sets: the same quantity on two question sets."""
+    curve = over_n.get("base", {})
+    ns = sorted(int(n) for n in curve if curve[n]["acc"])
+    pre = next((r for r in rows if r["name"] == "n5_acc_drop"), None)
+    if len(ns) < 2 or pre is None:
+        return ""
+    first, last = curve[str(ns[0])]["acc"][0], curve[str(ns[-1])]["acc"][0]
+    return (
+        f"The base falls {100 * (first - last):.1f} points from N={ns[0]} to N={ns[-1]} on these questions; its "
+        f"precondition `n5_acc_drop`, measured on the base's own sets, was {100 * pre['value']:.1f} points."
+    )
+
+
+def position_table(by_position: dict[str, Any]) -> str:
+    """Per arm and N, each section's accuracy (%) with the share left with no answer (%) in parentheses."""
+    width = max((len(cells) for arm in by_position.values() for cells in arm.values()), default=0)
+    head = "| arm | N | " + " | ".join(f"section {i}" for i in range(1, width + 1)) + " |"
+    lines = [head, "|---|---:|" + "---:|" * width]
+    for arm, per_n in by_position.items():
+        for n, cells in per_n.items():
+            row = [f"{100 * c['acc']:.0f} ({100 * c['no_answer']:.0f})" for c in cells] + [""] * (width - len(cells))
+            lines.append(f"| {arm} | {n} | " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def chain_table(by_chain: dict[str, dict[str, float]]) -> str:
+    """N=1 accuracy (%) by the chain's number of operations, per arm (all its seeds)."""
+    ops = sorted({int(k) for row in by_chain.values() for k in row})
+    lines = ["| arm | " + " | ".join(f"{k} ops" for k in ops) + " |", "|---|" + "---:|" * len(ops)]
+    for arm, row in by_chain.items():
+        lines.append(
+            f"| {arm} | " + " | ".join(f"{100 * row[str(k)]:.1f}" if str(k) in row else "-" for k in ops) + " |"
+        )
+    return "\n".join(lines)
+
+
+def _point(c: dict[str, list[float]]) -> tuple[float, float, float, float]:
+    """One arm at one N as plot_scaling draws it: accuracy (%) mean, tokens mean, accuracy min and max (the mean
+    held inside them against rounding, so a bar never reads as negative)."""
+    acc = [100 * x for x in c["acc"]]
+    lo, hi = min(acc), max(acc)
+    return min(max(sum(acc) / len(acc), lo), hi), sum(c["tokens"]) / len(c["tokens"]), lo, hi
+
+
+def figures(root: Path, over_n: dict[str, Any]) -> list[Path]:
+    """figures/training_curves.png (each arm's per-step curves, mean over its seeds) and figures/over_n.png
+    (accuracy and tokens per problem over N, every arm and the base, seed range as bars); none without a run."""
+    by_arm: dict[str, list[list[dict[str, Any]]]] = {}
+    for run in read_runs(root):
+        if arm_of(run) in ARMS and run["metrics"]:
+            by_arm.setdefault(arm_of(run), []).append(run["metrics"])
+    if not by_arm:
+        return []
+    figs = root / "figures"
+    figs.mkdir(exist_ok=True)
+    curves = {f"{a} ({len(by_arm[a])} seeds)": mean_curve(by_arm[a]) for a in ARMS if a in by_arm}
+    made = [plot_curves(curves, "BCR (N=3) and its controls: mean over seeds", figs / "training_curves.png")]
+    scaling = {arm: {int(n): _point(c) for n, c in curve.items() if c["acc"]} for arm, curve in over_n.items()}
+    if any(scaling.values()):
+        made.append(plot_scaling({a: pts for a, pts in scaling.items() if pts}, figs / "over_n.png"))
+    return made
 
 
 def against_table(rows: dict[str, Any]) -> str:
@@ -63,12 +143,13 @@ def write(root: Path, result: dict[str, Any], made_by: str) -> Path:
         else "**Not interpretable**: " + "; ".join(result["diagnosis"]) + "."
     )
     b = result["budget"]
-    chains = "\n".join(f"- {arm}: {_value(v)}" for arm, v in result["accuracy_by_chain_n1"].items()) or "none"
+    over_n, steps = result["over_n"], result["steps"]
+    chosen = f"{steps} GRPO steps per run (the steps pilot's choice)" if steps else "steps not chosen"
+    plots = "\n".join(f"![{p.stem.replace('_', ' ')}](figures/{p.name})" for p in figures(root, over_n))
     text = f"""# BCR in miniature, third registration (hydra_configs/paper_v3.yaml)
 
 Made by `{made_by}`. Registration {_registered(result["registration"])}; launched {result["launched_at"]}.
-Budget {f"B = {b['B']} (lambda {b['lambda']})" if b else "not chosen"}; {result["steps"]} GRPO steps per run (the
-steps pilot's choice); oracle caps by chain length {result["oracle_caps"]}.
+Budget {f"B = {b['B']} (lambda {b['lambda']})" if b else "not chosen"}; {chosen}; oracle caps by chain length {result["oracle_caps"]}.
 {f"Stopped: {result['stopped']}." if result["stopped"] else ""}
 
 {status}
@@ -93,9 +174,29 @@ Evaluation against training and warm-start groups: {_value(result["preconditions
 
 {against_table(result["against_controls"])}
 
-## Where accuracy went: N=1 accuracy by chain length
+## Over N: every arm evaluated at N = 1..{max((int(n) for c in over_n.values() for n in c), default=1)}
 
-{chains}
+Accuracy (%), seed mean (min..max over seeds):
+
+{over_n_table(over_n, "acc", 100)}
+
+Tokens per problem:
+
+{over_n_table(over_n, "tokens", 1)}
+
+{base_drop_line(over_n, result["preconditions"]["rows"])}
+
+{plots}
+
+## Where accuracy went
+
+By section of the prompt: accuracy (%) and, in parentheses, the share left with no answer (%), all seeds pooled.
+
+{position_table(result["by_position"])}
+
+At N=1, by the chain's number of operations, accuracy (%):
+
+{chain_table(result["accuracy_by_chain_n1"])}
 
 {history.BEGIN}
 {_path_block()}
