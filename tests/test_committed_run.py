@@ -1,6 +1,7 @@
-"""Opt-in (`pytest -m committed`): the committed main part (benchmarks/paper/) judged again from its own files.
-`python -m recipe_bcr paper out=benchmarks/paper part=findings` rewrites the same findings.json; this re-derives it
-in process. The default suite checks the code on fixtures instead (tests/test_paper_scripts.py)."""
+"""Opt-in (`pytest -m committed`): the committed main part (benchmarks/paper/) judged again from its own files
+(`python -m recipe_bcr paper out=benchmarks/paper part=findings` rewrites the same findings.json; this re-derives it
+in process), and the demo's committed BCR model held against the third miniature's run that made it. The default
+suite checks the code on fixtures instead (tests/test_paper_scripts.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from recipe_bcr.miniature.toy.preconditions import load_preregistration, registr
 
 pytestmark = pytest.mark.committed
 COMMITTED = Path(__file__).resolve().parents[1] / "benchmarks" / "paper"
+COMMITTED_V3 = COMMITTED.parent / "paper_v3"  # the third miniature, whose BCR run the demo's model is
 RUN_FIELDS = ("group", "n", "budget", "seed", "reward", "single")
 
 
@@ -34,21 +36,24 @@ def test_committed_findings_are_todays_judgement_of_the_committed_files():
 
 
 def test_committed_bcr_model_was_trained_by_todays_paper_settings():
-    """Change a setting that shapes the run (paper.yaml, the toy base) and this fails until the second miniature is
-    run again and a run shipped: python -m recipe_bcr paper out=DIR --ship bcr_n3_s0"""
-    made, today = provenance(), load_preregistration()
-    plan = json.loads((COMMITTED / "plan.json").read_text())
+    """Change a setting that shapes the run (paper_v3.yaml, the toy base) and this fails until the third miniature's
+    run is trained again and shipped: python -m recipe_bcr paper out=DIR registration=paper_v3 --ship bcr_n3_s0"""
+    made, today = provenance(), load_preregistration(name="paper_v3")
+    plan = json.loads((COMMITTED_V3 / "plan.json").read_text())
     assert made["paper_config"] == plan["settings"] == {k: v for k, v in today.items() if k != "train_steps"}
     assert (made["registration"], made["launched_at"]) == (plan["registration"], plan["launched_at"])
     task, mspec, toy = load_specs([f"config={today['toy']}"])
-    pre = json.loads((COMMITTED / "base_preconditions.json").read_text())
+    pre = json.loads((COMMITTED_V3 / "base_preconditions.json").read_text())
     assert made["base_key"] == pre["key"] == cache_key(task, mspec)
     assert made["budget"] == pre["details"]["budget_n3"]
-    planned = {r.name: r for r in plan_arms(today, made["budget"])}[made["run"]["name"]]
+    chosen = json.loads((COMMITTED_V3 / "steps_pilot.json").read_text())
+    caps = {int(k): v for k, v in chosen["oracle_caps"].items()}
+    planned = {r.name: r for r in plan_arms(today, made["budget"], caps)}[made["run"]["name"]]
     assert {k: made["run"][k] for k in RUN_FIELDS} == {k: getattr(planned, k) for k in RUN_FIELDS}
-    assert planned.group == "main" and made["run"]["steps"] <= today["train_steps"]
-    # the committed evaluation of that run is this model's, and these are the weights it evaluated
-    summary = json.loads((COMMITTED / "eval" / made["run"]["name"] / "summary.json").read_text())
+    assert planned.group == "main" and made["run"]["steps"] == chosen["steps"]
+    # the committed evaluation and run record of that run are this model's, and these are the weights it evaluated
+    assert made["run"] == json.loads((COMMITTED_V3 / "runs" / made["run"]["name"] / "run.json").read_text())
+    summary = json.loads((COMMITTED_V3 / "eval" / made["run"]["name"] / "summary.json").read_text())
     assert made["eval"] == [
         {k: r[k] for k in ("n", "acc", "tokens_per_problem")} for r in summary if r["benchmark"] == "Toy"
     ]

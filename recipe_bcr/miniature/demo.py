@@ -2,15 +2,15 @@
 
 Each stage runs the product's own command, as a user would:
 1. `build_groups` on the bundled DeepMath-shaped sample (the data pipeline, N=3);
-2. the competing toy task of the second miniature and the tiny Qwen3 warm-started on it (its base,
-   `python -m recipe_bcr toy config=toy_compete`, committed);
+2. the toy task of the third miniature and the tiny Qwen3 warm-started on it (its base,
+   `python -m recipe_bcr toy config=toy_gaps_fill20`, committed);
 3. a few GRPO steps with the stock `python -m verl.trainer.main_ppo +recipe=bcr_toy` on the CPU
    (real Ray, FSDP2, the BCR reward; verl's transformers rollout, or its vLLM rollout with
    `--rollout vllm`), with the N, budget and GRPO sizes of the committed BCR model's paper run
    -> DIR/train/checkpoints, metrics.jsonl;
 4. `python -m verl.model_merger merge` -> DIR/train/hf_model (config.json + safetensors);
 5. `python -m recipe_bcr.eval` at N = 1..3 on the base, on the BCR model the paper command trained
-   (committed: recipe_bcr/miniature/resources/toy_model_compete_bcr, provenance.json beside it) and on this
+   (committed: recipe_bcr/miniature/resources/toy_model_gaps_fill20_bcr, provenance.json beside it) and on this
    demo's model, sampled as the paper command evaluates (its temperature, top-p and seed) on the demo's own
    problem count -> DIR/eval_<label>, side by side (`mode=compare`) -> DIR/compare (table.md,
    plots/accuracy_vs_n.png, plots/tokens_per_problem_vs_n.png);
@@ -53,7 +53,7 @@ def paper_trained(path: Path, base_key: str) -> dict[str, Any]:
     if made.get("base_key") != base_key or "run" not in made or "paper_config" not in made:
         raise ValueError(
             f"{path / 'provenance.json'}: not a model trained from this base (settings key {base_key}); "
-            "ship one from today's base: `python -m recipe_bcr paper out=DIR --ship bcr_n3_s0`"
+            "ship one from today's base: `python -m recipe_bcr paper out=DIR registration=paper_v3 --ship bcr_n3_s0`"
         )
     return made
 
@@ -212,7 +212,7 @@ def run_demo(out: str, rollout: str | None = None) -> int:
         print(f"  {label:>9} per problem  {line}")
     paper_eval = (
         f"The paper command's own comparison, against a GRPO-trained N=1 baseline on {ev['problems']} problems x "
-        f"{len(made['paper_config']['seeds'])} seeds, is its report (benchmarks/paper/report.md, F1)."
+        f"{len(made['paper_config']['seeds'])} seeds, is its report (report.md in benchmarks/paper_v3/, F1)."
     )
     print(
         closing_sentence(

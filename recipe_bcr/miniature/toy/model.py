@@ -101,9 +101,10 @@ def cache_key(spec: ToySpec, mspec: ModelSpec) -> str:
 MODEL_DIR = "toy-qwen3"  # the tiny_qwen3 preset's path under the cache dir
 RESOURCES = Path(__file__).resolve().parents[1] / "resources"
 SHIPPED = RESOURCES / "toy_model"  # the committed warm start of hydra_configs/toy.yaml
-# BCR trained from the competing toy's base by the second miniature, committed for the demo (`python -m recipe_bcr
-# paper out=DIR --ship RUN`); provenance.json beside the weights says which run and settings made it.
-PAPER_TRAINED = RESOURCES / "toy_model_compete_bcr"
+# BCR trained from toy_gaps_fill20's base by the third miniature, committed for the demo (`python -m recipe_bcr
+# paper out=DIR registration=paper_v3 --ship RUN`); provenance.json beside the weights says which run and settings
+# made it.
+PAPER_TRAINED = RESOURCES / "toy_model_gaps_fill20_bcr"
 PROVENANCE = "provenance.json"
 
 
