@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from recipe_bcr.miniature.paper import command as paper
-from recipe_bcr.miniature.paper import judge_v3, writeup_v3
+from recipe_bcr.miniature.paper import judge_v3, summary, writeup_v3
 from recipe_bcr.miniature.toy.model import load_specs
 from recipe_bcr.miniature.toy.preconditions import load_preregistration, registration
 from recipe_bcr.miniature.toy.task import (
@@ -176,6 +176,23 @@ def test_arms_built_to_reproduce_every_finding_do(folder, count, tmp_path):
     assert {p.name for p in (root / "figures").iterdir()} == {"training_curves.png", "over_n.png"}
     assert "| truncation step 1 -> last 20 |" in text and "(last 20)" in text  # the registered windows
     json.loads((root / "findings.json").read_text())
+
+
+def test_the_readme_blocks_state_the_third_registrations_findings(folder, count, tmp_path):
+    """summary.blocks reads a third-registration findings.json: its verdicts, F1's interval and the arms over N."""
+    result = judge_v3.judge(folder, V3, _pre(), count, _context())
+    root = tmp_path / "v3"
+    shutil.copytree(folder, root)
+    writeup_v3.write(root, result, "test")
+    got = summary.blocks(root)
+    f1 = result["findings"]["F1"]
+    assert "F1 reproduced, F2 reproduced" in got["status"] and "(F1): reproduced.**" in got["results"]
+    assert f"{f1['diff_pts']:+.1f} points (90% CI {f1['ci_pts'][0]:+.1f}..{f1['ci_pts'][1]:+.1f})" in got["results"]
+    bcr = 100 * sum(result["over_n"]["bcr"]["1"]["acc"]) / 5
+    assert f"| BCR (N=3 under B={B}) | 5 | {bcr:.1f} |" in got["results"]
+    result["findings"]["F2"] = {"verdict": "not testable", "n": [1, 5], "testable": False, "ok": None}
+    writeup_v3.write(root, result, "test")
+    assert "(F2): not testable.** BCR's tokens per problem at N = 1..5: not computed" in summary.blocks(root)["results"]
 
 
 def test_a_trained_baseline_off_its_range_makes_f1_alone_not_interpretable(folder, count, monkeypatch):

@@ -1,6 +1,7 @@
-"""The README's miniature figures, written from a paper folder's findings.json and fresh_clone.json, so the README
-states what the records state: `python -m recipe_bcr.miniature.paper.summary [--paper DIR] [--write README.md]`
-prints (or writes in place, between the `<!-- miniature-KIND:begin/end -->` markers) the status line and the results.
+"""The README's miniature figures, written from a paper folder's findings.json (the second registration's, with its
+fresh_clone.json, or the third's), so the README states what the records state:
+`python -m recipe_bcr.miniature.paper.summary [--paper DIR] [--write README.md]` prints (or writes in place, between
+the `<!-- miniature-KIND:begin/end -->` markers) the status line and the results.
 """
 
 from __future__ import annotations
@@ -112,8 +113,91 @@ def results(found: dict[str, Any], rerun: dict[str, Any] | None) -> str:
     return "\n".join(lines)
 
 
+ARM_ROWS_V3 = (
+    ("bcr", "BCR (N=3 under B={B})"),
+    ("baseline_n1", "never-binding N=1 baseline"),
+    ("truncation_n1", "N=1 under a uniform cap of B/3"),
+    ("oracle_cap_n1", "N=1 under an oracle cap by chain length"),
+    ("n2", "N=2 under 2B/3"),
+)
+
+
+def _ci(f: dict[str, Any], key: str, ci: str, unit: str = " points") -> str:
+    """A difference with its interval, or "not computed" where the rule stopped before it."""
+    if key not in f:
+        return "not computed"
+    lo, hi = f[ci]
+    return f"{f[key]:+.1f}{unit} (90% CI {lo:+.1f}..{hi:+.1f})"
+
+
+def _at(found: dict[str, Any], arm: str, n: int, field: str, scale: float = 1.0) -> str:
+    xs = found["over_n"].get(arm, {}).get(str(n), {}).get(field, [])
+    return f"{scale * _mean(xs):.1f}" if xs else "-"
+
+
+def status_line_v3(found: dict[str, Any]) -> str:
+    """The status box's miniature bullet for the third registration."""
+    v, f1 = _verdicts(found), found["findings"]["F1"]
+    engaged = "engages the mechanism in every seed" if found["interpretable"] else "is not interpretable"
+    judged = ", ".join(f"{k} {v[k]}" for k in v)
+    cut = 1 - _tokens(found, "bcr") / _tokens(found, "baseline_n1")
+    return (
+        f"> - **The CPU miniature {engaged}** ({judged}): at N=1 BCR writes {100 * cut:.0f}% fewer tokens than a "
+        f"GRPO-trained never-binding baseline, {100 * f1['acc_bcr']:.1f}% accurate against "
+        f"{100 * f1['acc_baseline']:.1f}% (seeds as units). Details: [docs/miniature.md](docs/miniature.md)."
+    )
+
+
+def results_v3(found: dict[str, Any]) -> str:
+    """The Results section's miniature paragraph, table over N and verdict bullets for the third registration."""
+    c, f, v = found["controls"], found["findings"], _verdicts(found)
+    rows = found["preconditions"]["rows"]
+    overlap = found["preconditions"].get("overlap") or {}
+    met = sum(g["gates"]["all_met"] for g in found["gates"])
+    lines = [
+        f"Its base meets {sum(r['met'] for r in rows)} of {len(rows)} pre-registered preconditions; BCR's gates are met "
+        f"in {met} of {len(found['gates'])} seeds; the {overlap.get('problems', '?')} evaluation questions share no "
+        f"text with a training or warm-start group ({(overlap.get('any') or {}).get('count', '?')} found). Every arm "
+        f"trained {found['steps']} GRPO steps and was evaluated at N = 1..5; mean over seeds "
+        "([benchmarks/paper_v3/report.md](benchmarks/paper_v3/report.md) has each seed):",
+        "",
+        "| arm | seeds | accuracy N=1 (%) | N=3 (%) | N=5 (%) | tokens per problem N=1 | N=5 |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for arm, label in ARM_ROWS_V3:
+        if arm in c:
+            cells = [_at(found, arm, n, "acc", 100) for n in (1, 3, 5)] + [_at(found, arm, n, "tokens") for n in (1, 5)]
+            seeds = len(found["over_n"].get(arm, {}).get("1", {}).get("acc", []))  # evaluated, not only trained
+            lines.append(f"| {label.format(B=c['bcr']['budget'])} | {seeds} | " + " | ".join(cells) + " |")
+    f1, f2, f3, f4 = f["F1"], f["F2"], f["F3"], f["F4"]
+    against = found["against_controls"]
+    caps = "; ".join(
+        f"{name} {_ci(against.get(arm, {}).get('correct', {}), 'diff', 'ci')}, tokens "
+        f"{_ci(against.get(arm, {}).get('tokens', {}), 'diff', 'ci', '')}"
+        for arm, name in (("truncation_n1", "the uniform cap"), ("oracle_cap_n1", "the oracle cap"))
+    )
+    falls = f3.get("falls", {})
+    lines += [
+        "",
+        f"- **Accuracy kept, tokens cut (F1): {v['F1']}.** BCR - baseline at N=1: {_ci(f1, 'diff_pts', 'ci_pts')}; "
+        f"tokens per problem {_ci(f1, 'tokens_diff', 'tokens_ci', '')}.",
+        f"- **BCR against the caps at N=1 (not registered as a finding):** {caps}.",
+        f"- **Over N (F2): {v['F2']}.** BCR's tokens per problem at N = 1..5: "
+        f"{', '.join(f'{t:.0f}' for t in f2.get('bcr_tokens_per_problem', [])) or 'not computed'}; its accuracy drop "
+        f"from N=1 to N=5 minus the baseline's: {_ci(f2, 'drop_diff_pts', 'drop_diff_ci_pts')}.",
+        f"- **Syntactic compression (F3): {v['F3']}.** Tokens per problem fallen from the base to BCR: "
+        + ", ".join(f"{k.replace('_', ' ')} {100 * x:.0f}%" for k, x in falls.items() if x == x)
+        + ".",
+        f"- **Budget and length-penalty ablations (F4, F5): {v['F4']}, {v['F5']}.** N=1 tokens per problem per budget "
+        f"token: {_ci(f4, 'slope', 'slope_ci', '')}.",
+    ]
+    return "\n".join(lines)
+
+
 def blocks(paper: Path) -> dict[str, str]:
     found = json.loads((paper / "findings.json").read_text())
+    if "over_n" in found:  # the third registration's findings (judge_v3)
+        return {"status": status_line_v3(found), "results": results_v3(found)}
     rerun_path = paper / "fresh_clone.json"
     rerun = json.loads(rerun_path.read_text()) if rerun_path.exists() else None
     return {"status": status_line(found, rerun), "results": results(found, rerun)}
