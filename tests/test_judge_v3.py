@@ -166,12 +166,15 @@ def test_arms_built_to_reproduce_every_finding_do(folder, count, tmp_path):
     assert lost[0]["no_answer"] == 0 < lost[1]["no_answer"] and lost[1]["acc"] < lost[0]["acc"]
     assert {c["no_answer"] for cells in result["by_position"]["bcr"].values() for c in cells} == {0.0}
     assert set(result["over_n"]) == {"base", *judge_v3.ARMS}
+    slopes = result["final_slopes"]["runs"]  # flat planted accuracy: every main-part run at a plateau
+    assert len(slopes) == len(paper.plan_part(V3, B, "main", CAPS)) and {round(x, 9) for x in slopes.values()} == {0}
     root = tmp_path / "v3"
     shutil.copytree(folder, root)
     text = writeup_v3.write(root, result, "test").read_text()
     assert "**F1: reproduced.**" in text and "| oracle_cap_n1 |" in text
     assert "| base | 1 | " in text and "| bcr | 5 | " in text  # over N: the base's row, BCR's over its seeds
     assert "| baseline_n1 | 2 | " in text and "| section 5 |" in text  # where accuracy went, by section
+    assert "bcr_n3 +0.00, +0.00, +0.00, +0.00, +0.00;" in text  # last-window slopes, by arm and seed
     assert "precondition `n5_acc_drop`, measured on the base's own sets, was 20.0 points" in text
     assert {p.name for p in (root / "figures").iterdir()} == {"training_curves.png", "over_n.png"}
     assert "| truncation step 1 -> last 20 |" in text and "(last 20)" in text  # the registered windows

@@ -37,6 +37,7 @@ from recipe_bcr.miniature.paper.rules import (
     f5_testable,
     seed_bootstrap_diff,
     verdict,
+    window_slope,
 )
 from recipe_bcr.miniature.toy.rollouts import dump_files
 
@@ -78,6 +79,16 @@ def over_n(root: Path, labels: Sequence[str], ns: Sequence[int]) -> dict[str, di
         }
         for n in ns
     }
+
+
+def final_slopes(runs: list[dict[str, Any]], rule: dict[str, Any]) -> dict[str, Any]:
+    """Each main-part run's slope of the steps rule's key over its last `window` steps (points a step), beside the
+    rule's bound: whether the arms were still learning when training stopped."""
+    out: dict[str, Any] = {"key": rule["key"], "window": int(rule["window"]), "bound_pts": rule["max_slope_pts"]}
+    for r in runs:
+        if r["group"] in ("main", "control"):
+            out.setdefault("runs", {})[r["name"]] = window_slope(r["metrics"], rule["key"], int(rule["window"]))
+    return out
 
 
 def by_position(root: Path, labels: Sequence[str], ns: Sequence[int]) -> dict[str, list[dict[str, float]]]:
@@ -222,6 +233,7 @@ def judge(root: Path, cfg: dict[str, Any], pre: dict[str, Any], count: Count, co
         "controls": controls(root, runs, int(cfg["gates"]["window"]), ARMS),
         "against_controls": against_controls(root, arms, boot),
         "accuracy_by_chain_n1": {a: chain_accuracy(root, arms.get(a, [])) for a in ARMS if arms.get(a)},
+        "final_slopes": final_slopes(runs, cfg["steps"]),
         "over_n": {a: over_n(root, labels, ns) for a, labels in evaluated.items()},
         "by_position": {a: by_position(root, labels, ns) for a, labels in evaluated.items()},
         "interpretable": interpretable,

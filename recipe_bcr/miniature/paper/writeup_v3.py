@@ -72,6 +72,18 @@ def base_drop_line(over_n: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     )
 
 
+def slopes_line(slopes: dict[str, Any]) -> str:
+    """The main part's runs' last-window slopes of training accuracy, grouped by arm, against the steps rule's bound."""
+    by: dict[str, list[str]] = {}
+    for name, x in slopes.get("runs", {}).items():
+        by.setdefault(name.rsplit("_s", 1)[0], []).append("-" if x is None or x != x else f"{x:+.2f}")
+    arms = "; ".join(f"{arm} {', '.join(xs)}" for arm, xs in by.items()) or "no run"
+    return (
+        f"Slope of `{slopes['key']}` over each run's last {slopes['window']} steps, points a step, by seed (the steps "
+        f"rule's plateau: below {slopes['bound_pts']}): {arms}."
+    )
+
+
 def position_table(by_position: dict[str, Any]) -> str:
     """Per arm and N, each section's accuracy (%) with the share left with no answer (%) in parentheses."""
     width = max((len(cells) for arm in by_position.values() for cells in arm.values()), default=0)
@@ -167,6 +179,8 @@ Evaluation against training and warm-start groups: {_value(result["preconditions
 ## Training-dynamics gates per BCR seed
 
 {gates_table(result["gates"], result["gates_rule"]) if result["gates"] else "No BCR run in this folder."}
+
+{slopes_line(result["final_slopes"])}
 
 ## BCR and its controls
 
