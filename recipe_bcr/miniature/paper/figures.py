@@ -53,6 +53,12 @@ def plot_curves(series: dict[str, list[dict[str, Any]]], title: str, path: Path)
     return path
 
 
+def plot_training(by_arm: dict[str, list[list[dict[str, Any]]]], path: Path) -> Path:
+    """Each arm's per-step curves (`plot_curves`), mean over its seeds' metrics."""
+    curves = {f"{arm} ({len(seeds)} seeds)": mean_curve(seeds) for arm, seeds in by_arm.items()}
+    return plot_curves(curves, "BCR (N=3) and its controls: mean over seeds", path)
+
+
 def plot_scaling(curves: dict[str, dict[int, tuple[float, float, float, float]]], path: Path) -> Path:
     fig, (a, t) = plt.subplots(1, 2, figsize=(9, 3.4))
     for label, pts in curves.items():

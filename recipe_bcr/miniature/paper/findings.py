@@ -51,6 +51,15 @@ def read_runs(root: Path) -> list[dict[str, Any]]:
     return out
 
 
+def metrics_by_arm(runs: list[dict[str, Any]], arms: Sequence[str]) -> dict[str, list[list[dict[str, Any]]]]:
+    """Each of `arms` (in that order) that trained: its runs' per-step metrics, one list per seed."""
+    by: dict[str, list[list[dict[str, Any]]]] = {}
+    for run in runs:
+        if arm_of(run) in arms and run["metrics"]:
+            by.setdefault(arm_of(run), []).append(run["metrics"])
+    return {a: by[a] for a in arms if a in by}
+
+
 def arm_of(run: dict[str, Any]) -> str:
     """A run's arm: "bcr", a control's name (its run name less the seed), or its ablation group."""
     if run["group"] == "main":

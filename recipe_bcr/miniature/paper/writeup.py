@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from recipe_bcr.miniature.paper import history
-from recipe_bcr.miniature.paper.figures import mean_curve, plot_curves, plot_scaling
-from recipe_bcr.miniature.paper.findings import ARMS, arm_of, read_runs, summary
+from recipe_bcr.miniature.paper.figures import plot_scaling, plot_training
+from recipe_bcr.miniature.paper.findings import ARMS, arm_of, metrics_by_arm, read_runs, summary
 from recipe_bcr.miniature.paper.gates import gates_table
 from recipe_bcr.miniature.toy.preconditions import regime_table
 
@@ -143,18 +143,12 @@ def figures(root: Path) -> list[Path]:
     over its seeds) and figures/task_scaling.png (accuracy and tokens per problem over N, base and BCR, BCR's seed
     range as bars), from the folder's run metrics and evaluation summaries; none when nothing was trained."""
     runs = read_runs(root)
-    by_arm: dict[str, list[list[dict[str, Any]]]] = {}
-    for run in runs:
-        if arm_of(run) in ARMS and run["metrics"]:
-            by_arm.setdefault(arm_of(run), []).append(run["metrics"])
+    by_arm = metrics_by_arm(runs, ARMS)
     if not by_arm:
         return []
     figs = root / "figures"
     figs.mkdir(exist_ok=True)
-    curves = {
-        f"{arm} ({len(ms)} seeds)": mean_curve(ms) for arm, ms in sorted(by_arm.items(), key=lambda a: ARMS.index(a[0]))
-    }
-    made = [plot_curves(curves, "BCR (N=3) and its controls: mean over seeds", figs / "training_curves.png")]
+    made = [plot_training(by_arm, figs / "training_curves.png")]
     scaling: dict[str, dict[int, tuple[float, float, float, float]]] = {}
     labels = {"base": ["base"], "BCR": [r["name"] for r in runs if arm_of(r) == "bcr"]}
     for label, names in labels.items():

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from recipe_bcr.miniature.paper import history
-from recipe_bcr.miniature.paper.figures import mean_curve, plot_curves, plot_scaling
-from recipe_bcr.miniature.paper.findings import arm_of, read_runs
+from recipe_bcr.miniature.paper.figures import plot_scaling, plot_training
+from recipe_bcr.miniature.paper.findings import metrics_by_arm, read_runs
 from recipe_bcr.miniature.paper.gates import gates_table
 from recipe_bcr.miniature.paper.judge_v3 import ARMS
 from recipe_bcr.miniature.paper.writeup import _cell, _path_block, _registered, _write, controls_table, finite
@@ -118,16 +118,12 @@ def _point(c: dict[str, list[float]]) -> tuple[float, float, float, float]:
 def figures(root: Path, over_n: dict[str, Any]) -> list[Path]:
     """figures/training_curves.png (each arm's per-step curves, mean over its seeds) and figures/over_n.png
     (accuracy and tokens per problem over N, every arm and the base, seed range as bars); none without a run."""
-    by_arm: dict[str, list[list[dict[str, Any]]]] = {}
-    for run in read_runs(root):
-        if arm_of(run) in ARMS and run["metrics"]:
-            by_arm.setdefault(arm_of(run), []).append(run["metrics"])
+    by_arm = metrics_by_arm(read_runs(root), ARMS)
     if not by_arm:
         return []
     figs = root / "figures"
     figs.mkdir(exist_ok=True)
-    curves = {f"{a} ({len(by_arm[a])} seeds)": mean_curve(by_arm[a]) for a in ARMS if a in by_arm}
-    made = [plot_curves(curves, "BCR (N=3) and its controls: mean over seeds", figs / "training_curves.png")]
+    made = [plot_training(by_arm, figs / "training_curves.png")]
     scaling = {arm: {int(n): _point(c) for n, c in curve.items() if c["acc"]} for arm, curve in over_n.items()}
     if any(scaling.values()):
         made.append(plot_scaling({a: pts for a, pts in scaling.items() if pts}, figs / "over_n.png"))
