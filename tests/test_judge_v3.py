@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from recipe_bcr.grading.reward import score_completion
+from recipe_bcr.grading.verify import Verifier
 from recipe_bcr.miniature.paper import command as paper
-from recipe_bcr.miniature.paper import judge_v3, summary, writeup_v3
+from recipe_bcr.miniature.paper import judge_v3, section_faults, summary, writeup_v3
 from recipe_bcr.miniature.toy.model import load_specs
 from recipe_bcr.miniature.toy.preconditions import load_preregistration, registration
 from recipe_bcr.miniature.toy.task import (
@@ -22,6 +24,7 @@ from recipe_bcr.miniature.toy.task import (
     FILLERS,
     INERT_CHECK,
     NARRATION,
+    RESTATE,
     benchmark_problems,
     chain,
     written_steps,
@@ -34,30 +37,44 @@ B = 400
 CAPS = {o: 20 * o + 40 for o in range(1, 7)}
 
 
-def _section(i: int, problem, verbose: bool) -> str:
+def _section(i: int, problem, verbose: bool, label: int | None = None, restates: str | None = None) -> str:
+    """Problem i's section; `label`: the number its answer label carries (default i); `restates`: a chain it
+    restates after its narration."""
     steps, value = written_steps(problem, random.Random(0), SPEC, 0.0)
     check, _ = written_steps(problem, random.Random(0), SPEC, 0.0, check=True)
     long = len(chain(problem)[1]) >= V3["preconditions"]["long_chain_ops"]
     q = problem.question[8:-1]
     parts = [NARRATION, steps, *FILLERS, INERT_CHECK.format(q, value)] if verbose else [steps]
+    parts[1:1] = [RESTATE.format(restates)] if restates else []
     parts += [CHECK, check] if long or verbose else []
-    return f"### Problem {i}\n{' '.join([*parts, CLOSING.format(value)])}\nAnswer{i}: \\boxed{{{value}}}"
+    return f"### Problem {i}\n{' '.join([*parts, CLOSING.format(value)])}\nAnswer{label or i}: \\boxed{{{value}}}"
+
+
+def _written_right(problem) -> bool:
+    """The planted section's answer is the gold (the toy's knowledge gaps make some written steps wrong)."""
+    return str(written_steps(problem, random.Random(0), SPEC, 0.0)[1]) == problem.answers[0]
 
 
 def _records(arm: str, n: int) -> list[dict]:
     """N=n groups over the planted problems: correct by a per-problem rule (the same in every seed), the baseline's
-    later problems lost at larger N, BCR's kept; tokens per problem 120 (verbose arms) or 60 - n (BCR)."""
+    later problems lost at larger N, BCR's kept; tokens per problem 120 (verbose arms) or 60 - n (BCR). The base at
+    N >= 4 labels its last answer with the number before it and restates the first problem's chain there."""
     out = []
     for g in range(len(PROBLEMS) // n):
         group = PROBLEMS[g * n : (g + 1) * n]
         verbose = arm != "bcr"
-        text = "\n\n".join(_section(i + 1, p, verbose) for i, p in enumerate(group))
+        slip = arm == "verbose" and n >= 4
+        text = "\n\n".join(
+            _section(i + 1, p, verbose, *((n - 1, group[0].question[8:-1]) if slip and i == n - 1 else ()))
+            for i, p in enumerate(group)
+        )
         probs = []
         for i, p in enumerate(group):
             k = PROBLEMS.index(p)
             lost = arm == "baseline" and i >= 1 and k % 3 == 0  # the baseline degrades with N
             answer = None if lost else "1"  # lost: the section never written
-            probs.append({"id": f"Toy-{k}", "scored": True, "correct": k % 7 != 0 and not lost, "answer": answer})
+            correct = k % 7 != 0 and not lost
+            probs.append({"id": f"Toy-{k}", "scored": True, "correct": correct, "answer": answer, "gold": p.answers})
         tokens = n * (120 if verbose else 60 - n)
         out.append(
             {"n": n, "problems": probs, "generated_tokens": tokens, "completion": text, "prompt": _prompt(group)}
@@ -166,6 +183,13 @@ def test_arms_built_to_reproduce_every_finding_do(folder, count, tmp_path):
     assert lost[0]["no_answer"] == 0 < lost[1]["no_answer"] and lost[1]["acc"] < lost[0]["acc"]
     assert {c["no_answer"] for cells in result["by_position"]["bcr"].values() for c in cells} == {0.0}
     assert set(result["over_n"]) == {"base", *judge_v3.ARMS}
+    base = result["by_position"]["base"]  # its last answer at N >= 4 labelled for the problem before it
+    assert [c["other_label"] for c in base["4"]] == [c["wrong_question"] for c in base["4"]] == [0, 0, 0, 1]
+    assert {c["other_label"] for n in "123" for c in base[n]} == {0}
+    curve = result["over_n"]["base"]  # read under its own header, every planted answer is read as written
+    written = [_written_right(p) for p in PROBLEMS[: len(PROBLEMS) // 4 * 4]]
+    assert curve["4"]["acc_by_header"] == [pytest.approx(sum(written) / len(written))] != curve["4"]["acc"]
+    assert curve["3"]["acc_by_header"] == curve["3"]["acc"]
     slopes = result["final_slopes"]["runs"]  # flat planted accuracy: every main-part run at a plateau
     assert len(slopes) == len(paper.plan_part(V3, B, "main", CAPS)) and {round(x, 9) for x in slopes.values()} == {0}
     root = tmp_path / "v3"
@@ -174,6 +198,7 @@ def test_arms_built_to_reproduce_every_finding_do(folder, count, tmp_path):
     assert "**F1: reproduced.**" in text and "| oracle_cap_n1 |" in text
     assert "| base | 1 | " in text and "| bcr | 5 | " in text  # over N: the base's row, BCR's over its seeds
     assert "| baseline_n1 | 2 | " in text and "| section 5 |" in text  # where accuracy went, by section
+    assert "| base | 0 / 0 | 0 / 0 | 0 / 0 | 25 / 25 | 20 / 20 |" in text  # one section of 4, of 5
     assert "bcr_n3 +0.00, +0.00, +0.00, +0.00, +0.00;" in text  # last-window slopes, by arm and seed
     assert "precondition `n5_acc_drop`, measured on the base's own sets, was 20.0 points" in text
     assert {p.name for p in (root / "figures").iterdir()} == {"training_curves.png", "over_n.png"}
@@ -228,3 +253,27 @@ def test_a_penalty_run_without_the_rollouts_f5_reads_is_refused_not_judged_untes
     (run / "rollouts" / "20.jsonl").unlink()  # e.g. a dump left on a machine that was not kept
     with pytest.raises(ValueError, match=rf"{run.name}/rollouts lacks the rollouts of step\(s\) 20\.\.20 that F5"):
         judge_v3.judge(root, V3, _pre(), count, _context())
+
+
+def test_section_faults_read_labels_and_restated_questions_per_section():
+    """A fourth answer labelled "Answer3" is renamed to its header's number, and only then does the grader read it as
+    problem 4's; a restated chain is compared with the section's own question."""
+    group = [p for p in PROBLEMS if _written_right(p)][:4]
+    text = "\n\n".join(
+        _section(i + 1, p, True, *((3, group[0].question[8:-1]) if i == 3 else ())) for i, p in enumerate(group)
+    )
+    fixed, changed = section_faults.relabelled(text)
+    assert changed == 1 and fixed.count("Answer3:") == 1 and fixed.count("Answer4:") == 1
+    assert section_faults.relabelled(fixed) == (fixed, 0)
+    rec = {"n": 4, "prompt": _prompt(group), "completion": text}
+    assert [(f["other_label"], f["wrong_question"]) for f in section_faults.faults(rec)] == [(False, False)] * 3 + [
+        (True, True)
+    ]
+    verifier = Verifier(workers=1)
+    try:
+        scored = score_completion(text, [p.answers[0] for p in group], verifier)
+        assert scored.correct == [True, True, False, False]  # two answers for problem 3, none for 4
+        problems = [{"gold": list(p.answers), "scored": True, "correct": ok} for p, ok in zip(group, scored.correct)]
+        assert section_faults.header_accuracy([{**rec, "problems": problems}], verifier) == 1.0
+    finally:
+        verifier.close()

@@ -17,7 +17,6 @@ import argparse
 import itertools
 import json
 import random
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -27,6 +26,7 @@ from recipe_bcr.miniature.toy.preconditions import REGISTRATIONS
 from recipe_bcr.miniature.toy.task import (
     CHECK,
     CLOSING,
+    QUESTION,
     RESTATE,
     ToySpec,
     benchmark_problems,
@@ -244,16 +244,13 @@ def overlaps(evaluation: Sequence[tuple[str, str]], sources: dict[str, Iterable[
     }
 
 
-_QUESTION = re.compile(r"What is [^?]*+\?")
-
-
 def evaluated_questions(samples: Iterable[dict[str, Any]]) -> list[tuple[str, str]]:
     """(id, question) of every N=1 record of an evaluation's samples (its prompt's last toy question)."""
     out = {}
     for rec in samples:
         if int(rec["n"]) == 1:
             text = "\n".join(m["content"] for m in rec["prompt"])
-            out[rec["problems"][0]["id"]] = _QUESTION.findall(text)[-1]
+            out[rec["problems"][0]["id"]] = list(QUESTION.finditer(text))[-1].group(0)
     return sorted(out.items())
 
 

@@ -29,7 +29,7 @@ from recipe_bcr.miniature.paper.rules import (
     verdict,
 )
 from recipe_bcr.miniature.toy.profile import sections
-from recipe_bcr.miniature.toy.task import category_texts
+from recipe_bcr.miniature.toy.task import QUESTION, category_texts
 
 FINDINGS = ("F1", "F2", "F3", "F4", "F5")
 ARMS = ("bcr", "truncation_n1", "n2", "baseline_n1")  # BCR and its three controls (paper.yaml `controls`)
@@ -104,13 +104,10 @@ def pooled(root: Path, labels: Sequence[str], field: str) -> dict[str, list[floa
     return out
 
 
-_QUESTION = re.compile(r"What is ([^?]*+)\?")
-
-
 def ops_of(rec: dict[str, Any]) -> int:
     """The number of operations of an N=1 record's problem, read off its prompt."""
     text = "\n".join(m["content"] for m in rec["prompt"])
-    m = _QUESTION.search(text)
+    m = QUESTION.search(text)
     if not m:
         raise ValueError(f"eval record {rec.get('key')}: no toy question in its prompt")
     return len(re.findall(r" [+-] ", m.group(1)))

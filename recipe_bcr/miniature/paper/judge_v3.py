@@ -12,9 +12,11 @@ alone "not interpretable".
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+from recipe_bcr.grading.verify import Verifier
 from recipe_bcr.miniature.paper.findings import (
     Count,
     _mean,
@@ -39,6 +41,7 @@ from recipe_bcr.miniature.paper.rules import (
     verdict,
     window_slope,
 )
+from recipe_bcr.miniature.paper.section_faults import faults, header_accuracy
 from recipe_bcr.miniature.toy.rollouts import dump_files
 
 ARMS = ("bcr", "baseline_n1", "truncation_n1", "oracle_cap_n1", "n2")
@@ -70,12 +73,18 @@ def chain_accuracy(root: Path, labels: Sequence[str]) -> dict[str, float]:
     return {str(k): _mean(v) for k, v in sorted(by.items())}
 
 
-def over_n(root: Path, labels: Sequence[str], ns: Sequence[int]) -> dict[str, dict[str, list[float]]]:
-    """Per N: each evaluated seed's accuracy and tokens per problem, the arm's curve over N with seeds as units."""
+def over_n(
+    root: Path, labels: Sequence[str], ns: Sequence[int], verifier: Verifier
+) -> dict[str, dict[str, list[float]]]:
+    """Per N: each evaluated seed's accuracy and tokens per problem, the arm's curve over N with seeds as units, and
+    its accuracy with every answer read under its own section's header (`acc_by_header`: not a registered number)."""
     return {
         str(n): {
             "acc": [_mean(list(m.values())) for m in seeds(root, labels, n, "correct")],
             "tokens": [_mean(list(m.values())) for m in seeds(root, labels, n, "tokens")],
+            "acc_by_header": [
+                x for x in (header_accuracy(records(root, label, n), verifier) for label in labels) if x is not None
+            ],
         }
         for n in ns
     }
@@ -92,19 +101,23 @@ def final_slopes(runs: list[dict[str, Any]], rule: dict[str, Any]) -> dict[str, 
 
 
 def by_position(root: Path, labels: Sequence[str], ns: Sequence[int]) -> dict[str, list[dict[str, float]]]:
-    """Per N, per section of the prompt (1..N), over the arm's seeds: accuracy and the share left with no answer at
-    all, so a fall beyond the trained N reads as later answers wrong or never written."""
+    """Per N, per section of the prompt (1..N), over the arm's seeds: accuracy, the share left with no answer at
+    all, and the shares of sections with an answer label for another problem or a restated question not their own
+    (`section_faults.faults`), so a fall beyond the trained N reads as later answers wrong, unread or never written."""
+    keys = ("acc", "no_answer", "other_label", "wrong_question")
     out: dict[str, list[dict[str, float]]] = {}
     for n in ns:
-        cells: list[tuple[list[float], list[float]]] = [([], []) for _ in range(n)]
+        cells: list[dict[str, list[float]]] = [{k: [] for k in keys} for _ in range(n)]
         for label in labels:
             for rec in records(root, label, n):
-                for (acc, none), p in zip(cells, rec["problems"]):
+                for cell, p, fault in zip(cells, rec["problems"], faults(rec)):
                     if p["scored"]:
-                        acc.append(float(bool(p["correct"])))
-                        none.append(float(p["answer"] is None))
-        if cells[0][0]:
-            out[str(n)] = [{"acc": _mean(acc), "no_answer": _mean(none)} for acc, none in cells]
+                        cell["acc"].append(float(bool(p["correct"])))
+                        cell["no_answer"].append(float(p["answer"] is None))
+                        cell["other_label"].append(float(fault["other_label"]))
+                        cell["wrong_question"].append(float(fault["wrong_question"]))
+        if cells[0]["acc"]:
+            out[str(n)] = [{k: _mean(cell[k]) for k in keys} for cell in cells]
     return out
 
 
@@ -206,6 +219,8 @@ def judge(root: Path, cfg: dict[str, Any], pre: dict[str, Any], count: Count, co
     f4 = f4_budget(budgets, [by_budget[b] for b in budgets], f["F4"], boot)
     f5 = judge_f5(root, runs, cfg, count)
     evaluated = {"base": ["base"], **{a: arms[a] for a in ARMS if arms.get(a)}}  # the base: where training began
+    with closing(Verifier(workers=1)) as verifier:
+        over_n_all = {a: over_n(root, labels, ns, verifier) for a, labels in evaluated.items()}
     numbers = {"F1": f1, "F2": f2, "F3": f3, "F4": f4, "F5": f5}
     findings = {
         fid: {
@@ -234,7 +249,7 @@ def judge(root: Path, cfg: dict[str, Any], pre: dict[str, Any], count: Count, co
         "against_controls": against_controls(root, arms, boot),
         "accuracy_by_chain_n1": {a: chain_accuracy(root, arms.get(a, [])) for a in ARMS if arms.get(a)},
         "final_slopes": final_slopes(runs, cfg["steps"]),
-        "over_n": {a: over_n(root, labels, ns) for a, labels in evaluated.items()},
+        "over_n": over_n_all,
         "by_position": {a: by_position(root, labels, ns) for a, labels in evaluated.items()},
         "interpretable": interpretable,
         "diagnosis": diagnosis,

@@ -96,6 +96,25 @@ def position_table(by_position: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def faults_table(by_position: dict[str, Any]) -> str:
+    """Per arm and N, over all its sections: the share (%) whose answer label names another problem, then the share
+    restating a question not their own."""
+    ns = sorted({int(n) for per_n in by_position.values() for n in per_n})
+    lines = ["| arm | " + " | ".join(f"N={n}" for n in ns) + " |", "|---|" + "---:|" * len(ns)]
+    for arm, per_n in by_position.items():
+        row = []
+        for n in ns:
+            cells = per_n.get(str(n), [])
+            mean = (
+                {k: 100 * sum(c[k] for c in cells) / len(cells) for k in ("other_label", "wrong_question")}
+                if cells
+                else {}
+            )
+            row.append(f"{mean['other_label']:.0f} / {mean['wrong_question']:.0f}" if cells else "-")
+        lines.append(f"| {arm} | " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
 def chain_table(by_chain: dict[str, dict[str, float]]) -> str:
     """N=1 accuracy (%) by the chain's number of operations, per arm (all its seeds)."""
     ops = sorted({int(k) for row in by_chain.values() for k in row})
@@ -203,6 +222,16 @@ Tokens per problem:
 By section of the prompt: accuracy (%) and, in parentheses, the share left with no answer (%), all seeds pooled.
 
 {position_table(result["by_position"])}
+
+Read with every answer under its own section's header (each "AnswerK:" taken as the answer of the "### Problem i"
+above it: what numbering alone cost; a reading, not a registered number), accuracy (%), seed mean (min..max):
+
+{over_n_table(over_n, "acc_by_header", 100)}
+
+Sections (%) whose answer label names another problem / that restate a question other than their own, all seeds
+pooled:
+
+{faults_table(result["by_position"])}
 
 At N=1, by the chain's number of operations, accuracy (%):
 

@@ -159,6 +159,7 @@ def _words(steps: str) -> list[str]:
     ]
 
 
+QUESTION = re.compile(r"What is ([^?]*+)\?")  # a toy question in a prompt; group 1 its chain
 RESTATE = "The problem asks for {}."
 _RESTATED = re.compile(r"The problem asks for ([^.]*+)\.")
 
