@@ -1,7 +1,7 @@
 """The toy task: short chains of additions and subtractions ("What is 4 + 3 - 2?") in the
 paper's group format, with verl parquet rows.
 
-Built so that a token budget has something real to trade (docs/miniature.md, "The earlier toy regimes"):
+Built so that a token budget has something real to trade (docs/miniature.md, "The toy regimes"):
 - **steps** ("4 + 3 = 7. 7 - 2 = 5.") carry the computation: each is one operation of a
   small table, and the supervised answer after written steps is right unless a
   step slipped (`step_error_rate`);
@@ -49,7 +49,7 @@ class ToySpec:
     # enter the model's cache key only when set (model.cache_key)
     recheck_rate: float = 0.0  # verbose: share of written-out problems whose steps are re-checked
     skip_start: int = 0  # >0: only problems starting at this value are skipped (at skip_rate), so a skip is
-    # likely where it happens and survives top-p sampling (docs/miniature.md, "The earlier toy regimes")
+    # likely where it happens and survives top-p sampling
     # The competing regime (hydra_configs/toy_compete.yaml, issue 35); the defaults keep the earlier regimes' data
     # (and their models' cache keys) exactly as they were:
     functional_recheck: bool = False  # steps slip per step (step_error_rate each); a re-check RECOMPUTES the chain
