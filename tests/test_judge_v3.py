@@ -218,6 +218,14 @@ def test_the_readme_blocks_state_the_third_registrations_findings(folder, count,
     assert f"{f1['diff_pts']:+.1f} points (90% CI {f1['ci_pts'][0]:+.1f}..{f1['ci_pts'][1]:+.1f})" in got["results"]
     bcr = 100 * sum(result["over_n"]["bcr"]["1"]["acc"]) / 5
     assert f"| BCR (N=3 under B={B}) | 5 | {bcr:.1f} |" in got["results"]
+    bcr4 = 100 * sum(result["over_n"]["bcr"]["4"]["acc"]) / 5  # BCR's planted answers all carry their own labels
+    assert f"at N=4/N=5 its accuracy is {bcr4:.1f}/" in got["results"]
+    assert "0/0% of its sections carry another problem's answer label" in got["results"]
+    older = json.loads(json.dumps(result))  # findings made before the reading: no line, no error
+    for curve in older["over_n"].values():
+        for cell in curve.values():
+            del cell["acc_by_header"]
+    assert summary.later_answers(older) == ""
     result["findings"]["F2"] = {"verdict": "not testable", "n": [1, 5], "testable": False, "ok": None}
     writeup_v3.write(root, result, "test")
     assert "(F2): not testable.** BCR's tokens per problem at N = 1..5: not computed" in summary.blocks(root)["results"]

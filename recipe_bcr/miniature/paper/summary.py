@@ -135,6 +135,27 @@ def _at(found: dict[str, Any], arm: str, n: int, field: str, scale: float = 1.0)
     return f"{scale * _mean(xs):.1f}" if xs else "-"
 
 
+def later_answers(found: dict[str, Any], arm: str = "bcr", ns: tuple[int, ...] = (4, 5)) -> str:
+    """Where an arm's answers went beyond its trained N: its accuracy as scored and read under each section's own
+    header, and its sections' shares with another problem's label or another question restated (judge_v3's
+    by_position); "" for findings without those readings."""
+    curve, cells = found["over_n"].get(arm, {}), found.get("by_position", {}).get(arm, {})
+    if not all(curve.get(str(n), {}).get("acc_by_header") and cells.get(str(n)) for n in ns):
+        return ""
+
+    def share(key: str) -> str:
+        return "/".join(f"{100 * _mean([c[key] for c in cells[str(n)]]):.0f}" for n in ns)
+
+    at = "/".join(f"N={n}" for n in ns)
+    return (
+        f"- **Where BCR's later answers went (not registered):** at {at} its accuracy is "
+        f"{'/'.join(_at(found, arm, n, 'acc', 100) for n in ns)}%, and "
+        f"{'/'.join(_at(found, arm, n, 'acc_by_header', 100) for n in ns)}% read with every answer under its own "
+        f"section's header; {share('other_label')}% of its sections carry another problem's answer label and "
+        f"{share('wrong_question')}% restate a question not their own."
+    )
+
+
 def status_line_v3(found: dict[str, Any]) -> str:
     """The status box's miniature bullet for the third registration."""
     v, f1 = _verdicts(found), found["findings"]["F1"]
@@ -185,6 +206,7 @@ def results_v3(found: dict[str, Any]) -> str:
         f"- **Over N (F2): {v['F2']}.** BCR's tokens per problem at N = 1..5: "
         f"{', '.join(f'{t:.0f}' for t in f2.get('bcr_tokens_per_problem', [])) or 'not computed'}; its accuracy drop "
         f"from N=1 to N=5 minus the baseline's: {_ci(f2, 'drop_diff_pts', 'drop_diff_ci_pts')}.",
+        *filter(None, [later_answers(found)]),
         f"- **Syntactic compression (F3): {v['F3']}.** Tokens per problem fallen from the base to BCR: "
         + ", ".join(f"{k.replace('_', ' ')} {100 * x:.0f}%" for k, x in falls.items() if x == x)
         + ".",
