@@ -283,5 +283,8 @@ def test_section_faults_read_labels_and_restated_questions_per_section():
         assert scored.correct == [True, True, False, False]  # two answers for problem 3, none for 4
         problems = [{"gold": list(p.answers), "scored": True, "correct": ok} for p, ok in zip(group, scored.correct)]
         assert section_faults.header_accuracy([{**rec, "problems": problems}], verifier) == 1.0
+        bare = [{k: v for k, v in p.items() if k != "gold"} for p in problems]
+        with pytest.raises(ValueError, match="carry no `gold`"):
+            section_faults.header_accuracy([{**rec, "key": "Toy|n4|g0|s0", "problems": bare}], verifier)
     finally:
         verifier.close()

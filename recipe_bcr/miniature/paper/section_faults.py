@@ -65,6 +65,11 @@ def header_accuracy(records: Iterable[dict[str, Any]], verifier: Verifier) -> fl
         text, changed = relabelled(rec["completion"])
         problems = rec["problems"]
         if changed:
+            if any("gold" not in p for p in problems):
+                raise ValueError(
+                    f"eval record {rec.get('key', '?')}: its problems carry no `gold`, which re-scoring needs; "
+                    "evaluate the run again (`python -m recipe_bcr.eval` writes it)"
+                )
             golds = [p["gold"][0] if len(p["gold"]) == 1 else list(p["gold"]) for p in problems]
             correct = score_completion(text, golds, verifier).correct
         else:
