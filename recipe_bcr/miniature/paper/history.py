@@ -28,6 +28,8 @@ ROOT = Path(__file__).resolve().parents[3]
 COMMIT = "ba05637e0f50dc2f2e72f605f17e09300b7bdfbc"  # the last commit holding the first two registrations' folders
 AMENDMENT2 = "2245be765d3d25829c148bdbe065c94d435e63d0"  # the last commit holding paper_v3's pilots under amendment 2
 TOY_GAPS = "34ed6e32fec1f75607baeccaf8aee3acb965d7a6"  # the last commit holding toy_gaps' base and toy pilot
+# the last commit holding the second registration's 16-prompt pilots (pilot16/) and its fresh-clone rerun
+V2_RERUN = "b28ec3c75bebdc2f16e0aa6b4872e79d0560c32d"
 SNAPSHOT = Path("benchmarks") / "paper" / "history.json"
 REPORT = Path("benchmarks") / "paper" / "report.md"
 DOCS = Path("docs") / "miniature.md"
@@ -133,12 +135,12 @@ FOLDERS: tuple[Folder, ...] = (
         V2,
         "format's step 50 split seeds by chance at 8 prompts: 16 prompts a step (f97213e), piloted first",
     ),
-    Folder("benchmarks/paper/pilot16/s3", "pilot", "pilot", "tree", V2, "(run beside the next row)"),
+    Folder("benchmarks/paper/pilot16/s3", "pilot", "pilot", V2_RERUN, V2, "(run beside the next row)"),
     Folder(
         "benchmarks/paper/pilot16/s4",
         "pilot",
         "pilot",
-        "tree",
+        V2_RERUN,
         V2,
         "both met every gate on their first 60 steps: the main part at 60 steps by the steps rule",
     ),
@@ -157,7 +159,7 @@ FOLDERS: tuple[Folder, ...] = (
         "benchmarks/paper/fresh_clone",
         "rerun",
         "part",
-        "tree",
+        V2_RERUN,
         V2,
         "a third registration (accuracy-based steps rule, a window format gate, a trained baseline off the ceiling)",
     ),
