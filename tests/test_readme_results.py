@@ -1,6 +1,6 @@
 """The README's miniature status line and results are what the committed records say: they are written by
-`python -m recipe_bcr.miniature.paper.summary --write README.md` from benchmarks/paper/findings.json and
-fresh_clone.json, and this fails when either changes without the README."""
+`python -m recipe_bcr.miniature.paper.summary --write README.md` from benchmarks/paper_v3/findings.json, and this
+fails when it changes without the README."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from recipe_bcr.miniature.paper.summary import blocks, fill, results, status_line
 
 REPO = Path(__file__).resolve().parents[1]
-PAPER = REPO / "benchmarks" / "paper"
+PAPER = REPO / "benchmarks" / "paper_v3"
 
 
 def test_readme_states_the_committed_findings():
@@ -22,18 +22,26 @@ def test_readme_states_the_committed_findings():
 
 
 def test_the_summary_follows_the_records():
-    """Another verdict, another accuracy or a rerun that did not reproduce reads otherwise in both blocks."""
+    """Another verdict, another accuracy over N or a missed gate reads otherwise in both blocks."""
     found = json.loads((PAPER / "findings.json").read_text())
-    rerun = json.loads((PAPER / "fresh_clone.json").read_text())
     changed = copy.deepcopy(found)
-    changed["findings"]["F1"]["verdict"] = "reproduced"
-    changed["controls"]["bcr"]["acc_n1"] = [0.5, 0.5, 0.5]
-    assert "(F1): reproduced" in results(changed, rerun) and "| 50.0 |" in results(changed, rerun)
-    assert "F1 reproduced" in status_line(changed, rerun)
-    assert "does not give the same files" in results(found, {**rerun, "reproduced": False})
-    assert "Not yet repeated" in status_line(found, None)
+    changed["findings"]["F2"]["verdict"] = "inconclusive"
+    changed["findings"]["F1"]["acc_bcr"] = 0.5
+    changed["over_n"]["bcr"]["5"]["acc"] = [0.25] * len(found["over_n"]["bcr"]["5"]["acc"])
+    changed["gates"][0]["gates"]["all_met"] = False
+    changed["interpretable"] = False
+    table = results(changed)
+    assert "(F2): inconclusive" in table and "| 25.0 |" in table and "in 4 of 5 seeds" in table
+    assert "F2 inconclusive" in status_line(changed) and "50.0% accurate" in status_line(changed)
+    assert "is not interpretable" in status_line(changed) and "engages" in status_line(found)
 
 
 def test_a_readme_without_the_markers_is_refused():
     with pytest.raises(ValueError, match="miniature-status"):
         fill("# no markers\n", blocks(PAPER))
+
+
+def test_a_second_registration_folder_is_refused_by_name(tmp_path):
+    (tmp_path / "findings.json").write_text(json.dumps({"findings": {}, "controls": {}}))
+    with pytest.raises(ValueError, match="not the findings of a third-registration folder"):
+        blocks(tmp_path)
