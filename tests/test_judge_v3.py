@@ -190,6 +190,10 @@ def test_arms_built_to_reproduce_every_finding_do(folder, count, tmp_path):
     written = [_written_right(p) for p in PROBLEMS[: len(PROBLEMS) // 4 * 4]]
     assert curve["4"]["acc_by_header"] == [pytest.approx(sum(written) / len(written))] != curve["4"]["acc"]
     assert curve["3"]["acc_by_header"] == curve["3"]["acc"]
+    chains = result["by_chain_n1"]  # N=1 by chain length: every evaluated arm, the planted 59 tokens for BCR
+    assert set(chains) == {"base", *judge_v3.ARMS} and {c["tokens"] for c in chains["bcr"].values()} == {59.0}
+    kinds = result["text_kinds_n1"]  # what F3 compares, for every arm: the verbose base's filler, BCR's cut
+    assert set(kinds) == set(chains) and kinds["bcr"]["filler"] < 0.5 * kinds["base"]["filler"]
     slopes = result["final_slopes"]["runs"]  # flat planted accuracy: every main-part run at a plateau
     assert len(slopes) == len(paper.plan_part(V3, B, "main", CAPS)) and {round(x, 9) for x in slopes.values()} == {0}
     root = tmp_path / "v3"
@@ -203,6 +207,7 @@ def test_arms_built_to_reproduce_every_finding_do(folder, count, tmp_path):
     assert "precondition `n5_acc_drop`, measured on the base's own sets, was 20.0 points" in text
     assert {p.name for p in (root / "figures").iterdir()} == {"training_curves.png", "over_n.png"}
     assert "| truncation step 1 -> last 20 |" in text and "(last 20)" in text  # the registered windows
+    assert "| arm | narration | restatement | filler |" in text and f"| bcr | {100 * chains['bcr']['1']['acc']:.1f} (59) |" in text
     json.loads((root / "findings.json").read_text())
 
 

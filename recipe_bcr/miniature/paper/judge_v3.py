@@ -62,15 +62,17 @@ def seeds(root: Path, labels: Sequence[str], n: int, field: str) -> list[dict[st
     return [m for m in (per_problem(root, x, n, field) for x in labels) if m]
 
 
-def chain_accuracy(root: Path, labels: Sequence[str]) -> dict[str, float]:
-    """N=1 accuracy by chain length over an arm's seeds: where accuracy went."""
-    by: dict[int, list[float]] = {}
+def by_chain(root: Path, labels: Sequence[str]) -> dict[str, dict[str, float]]:
+    """N=1 accuracy and tokens per problem by chain length over an arm's seeds: where accuracy and tokens went."""
+    by: dict[int, list[tuple[float, float]]] = {}
     for label in labels:
         for rec in records(root, label, 1):
             p = rec["problems"][0]
             if p["scored"]:
-                by.setdefault(ops_of(rec), []).append(float(bool(p["correct"])))
-    return {str(k): _mean(v) for k, v in sorted(by.items())}
+                by.setdefault(ops_of(rec), []).append((float(bool(p["correct"])), float(rec["generated_tokens"])))
+    return {
+        str(k): {"acc": _mean([a for a, _ in v]), "tokens": _mean([t for _, t in v])} for k, v in sorted(by.items())
+    }
 
 
 def over_n(
@@ -121,19 +123,18 @@ def by_position(root: Path, labels: Sequence[str], ns: Sequence[int]) -> dict[st
     return out
 
 
-def f3_inputs(
-    root: Path, labels: Sequence[str], count: Count, long_ops: int
-) -> tuple[dict[str, float], list[dict[str, float]]]:
-    """Tokens per problem by category at N=1: the base's, and each BCR seed's (useful = re-check on long chains)."""
-
-    def cats(recs: list[dict[str, Any]]) -> dict[str, float]:
-        got = category_tokens(recs, count, long_ops)
-        return {**got["per_problem"], "inert_recheck": got["per_problem"].get("inert_recheck", 0.0)} | {
-            "useful_recheck_long": got["recheck_long"]
-        }
-
-    base = cats(records(root, "base", 1))
-    return base, [cats(records(root, x, 1)) for x in labels if records(root, x, 1)]
+def text_kinds(root: Path, labels: Sequence[str], count: Count, long_ops: int) -> list[dict[str, float]]:
+    """Per evaluated seed of an arm: tokens per problem at N=1 by kind of text (useful = re-check on long chains)."""
+    out = []
+    for label in labels:
+        recs = records(root, label, 1)
+        if recs:
+            got = category_tokens(recs, count, long_ops)
+            out.append(
+                {**got["per_problem"], "inert_recheck": got["per_problem"].get("inert_recheck", 0.0)}
+                | {"useful_recheck_long": got["recheck_long"]}
+            )
+    return out
 
 
 def judge_f5(root: Path, runs: list[dict[str, Any]], cfg: dict[str, Any], count: Count) -> dict[str, Any]:
@@ -202,10 +203,13 @@ def judge(root: Path, cfg: dict[str, Any], pre: dict[str, Any], count: Count, co
         boot,
     )
     values = {**{r["name"]: r["value"] for r in pre["rows"]}, **(pre.get("interventions") or {}).get("values", {})}
-    base_cats, bcr_cats = f3_inputs(root, bcr, count, int(cfg["preconditions"]["long_chain_ops"]))
-    f3_ready = bool(bcr_cats) and all(k in values for k in ("useful_gain", "allocator_share"))
+    evaluated = {"base": ["base"], **{a: arms[a] for a in ARMS if arms.get(a)}}  # the base: where training began
+    long_ops = int(cfg["preconditions"]["long_chain_ops"])
+    kinds = {a: text_kinds(root, labels, count, long_ops) for a, labels in evaluated.items()}
+    bcr_cats = kinds.get("bcr", [])
+    f3_ready = bool(bcr_cats) and bool(kinds["base"]) and all(k in values for k in ("useful_gain", "allocator_share"))
     f3 = (
-        f3_categories(base_cats, bcr_cats, values, f1.get("accuracy_ok"), f["F3"])
+        f3_categories(kinds["base"][0], bcr_cats, values, f1.get("accuracy_ok"), f["F3"])
         if f3_ready
         else {"testable": False, "ok": None, "why": "no N=1 evaluation of BCR, or no intervention measured"}
     )
@@ -218,7 +222,6 @@ def judge(root: Path, cfg: dict[str, Any], pre: dict[str, Any], count: Count, co
     budgets = sorted(by_budget)
     f4 = f4_budget(budgets, [by_budget[b] for b in budgets], f["F4"], boot)
     f5 = judge_f5(root, runs, cfg, count)
-    evaluated = {"base": ["base"], **{a: arms[a] for a in ARMS if arms.get(a)}}  # the base: where training began
     with closing(Verifier(workers=1)) as verifier:
         over_n_all = {a: over_n(root, labels, ns, verifier) for a, labels in evaluated.items()}
     numbers = {"F1": f1, "F2": f2, "F3": f3, "F4": f4, "F5": f5}
@@ -247,7 +250,8 @@ def judge(root: Path, cfg: dict[str, Any], pre: dict[str, Any], count: Count, co
         "gates_rule": dict(cfg["gates"]),
         "controls": controls(root, runs, int(cfg["gates"]["window"]), ARMS),
         "against_controls": against_controls(root, arms, boot),
-        "accuracy_by_chain_n1": {a: chain_accuracy(root, arms.get(a, [])) for a in ARMS if arms.get(a)},
+        "by_chain_n1": {a: by_chain(root, labels) for a, labels in evaluated.items()},
+        "text_kinds_n1": {a: {k: _mean([x[k] for x in ks]) for k in ks[0]} for a, ks in kinds.items() if ks},
         "final_slopes": final_slopes(runs, cfg["steps"]),
         "over_n": over_n_all,
         "by_position": {a: by_position(root, labels, ns) for a, labels in evaluated.items()},

@@ -91,12 +91,17 @@ def results(found: dict[str, Any]) -> str:
     """The Results section's miniature paragraph, table over N and verdict bullets."""
     c, f, v = found["controls"], found["findings"], _verdicts(found)
     rows = found["preconditions"]["rows"]
-    overlap = found["preconditions"]["overlap"]
+    overlap = found["preconditions"]["overlap"]  # None where the base's measurement predates the check
+    shared = (
+        f"{overlap['any']['count']} of the {overlap['problems']:,} evaluation questions share text with a training or "
+        "warm-start group"
+        if overlap
+        else "the evaluation questions were not checked against training"
+    )
     met = sum(g["gates"]["all_met"] for g in found["gates"])
     lines = [
         f"Its base meets {sum(r['met'] for r in rows)} of {len(rows)} pre-registered preconditions; BCR's gates are met "
-        f"in {met} of {len(found['gates'])} seeds; {overlap['any']['count']} of the {overlap['problems']:,} evaluation "
-        f"questions share text with a training or warm-start group. Every arm "
+        f"in {met} of {len(found['gates'])} seeds; {shared}. Every arm "
         f"trained {found['steps']} GRPO steps and was evaluated at N = 1..5; mean over seeds "
         "([benchmarks/paper_v3/report.md](benchmarks/paper_v3/report.md) has each seed):",
         "",

@@ -115,14 +115,33 @@ def faults_table(by_position: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def chain_table(by_chain: dict[str, dict[str, float]]) -> str:
-    """N=1 accuracy (%) by the chain's number of operations, per arm (all its seeds)."""
+def chain_table(by_chain: dict[str, dict[str, dict[str, float]]]) -> str:
+    """N=1 accuracy (%) and tokens per problem by the chain's number of operations, per arm (all its seeds)."""
     ops = sorted({int(k) for row in by_chain.values() for k in row})
     lines = ["| arm | " + " | ".join(f"{k} ops" for k in ops) + " |", "|---|" + "---:|" * len(ops)]
     for arm, row in by_chain.items():
+        cells = (row.get(str(k)) for k in ops)
         lines.append(
-            f"| {arm} | " + " | ".join(f"{100 * row[str(k)]:.1f}" if str(k) in row else "-" for k in ops) + " |"
+            f"| {arm} | " + " | ".join(f"{100 * c['acc']:.1f} ({c['tokens']:.0f})" if c else "-" for c in cells) + " |"
         )
+    return "\n".join(lines)
+
+
+KINDS = {
+    "narration": "narration",
+    "restatement": "restatement",
+    "filler": "filler",
+    "recheck": "useful re-check",
+    "inert_recheck": "inert re-check",
+    "useful_recheck_long": "useful re-check, long chains",
+}
+
+
+def kinds_table(kinds: dict[str, dict[str, float]]) -> str:
+    """Tokens per problem at N=1 by kind of text, per arm (mean over its seeds): what each arm cut or kept."""
+    lines = ["| arm | " + " | ".join(KINDS.values()) + " |", "|---|" + "---:|" * len(KINDS)]
+    for arm, row in kinds.items():
+        lines.append(f"| {arm} | " + " | ".join(f"{row.get(k, 0.0):.1f}" for k in KINDS) + " |")
     return "\n".join(lines)
 
 
@@ -233,9 +252,13 @@ pooled:
 
 {faults_table(result["by_position"])}
 
-At N=1, by the chain's number of operations, accuracy (%):
+At N=1, by the chain's number of operations, accuracy (%) and, in parentheses, tokens per problem, all seeds pooled:
 
-{chain_table(result["accuracy_by_chain_n1"])}
+{chain_table(result["by_chain_n1"])}
+
+At N=1, tokens per problem by kind of text (counted as F3 counts them; mean over seeds):
+
+{kinds_table(result["text_kinds_n1"])}
 
 {history.BEGIN}
 {_path_block()}
