@@ -96,16 +96,17 @@ def _parser() -> argparse.ArgumentParser:
         "paper",
         help="the paper's tables, ablations and findings in miniature on CPU (toy task): GRPO runs, "
         "evaluation at N=1..5, report.md",
-        usage="python -m recipe_bcr paper [out=DIR] [part=main|ablations|pilot|findings] [key=value ...] [--ship RUN]",
+        usage="python -m recipe_bcr paper [out=DIR] [registration=paper_v3|paper] [part=...] [key=value ...] [--ship RUN]",
         epilog="out=DIR: output folder (default: paper_out); a rerun resumes run by run (a run stopped half way, from its last "
         "checkpoint).\n"
         "the command's keys:\n" + _command_keys_help() + "\n"
-        "keys of the second miniature (hydra_configs/paper.yaml, pre-registered: sizes may be lowered for a smoke "
-        "run, thresholds and rules never):\n" + yaml_keys_help("paper"),
+        "keys of the third miniature (hydra_configs/paper_v3.yaml, pre-registered: sizes may be lowered for a smoke "
+        "run, thresholds and rules never; registration=paper reads hydra_configs/paper.yaml's):\n"
+        + yaml_keys_help("paper_v3"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     paper.add_argument(
-        "args", nargs="*", metavar="key=value", help="out=DIR, the command's keys and paper.yaml overrides"
+        "args", nargs="*", metavar="key=value", help="out=DIR, the command's keys and the registration's YAML overrides"
     )
     paper.add_argument(
         "--ship",

@@ -154,8 +154,8 @@ def test_help_lists_every_entry_point(capsys):
 
 
 def test_paper_help_lists_every_key_of_the_config_paper_runs(capsys):
-    """`paper` runs hydra_configs/paper.yaml (the second miniature); its help lists each key with its default, and
-    the command's own keys."""
+    """`paper` runs hydra_configs/paper_v3.yaml (the third miniature) by default; its help lists each key with its
+    default, and the command's own keys."""
     from omegaconf import OmegaConf
 
     from recipe_bcr.miniature.paper.command import COMMAND_KEYS
@@ -172,7 +172,7 @@ def test_paper_help_lists_every_key_of_the_config_paper_runs(capsys):
         parts = key.split(".")
         return any(f"  {'.'.join(parts[:i])}=" in text for i in range(1, len(parts) + 1))
 
-    keys = list(leaves(OmegaConf.to_container(OmegaConf.load(REPO / "hydra_configs" / "paper.yaml"))))
+    keys = list(leaves(OmegaConf.to_container(OmegaConf.load(REPO / "hydra_configs" / "paper_v3.yaml"))))
     assert keys and [k for k in keys if not listed(k)] == []
     assert [k for k in COMMAND_KEYS if f"  {k} " not in text] == []
     assert "  train_steps=100 " in yaml_keys_help("paper")  # the default, beside the key

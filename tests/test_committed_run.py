@@ -1,5 +1,5 @@
 """Opt-in (`pytest -m committed`): the committed main part (benchmarks/paper/) judged again from its own files
-(`python -m recipe_bcr paper out=benchmarks/paper part=findings` rewrites the same findings.json; this re-derives it
+(`python -m recipe_bcr paper out=benchmarks/paper registration=paper part=findings` rewrites the same findings.json; this re-derives it
 in process), and the demo's committed BCR model held against the third miniature's run that made it. The default
 suite checks the code on fixtures instead (tests/test_paper_scripts.py)."""
 

@@ -42,7 +42,7 @@ def test_ship_writes_the_weights_with_their_provenance(tmp_path):
     assert (made["registration"], made["launched_at"]) == (plan["registration"], plan["launched_at"])
     assert made["sha256"] == hashlib.sha256(b"stand-in weights").hexdigest()
     assert (dest / "model.safetensors").read_bytes() == b"stand-in weights"
-    assert made["made_by"] == f"python -m recipe_bcr paper out=paper_out --ship {run['name']}"
+    assert made["made_by"] == f"python -m recipe_bcr paper out=paper_out registration=paper --ship {run['name']}"
     assert not list(root.glob(".ship-*"))
 
 

@@ -207,7 +207,10 @@ def test_arms_built_to_reproduce_every_finding_do(folder, count, tmp_path):
     assert "precondition `n5_acc_drop`, measured on the base's own sets, was 20.0 points" in text
     assert {p.name for p in (root / "figures").iterdir()} == {"training_curves.png", "over_n.png"}
     assert "| truncation step 1 -> last 20 |" in text and "(last 20)" in text  # the registered windows
-    assert "| arm | narration | restatement | filler |" in text and f"| bcr | {100 * chains['bcr']['1']['acc']:.1f} (59) |" in text
+    assert (
+        "| arm | narration | restatement | filler |" in text
+        and f"| bcr | {100 * chains['bcr']['1']['acc']:.1f} (59) |" in text
+    )
     json.loads((root / "findings.json").read_text())
 
 

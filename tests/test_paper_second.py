@@ -80,15 +80,17 @@ def test_an_override_that_would_move_a_registered_rule_is_refused(override, mess
 
 
 def test_command_keys_are_split_from_paper_yaml_overrides():
-    keys, rest = paper.split_command_keys(["part=pilot", "train_steps=3", "allow_missed_preconditions=true"])
+    keys, rest = paper.split_command_keys(
+        ["registration=paper", "part=pilot", "train_steps=3", "allow_missed_preconditions=true"]
+    )
     assert keys == {"part": "pilot", "allow_missed_preconditions": True, "jobs": 2, "registration": "paper"}
     assert rest == ["train_steps=3"]
-    third = paper.split_command_keys(["registration=paper_v3", "part=toy_pilot"])[0]
+    third = paper.split_command_keys(["part=toy_pilot"])[0]  # the third registration is the default
     assert (third["registration"], third["part"]) == ("paper_v3", "toy_pilot")
     with pytest.raises(ValueError, match="part=toy_pilot belongs to the third registration"):
-        paper.split_command_keys(["part=toy_pilot"])
+        paper.split_command_keys(["registration=paper", "part=toy_pilot"])
     with pytest.raises(ValueError, match="part=pilot belongs to the second registration"):
-        paper.split_command_keys(["registration=paper_v3", "part=pilot"])
+        paper.split_command_keys(["part=pilot"])
     assert paper.split_command_keys(["jobs=1"])[0]["jobs"] == 1
     with pytest.raises(ValueError, match="part=all"):
         paper.split_command_keys(["part=all"])
@@ -318,7 +320,7 @@ def test_a_missed_precondition_stops_before_training_with_not_interpretable_find
     monkeypatch.setattr(paper, "train_run", lambda *a, **k: pytest.fail("trained despite a missed precondition"))
     out = tmp_path / "p"
     _preconditions(out, met=False)  # the committed measurement: acc_n1, recheck_gain_long, n5_acc_drop missed
-    assert paper.run_paper(str(out), []) == 3
+    assert paper.run_paper(str(out), ["registration=paper"]) == 3
     err = capsys.readouterr().err
     assert "misses 3 precondition(s) (acc_n1, recheck_gain_long, n5_acc_drop)" in err and "never a threshold" in err
     found = json.loads((out / "findings.json").read_text())
@@ -341,7 +343,9 @@ def test_the_override_trains_anyway_and_is_recorded(tmp_path, monkeypatch):
     out = tmp_path / "p"
     _preconditions(out, met=False)
     with pytest.raises(Trained, match="bcr_n3_s0"):
-        paper.run_paper(str(out), ["allow_missed_preconditions=true", "part=pilot", "train_steps=2"])
+        paper.run_paper(
+            str(out), ["registration=paper", "allow_missed_preconditions=true", "part=pilot", "train_steps=2"]
+        )
     plan = json.loads((out / "plan.json").read_text())
     assert plan["registration"] == registration() and "train_steps" not in plan["settings"]
     assert (out / "data" / "group_n3" / "train_n3.parquet").exists()
@@ -359,13 +363,13 @@ def test_the_pilot_trains_one_bcr_seed_and_records_its_gates(tmp_path, monkeypat
     monkeypatch.setattr(paper, "evaluate", lambda *a, **k: pytest.fail("the pilot evaluates nothing"))
     out = tmp_path / "p"
     _preconditions(out, met=True)
-    assert paper.run_paper(str(out), ["part=pilot", "train_steps=20"]) == 0
+    assert paper.run_paper(str(out), ["registration=paper", "part=pilot", "train_steps=20"]) == 0
     pilot = json.loads((out / "pilot.json").read_text())
     assert pilot["run"] == "bcr_n3_s0" and pilot["train_steps"] == 20 and pilot["train_steps_registered"] == 100
     assert not pilot["gates"]["all_met"] and not pilot["gates"]["format"]["met"]
     assert "| bcr_n3_s0 | 20 | 1.000 -> 1.000 |" in capsys.readouterr().out
     # another part into the same folder with other sizes is refused before anything runs
-    assert paper.run_paper(str(out), ["seeds=[0]"]) == 2
+    assert paper.run_paper(str(out), ["registration=paper", "seeds=[0]"]) == 2
 
 
 def test_the_main_part_evaluates_bcr_and_the_base_at_every_n_and_the_controls_at_n1(tmp_path, monkeypatch):
@@ -386,7 +390,7 @@ def test_the_main_part_evaluates_bcr_and_the_base_at_every_n_and_the_controls_at
     out = tmp_path / "p"
     _preconditions(out, met=True)
     (out / "report.md").write_text("report")
-    assert paper.run_paper(str(out), ["train_steps=2"]) == 0
+    assert paper.run_paper(str(out), ["registration=paper", "train_steps=2"]) == 0
     every = [int(n) for n in CFG["eval"]["n"]]
     assert evaluated.pop("base") == every
     assert {k: v for k, v in evaluated.items() if k.startswith("bcr_")} == {f"bcr_n3_s{s}": every for s in CFG["seeds"]}
@@ -400,7 +404,7 @@ def test_a_folder_made_under_another_registration_is_refused_before_anything_is_
     out = tmp_path / "p"
     paper._state(out, paper.load_config([]), {"id": "0" * 16, "commit": None})
     before = sorted(p.name for p in out.iterdir())
-    assert paper.run_paper(str(out), []) == 2
+    assert paper.run_paper(str(out), ["registration=paper"]) == 2
     assert "registration differ" in capsys.readouterr().err
     assert sorted(p.name for p in out.iterdir()) == before == ["plan.json"]
 
@@ -610,7 +614,7 @@ def test_the_pilot_runs_one_real_grpo_step_and_resumes(tmp_path):
 
     out = tmp_path / "p"
     _preconditions(out, met=False)  # the committed measurement misses 3: trained under the recorded override
-    keys = ["part=pilot", "train_steps=1", "allow_missed_preconditions=true"]
+    keys = ["registration=paper", "part=pilot", "train_steps=1", "allow_missed_preconditions=true"]
     cmd = [sys.executable, "-m", "recipe_bcr", "paper", f"out={out}", *keys]
     proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
@@ -652,7 +656,7 @@ def test_part_findings_judges_a_folder_again_without_training_or_evaluating(tmp_
     paper._state(tmp_path, paper.load_config([]), registration())  # plan.json, as the main part leaves it
     monkeypatch.setattr(paper, "train_run", lambda *a, **k: pytest.fail("trained"))
     monkeypatch.setattr(paper, "evaluate", lambda *a, **k: pytest.fail("evaluated"))
-    assert paper.run_paper(str(tmp_path), ["part=findings"]) == 0
+    assert paper.run_paper(str(tmp_path), ["registration=paper", "part=findings"]) == 0
     written = json.loads((tmp_path / "findings.json").read_text())
     pre = json.loads((tmp_path / "base_preconditions.json").read_text())
     assert (
@@ -666,7 +670,7 @@ def test_part_findings_judges_a_folder_again_without_training_or_evaluating(tmp_
 
 def test_part_findings_on_a_folder_no_paper_run_left_is_refused_before_anything_is_written(tmp_path, capsys):
     out = tmp_path / "empty"
-    assert paper.run_paper(str(out), ["part=findings"]) == 2
+    assert paper.run_paper(str(out), ["registration=paper", "part=findings"]) == 2
     err = capsys.readouterr().err
     assert "has no plan.json or base_preconditions.json" in err and f"python -m recipe_bcr paper out={out}" in err
     assert not out.exists()

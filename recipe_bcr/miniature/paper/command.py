@@ -1,7 +1,8 @@
-"""`python -m recipe_bcr paper out=DIR [part=main|ablations|pilot|findings] [key=value ...]`: the second miniature of the
-paper (issue 35), pre-registered in hydra_configs/paper.yaml. With `registration=paper_v3`, the third (issue 52,
-hydra_configs/paper_v3.yaml): part=toy_pilot, then part=steps_pilot (after the base's preconditions), then
-main / ablations on the steps the steps pilot chose, every arm evaluated at every N, judged by judge_v3.
+"""`python -m recipe_bcr paper out=DIR [part=...] [key=value ...]`: the paper in miniature, pre-registered. By default
+(`registration=paper_v3`) the third registration (issue 52, hydra_configs/paper_v3.yaml): part=toy_pilot, then
+part=steps_pilot (after the base's preconditions), then main / ablations on the steps the steps pilot chose, every arm
+evaluated at every N, judged by judge_v3. With `registration=paper`, the second (issue 35, hydra_configs/paper.yaml),
+whose pilot is part=pilot.
 
 Stages, each skipped when its output exists in DIR, so a rerun resumes run by run (a run stopped half
 way, from its last checkpoint, every 10 steps):
@@ -54,8 +55,8 @@ COMMAND_KEYS = {
     "true: train anyway (recorded; every verdict stays not interpretable)",
     "jobs": "2 (default): GRPO runs and evaluations at once, each its own processes and its share of the cores "
     "(each run's seconds: runs/*/run.json) | 1: one at a time",
-    "registration": "paper (default): the second miniature, hydra_configs/paper.yaml | paper_v3: the third "
-    "(hydra_configs/paper_v3.yaml), whose parts begin with toy_pilot and steps_pilot",
+    "registration": "paper_v3 (default): the third miniature, hydra_configs/paper_v3.yaml, whose parts begin with "
+    "toy_pilot and steps_pilot | paper: the second (hydra_configs/paper.yaml)",
 }
 PARTS = ("main", "ablations", "pilot", "findings", "toy_pilot", "steps_pilot")
 THIRD_PARTS = ("toy_pilot", "steps_pilot")  # the third registration's pilots; `pilot` is the second's
@@ -78,7 +79,7 @@ JUDGING = (
 
 def split_command_keys(overrides: list[str]) -> tuple[dict[str, Any], list[str]]:
     """(command keys with their defaults, paper.yaml overrides)."""
-    keys: dict[str, Any] = {"part": "main", "allow_missed_preconditions": False, "jobs": 2, "registration": "paper"}
+    keys: dict[str, Any] = {"part": "main", "allow_missed_preconditions": False, "jobs": 2, "registration": "paper_v3"}
     rest = []
     for o in overrides:
         k, _, v = o.partition("=")
@@ -329,7 +330,8 @@ def run_part(out: str, keys: dict[str, Any], overrides: list[str], ship_name: st
     if part == "findings" and absent:  # checked before anything is written: judging nothing would measure a base
         print(
             f"error: part=findings judges a folder a paper run left, and {root} has no {' or '.join(absent)}: "
-            f"run `python -m recipe_bcr paper out={out}` first (or name such a folder, e.g. out=benchmarks/paper)",
+            f"run `python -m recipe_bcr paper out={out} registration={keys['registration']}` first (or name such a "
+            "folder, e.g. out=benchmarks/paper_v3)",
             file=sys.stderr,
         )
         return 2
@@ -523,7 +525,7 @@ def _add_time(path: Path, part: str, seconds: float) -> None:
 
 
 def run_paper(out: str, overrides: list[str], ship_name: str | None = None) -> int:
-    """`python -m recipe_bcr paper`: the second miniature."""
+    """`python -m recipe_bcr paper`: one part of the registration the keys name (the third by default)."""
     try:
         keys, rest = split_command_keys(overrides)
     except ValueError as e:

@@ -1,4 +1,4 @@
-"""`python -m recipe_bcr paper out=DIR --ship RUN`: commit one BCR run of a finished second-miniature folder as the
+"""`python -m recipe_bcr paper out=DIR --ship RUN`: commit one BCR run of a finished paper folder as the
 demo's trained model (recipe_bcr/resources/, toy/model.py `PAPER_TRAINED`), with provenance.json beside the weights:
 the run, the registered settings and their commit, the budget, the base's settings key, the run's evaluation and
 the weights' sha256, which tests/test_demo_model.py holds against paper.yaml and benchmarks/paper/."""
@@ -20,9 +20,9 @@ def provenance_of(root: Path, name: str) -> dict:
     plan = json.loads((root / "plan.json").read_text())
     pre = json.loads((root / "base_preconditions.json").read_text())
     summary = json.loads((root / "eval" / name / "summary.json").read_text())
-    third = " registration=paper_v3" if "toy_pilot" in plan["settings"] else ""  # only the third has a toy pilot
+    reg = "paper_v3" if "toy_pilot" in plan["settings"] else "paper"  # only the third has a toy pilot
     return {
-        "made_by": f"python -m recipe_bcr paper out={root.name}{third} --ship {name}",  # as the committed model records
+        "made_by": f"python -m recipe_bcr paper out={root.name} registration={reg} --ship {name}",  # as the committed model records
         "run": json.loads((root / "runs" / name / "run.json").read_text()),
         "paper_config": plan["settings"],
         "registration": plan["registration"],
