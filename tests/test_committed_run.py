@@ -1,36 +1,53 @@
-"""Opt-in (`pytest -m committed`): the committed main part (benchmarks/paper/) judged again from its own files
-(`python -m recipe_bcr paper out=benchmarks/paper registration=paper part=findings` rewrites the same findings.json; this re-derives it
-in process), and the demo's committed BCR model held against the third miniature's run that made it. The default
-suite checks the code on fixtures instead (tests/test_paper_scripts.py)."""
+"""Opt-in (`pytest -m committed`): the second registration's main part (benchmarks/paper/, its runs/ and eval/ read
+from git at the last commit that held them) judged again from its own files, and the demo's committed BCR model held
+against the third miniature's run that made it. The default suite checks the code on fixtures instead
+(tests/test_paper_scripts.py)."""
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+import subprocess
+import tarfile
 from pathlib import Path
 
 import pytest
 
 from recipe_bcr.miniature.paper import findings as paper_findings
 from recipe_bcr.miniature.paper.command import _counter, plan_arms
+from recipe_bcr.miniature.paper.history import V2_MAIN
 from recipe_bcr.miniature.paper.writeup import finite
 from recipe_bcr.miniature.toy.model import PAPER_TRAINED, RESOURCES, cache_key, load_specs, provenance
 from recipe_bcr.miniature.toy.preconditions import load_preregistration, registration
 
 pytestmark = pytest.mark.committed
-COMMITTED = Path(__file__).resolve().parents[1] / "benchmarks" / "paper"
-COMMITTED_V3 = COMMITTED.parent / "paper_v3"  # the third miniature, whose BCR run the demo's model is
+REPO = Path(__file__).resolve().parents[1]
+COMMITTED_V3 = REPO / "benchmarks" / "paper_v3"  # the third miniature, whose BCR run the demo's model is
 RUN_FIELDS = ("group", "n", "budget", "seed", "reward", "single")
 
 
-def test_committed_findings_are_todays_judgement_of_the_committed_files():
-    written = json.loads((COMMITTED / "findings.json").read_text())
-    pre = json.loads((COMMITTED / "base_preconditions.json").read_text())
+def _second_main_part(dest: Path) -> Path:
+    """benchmarks/paper/ as it stood at V2_MAIN, written under `dest` (its runs/ and eval/ left the tree)."""
+    done = subprocess.run(["git", "-C", str(REPO), "archive", V2_MAIN, "benchmarks/paper"], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"git cannot read {V2_MAIN[:7]} (a clone without full history): {done.stderr.decode().strip()}")
+    with tarfile.open(fileobj=io.BytesIO(done.stdout)) as tar:
+        tar.extractall(dest, filter="data")
+    return dest / "benchmarks" / "paper"
+
+
+def test_committed_findings_are_todays_judgement_of_the_committed_files(tmp_path):
+    """`python -m recipe_bcr paper out=DIR registration=paper part=findings` on that folder rewrites the same
+    findings.json; this re-derives it in process."""
+    committed = _second_main_part(tmp_path)
+    written = json.loads((committed / "findings.json").read_text())
+    pre = json.loads((committed / "base_preconditions.json").read_text())
     assert written["registration"]["id"] == registration()["id"]  # judged by the paper.yaml of this checkout
     context = {k: written[k] for k in ("registration", "launched_at", "overrides", "train_steps", "budget")}
     context |= {k: written[k] for k in ("allow_missed_preconditions", "train_steps_registered", "stopped")}
     again = paper_findings.judge(
-        COMMITTED, load_preregistration(), pre, _counter(RESOURCES / "toy_model_compete"), context
+        committed, load_preregistration(), pre, _counter(RESOURCES / "toy_model_compete"), context
     )
     assert finite(json.loads(json.dumps(again))) == written
 

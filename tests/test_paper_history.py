@@ -80,13 +80,15 @@ def test_settings_that_changed_are_computed_from_the_records():
 def test_without_git_the_earlier_folders_come_from_the_snapshot(tmp_path, monkeypatch):
     h = _snapshot()
     _row(h, "benchmarks/paper/prompts8")["verdicts"]["F2"] = "reproduced"
+    _row(h, "benchmarks/paper_v3/toy_gaps_fill20")["launched_at"] = "2026-01-01T00:00:00Z"
     snap = tmp_path / "history.json"
     snap.write_text(json.dumps(h))
     _no_git(monkeypatch)
     got = collect(REPO, snap)
     assert _row(got, "benchmarks/paper/prompts8")["verdicts"]["F2"] == "reproduced"
+    assert _row(got, "benchmarks/paper")["verdicts"]["F1"] == "not reproduced"  # left the tree: from the snapshot
     # the folders in the tree are read from the tree, whatever the snapshot says
-    assert _row(got, "benchmarks/paper")["launched_at"] == "2026-11-28T10:01:42Z"
+    assert _row(got, "benchmarks/paper_v3/toy_gaps_fill20")["launched_at"] == "2026-11-29T06:38:55Z"
 
 
 def test_check_fails_on_a_stale_section_and_write_mends_it(tmp_path):

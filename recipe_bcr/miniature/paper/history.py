@@ -30,6 +30,8 @@ AMENDMENT2 = "2245be765d3d25829c148bdbe065c94d435e63d0"  # the last commit holdi
 TOY_GAPS = "34ed6e32fec1f75607baeccaf8aee3acb965d7a6"  # the last commit holding toy_gaps' base and toy pilot
 # the last commit holding the second registration's 16-prompt pilots (pilot16/) and its fresh-clone rerun
 V2_RERUN = "b28ec3c75bebdc2f16e0aa6b4872e79d0560c32d"
+# the last commit holding the second registration's main part's runs/ and eval/
+V2_MAIN = "6121d0c87b6368011da274c614fa827819283917"
 SNAPSHOT = Path("benchmarks") / "paper" / "history.json"
 REPORT = Path("benchmarks") / "paper" / "report.md"
 DOCS = Path("docs") / "miniature.md"
@@ -154,7 +156,7 @@ FOLDERS: tuple[Folder, ...] = (
         "which rows shared a rollout batch depended on arrival: the HF rollout sorts a step before batching it "
         "(162652a); the main part again",
     ),
-    Folder("benchmarks/paper", "main part", "part", "tree", V2, "the same command from a fresh clone"),
+    Folder("benchmarks/paper", "main part", "part", V2_MAIN, V2, "the same command from a fresh clone"),
     Folder(
         "benchmarks/paper/fresh_clone",
         "rerun",
