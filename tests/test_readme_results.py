@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from recipe_bcr.miniature.paper.summary import blocks, fill, results, status_line
+from recipe_bcr.miniature.paper.summary import blocks, fill, main, results, status_line
 
 REPO = Path(__file__).resolve().parents[1]
 PAPER = REPO / "benchmarks" / "paper_v3"
@@ -45,3 +45,20 @@ def test_a_second_registration_folder_is_refused_by_name(tmp_path):
     (tmp_path / "findings.json").write_text(json.dumps({"findings": {}, "controls": {}}))
     with pytest.raises(ValueError, match="not the findings of a third-registration folder"):
         blocks(tmp_path)
+
+
+@pytest.mark.parametrize("broken", ["key", "json"])
+def test_a_broken_findings_file_is_refused_with_its_path_and_the_fix(tmp_path, capsys, broken):
+    """A findings.json missing a key the blocks read, or not JSON, exits 2 naming the file, what is wrong and the
+    command that writes it again; the README is left as it was."""
+    found = json.loads((PAPER / "findings.json").read_text())
+    del found["findings"]["F3"]["verdict"]
+    (tmp_path / "findings.json").write_text(json.dumps(found) if broken == "key" else "{not json")
+    readme = tmp_path / "README.md"
+    readme.write_text(before := (REPO / "README.md").read_text())
+    assert main(["--paper", str(tmp_path), "--write", str(readme)]) == 2
+    err = capsys.readouterr().err
+    assert str(tmp_path / "findings.json") in err and ("KeyError 'verdict'" in err or broken == "json")
+    assert "not JSON" in err or broken == "key"
+    assert f"recipe_bcr paper out={tmp_path} registration=paper_v3 part=findings" in err
+    assert readme.read_text() == before

@@ -140,10 +140,24 @@ def results(found: dict[str, Any]) -> str:
 
 
 def blocks(paper: Path) -> dict[str, str]:
-    found = json.loads((paper / "findings.json").read_text())
-    if "over_n" not in found:
-        raise ValueError(f"{paper / 'findings.json'}: not the findings of a third-registration folder (judge_v3)")
-    return {"status": status_line(found), "results": results(found)}
+    """The status line and the results from `paper`/findings.json; a file that is not judge_v3's, not JSON or
+    missing a key is refused with its path, the key and the command that writes it again."""
+    path = paper / "findings.json"
+    fix = (
+        f"`python -m recipe_bcr paper out={paper} registration=paper_v3 part=findings` writes it again from the folder"
+    )
+    try:
+        found = json.loads(path.read_text())
+    except FileNotFoundError as e:
+        raise ValueError(f"{path}: no such file; --paper names a paper output folder, where {fix}") from e
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not JSON ({e}); {fix}") from e
+    if not isinstance(found, dict) or "over_n" not in found:
+        raise ValueError(f"{path}: not the findings of a third-registration folder (judge_v3)")
+    try:
+        return {"status": status_line(found), "results": results(found)}
+    except (KeyError, IndexError, TypeError) as e:
+        raise ValueError(f"{path}: {type(e).__name__} {e} where the README's blocks read it; {fix}") from e
 
 
 def fill(text: str, generated: dict[str, str]) -> str:
@@ -171,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
             tmp.write_text(new)
             tmp.replace(args.write)
             return 0
-    except (OSError, ValueError, KeyError) as e:
+    except (OSError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print("\n\n".join(generated.values()))
