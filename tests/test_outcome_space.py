@@ -170,6 +170,19 @@ def test_overlaps_name_each_source_its_union_and_the_evaluations_own_repeats():
     assert overlaps(evaluation[3:], {"train": ["What is 1 + 2?"]})["any"]["count"] == 0
 
 
+def test_overlap_of_a_folder_without_its_base_samples_is_refused_with_where_they_are(tmp_path, capsys):
+    """The second registration's runs and evaluations left the tree: `--overlap` on a folder without eval/base names
+    the commit that holds them before costing anything."""
+    from recipe_bcr.miniature.paper.design_checks import main
+    from recipe_bcr.miniature.paper.history import V2_MAIN
+
+    (tmp_path / "findings.json").write_text("{}")
+    with pytest.raises(SystemExit) as e:
+        main(["--overlap", str(tmp_path)])
+    out = capsys.readouterr()
+    assert e.value.code == 2 and f"git archive {V2_MAIN[:7]} benchmarks/paper" in out.err and out.out == ""
+
+
 def test_evaluated_questions_reads_the_last_question_of_each_n1_prompt():
     rec = {
         "n": 1,

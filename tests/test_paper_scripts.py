@@ -1,5 +1,5 @@
 """The paper folder's scripts on a cut-down copy of a main part (tests/fixtures/paper_part/): the gates of a run's
-first steps, the fresh-clone comparison and the chain-length table. The committed run itself is re-judged only by the
+first steps and the fresh-clone comparison. The committed run itself is re-judged only by the
 opt-in `pytest -m committed` (tests/test_committed_run.py)."""
 
 from __future__ import annotations
@@ -88,23 +88,3 @@ def test_fresh_clone_check_names_a_missing_file_before_writing(tmp_path):
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "n2_s1/metrics.jsonl" in done.stderr and "python -m recipe_bcr paper out=DIR" in done.stderr
     assert not out.exists()
-
-
-def test_accuracy_by_chain_counts_both_chain_kinds_and_names_a_folder_without_samples(tmp_path):
-    """One row per evaluated arm with its long and short chains counted; a folder whose evaluations keep summaries
-    only stops naming the missing file instead of printing NaN."""
-    script = SCRIPTS / "accuracy_by_chain.py"
-    part = tmp_path / "part"
-    shutil.copytree(FIXTURE, part)
-    shutil.rmtree(part / "runs" / "n2_s1")  # an arm with no evaluation here
-    shutil.copytree(part / "eval" / "bcr_n3_s1", part / "eval" / "base")
-    done = subprocess.run([sys.executable, str(script), "--paper", str(part)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    rows = [line.split("|")[1:-1] for line in done.stdout.splitlines() if line.startswith("| ") and "---" not in line]
-    table = {r[0].strip(): r for r in rows[1:]}
-    assert set(table) == {"base", "bcr"} and table["base"][2:] == table["bcr"][2:]
-    assert int(table["bcr"][3]) + int(table["bcr"][5]) > 0 and "nan" not in "".join(table["bcr"])
-    (part / "eval" / "bcr_n3_s1" / "samples.jsonl.gz").unlink()
-    bad = subprocess.run([sys.executable, str(script), "--paper", str(part)], capture_output=True, text=True)
-    assert bad.returncode != 0 and "Traceback" not in bad.stderr
-    assert "eval/bcr_n3_s1/samples.jsonl is missing" in bad.stderr

@@ -3,7 +3,7 @@ measurement, every run's per-step metrics (timings left out, as in seed_repeat.p
 summary, and findings.json (all but when, where and how long: EPHEMERAL), with both launch times and wall times, and
 the dynamics gates of both side by side (the format gate as the step format reached 0.90).
 
-    python benchmarks/paper/fresh_clone_check.py --fresh DIR [--committed benchmarks/paper] --out benchmarks/paper/fresh_clone.json
+    python benchmarks/paper/fresh_clone_check.py --fresh DIR --committed COMMITTED --out OUT.json
 
 DIR is the folder `python -m recipe_bcr paper out=DIR` made in the fresh clone; it is read, never written.
 """
@@ -20,7 +20,6 @@ from seed_repeat import compare
 
 from recipe_bcr.eval.runner import samples_path
 
-HERE = Path(__file__).resolve().parent
 # when and where the command ran and how long it took: what two runs of it cannot share
 EPHEMERAL = ("launched_at", "made_by", "seconds")
 
@@ -146,7 +145,7 @@ def check(committed: Path, fresh: Path) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fresh", type=Path, required=True, help="the paper folder the fresh clone's command made")
-    ap.add_argument("--committed", type=Path, default=HERE)
+    ap.add_argument("--committed", type=Path, required=True, help="the committed main part's folder, with runs/, eval/")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     result = check(args.committed.resolve(), args.fresh.resolve())

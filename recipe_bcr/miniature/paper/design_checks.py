@@ -7,7 +7,7 @@
 - the budget the registered fit rule would choose, simulated on supervised samples in place of the base's, and the
   allocator share there (the precondition is read at that B, not at a B chosen for it).
 
-    python -m recipe_bcr.miniature.paper.design_checks [--toy toy_gaps] [--budget 309 ...] [--overlap benchmarks/paper]
+    python -m recipe_bcr.miniature.paper.design_checks [--toy toy_gaps] [--budget 309 ...] [--overlap DIR]
         [--gaps [--gap-search 0.11]] [--fit-rule]
 """
 
@@ -306,6 +306,12 @@ def toy_counter(shipped: str) -> Count:
     return lambda text: len(tok.encode(text, add_special_tokens=False).ids)
 
 
+def _base_samples(root: Path) -> bool:
+    from recipe_bcr.eval.runner import samples_path
+
+    return samples_path(root / "eval" / "base").exists()
+
+
 def _committed_overlap(root: Path) -> dict[str, Any]:
     """The committed paper part's evaluation (its base's N=1 samples) against its data, regenerated (toy_compete)."""
     from recipe_bcr.eval.runner import iter_records, samples_path
@@ -325,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--long-ops", type=int, default=5)
     ap.add_argument("--recheck-rate", type=float, default=1.0)
     ap.add_argument("--target", type=float, default=0.80)
-    ap.add_argument("--overlap", type=Path, help="a committed paper folder (e.g. benchmarks/paper)")
+    ap.add_argument("--overlap", type=Path, help="a second-registration paper folder with eval/base")
     ap.add_argument("--toy", default="toy_compete", help="a toy config of hydra_configs/ (its `task` is costed)")
     ap.add_argument("--gaps", action="store_true", help="the ceiling the toy's knowledge gaps put on trained arms")
     ap.add_argument("--gap-search", type=float, metavar="SHARE", help="fact pairs touching SHARE of the evaluation")
@@ -345,6 +351,14 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.fit_groups < 1:
         ap.error(f"--fit-groups {args.fit_groups}: want at least 1")
+    if args.overlap and not ((args.overlap / "findings.json").exists() and _base_samples(args.overlap)):
+        from recipe_bcr.miniature.paper.history import V2_MAIN
+
+        ap.error(
+            f"--overlap {args.overlap}: no findings.json and eval/base samples there; the second registration's "
+            f"main part is in git: `git archive {V2_MAIN[:7]} benchmarks/paper | tar -x -C DIR`, then "
+            "--overlap DIR/benchmarks/paper"
+        )
     try:
         spec, _, toy = load_specs([f"config={args.toy}", *args.overrides])
     except ValueError as e:
