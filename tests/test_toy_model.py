@@ -4,6 +4,7 @@ without a build, and reproduced by its rebuild command (`python -m recipe_bcr to
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -39,6 +40,19 @@ def test_a_fresh_cache_gets_the_committed_model_without_a_build(tmp_path, monkey
     other = load_specs(["model.sft_steps=3"])
     with pytest.raises(AssertionError, match="built although"):
         ensure_model(tmp_path / "other", other[0], other[1], progress=False)  # other settings: a build
+
+
+def test_a_committed_base_without_weights_is_built_not_copied(tmp_path, monkeypatch):
+    """The superseded bases keep their tokenizer and settings key but not their weights (resources/README.md): such a
+    folder matches the key yet is built, never copied half."""
+    built = []
+    monkeypatch.setattr(toy_model, "build_model", lambda path, *a, **k: built.append(path))
+    task, mspec, _ = load_specs()
+    shipped = tmp_path / "shipped"
+    shutil.copytree(SHIPPED, shipped)
+    (shipped / "model.safetensors").unlink()
+    path = ensure_model(tmp_path / "cache", task, mspec, progress=False, shipped=shipped)
+    assert built == [path] and not path.exists()
 
 
 # Pre-registered before the losses were recorded: a rebuild's step losses may differ from the recorded ones by
