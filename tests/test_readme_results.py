@@ -30,8 +30,11 @@ def test_the_summary_follows_the_records():
     changed["over_n"]["bcr"]["5"]["acc"] = [0.25] * len(found["over_n"]["bcr"]["5"]["acc"])
     changed["gates"][0]["gates"]["all_met"] = False
     changed["interpretable"] = False
+    changed["findings"]["F4"]["slope"] = 0.031
+    changed["findings"]["F5"]["penalties"]["len_2_1_1"]["collapsed_seeds"] = 2
     table = results(changed)
     assert "(F2): inconclusive" in table and "| 25.0 |" in table and "in 4 of 5 seeds" in table
+    assert "budget token: +0.03 (90% CI" in table and "len_2_1_1 2 of 3" in table
     assert "F2 inconclusive" in status_line(changed) and "50.0% accurate" in status_line(changed)
     assert "is not interpretable" in status_line(changed) and "engages" in status_line(found)
 

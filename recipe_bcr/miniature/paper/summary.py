@@ -40,12 +40,12 @@ ARM_ROWS = (
 CATEGORIES = {"inert_recheck": "inert re-check", "useful_recheck_long": "useful re-check on long chains"}
 
 
-def _ci(f: dict[str, Any], key: str, ci: str, unit: str = " points") -> str:
+def _ci(f: dict[str, Any], key: str, ci: str, unit: str = " points", digits: int = 1) -> str:
     """A difference with its interval, or "not computed" where the rule stopped before it."""
     if key not in f:
         return "not computed"
     lo, hi = f[ci]
-    return f"{f[key]:+.1f}{unit} (90% CI {lo:+.1f}..{hi:+.1f})"
+    return f"{f[key]:+.{digits}f}{unit} (90% CI {lo:+.{digits}f}..{hi:+.{digits}f})"
 
 
 def _at(found: dict[str, Any], arm: str, n: int, field: str, scale: float = 1.0) -> str:
@@ -113,7 +113,7 @@ def results(found: dict[str, Any]) -> str:
             cells = [_at(found, arm, n, "acc", 100) for n in (1, 3, 5)] + [_at(found, arm, n, "tokens") for n in (1, 5)]
             seeds = len(found["over_n"].get(arm, {}).get("1", {}).get("acc", []))  # evaluated, not only trained
             lines.append(f"| {label.format(B=c['bcr']['budget'])} | {seeds} | " + " | ".join(cells) + " |")
-    f1, f2, f3, f4 = f["F1"], f["F2"], f["F3"], f["F4"]
+    f1, f2, f3, f4, f5 = f["F1"], f["F2"], f["F3"], f["F4"], f["F5"]
     against = found["against_controls"]
     caps = "; ".join(
         f"{name} {_ci(against.get(arm, {}).get('correct', {}), 'diff', 'ci')}, tokens "
@@ -121,6 +121,9 @@ def results(found: dict[str, Any]) -> str:
         for arm, name in (("truncation_n1", "the uniform cap"), ("oracle_cap_n1", "the oracle cap"))
     )
     falls = f3.get("falls", {})
+    collapses = [f"{name} {p['collapsed_seeds']} of {p['seeds']}" for name, p in f5.get("penalties", {}).items()]
+    if "bcr_collapsed" in f5:
+        collapses.append(f"BCR {f5['bcr_collapsed']} of {len(found['gates'])}")
     lines += [
         "",
         f"- **Accuracy kept, tokens cut (F1): {v['F1']}.** BCR - baseline at N=1: {_ci(f1, 'diff_pts', 'ci_pts')}; "
@@ -134,7 +137,7 @@ def results(found: dict[str, Any]) -> str:
         + ", ".join(f"{CATEGORIES.get(k, k)} {-100 * x:+.0f}%" for k, x in falls.items() if x == x)
         + ".",
         f"- **Budget and length-penalty ablations (F4, F5): {v['F4']}, {v['F5']}.** N=1 tokens per problem per budget "
-        f"token: {_ci(f4, 'slope', 'slope_ci', '')}.",
+        f"token: {_ci(f4, 'slope', 'slope_ci', '', 2)}; seeds whose training collapsed: {', '.join(collapses) or 'not computed'}.",
     ]
     return "\n".join(lines)
 
